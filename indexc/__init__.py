@@ -1,0 +1,19 @@
+"""indexc: an ahead-of-time compiler of constrained-decoding token-mask indexes.
+
+Code map, in the order data flows (one way: each package imports only those above it):
+
+1. ``indexc.vocab``     where the vocabulary is read: tokenizer.json / GGUF -> exact bytes per
+                        token id, token kinds, eos ids, fingerprint.
+2. ``indexc.trie``      the vocabulary as one flat DFS-ordered token trie (numpy arrays).
+3. ``indexc.automaton`` where the DFA is built: regex -> normalised pattern -> interegular ->
+                        UTF-8 byte automaton -> minimal live byte DFA.
+4. ``indexc.masks``     where masks are computed: byte classes, token classes, the prefix-graph
+                        (trie x DFA) traversal, deduplicated state-to-mask tables.
+5. ``indexc.artifact``  where the file is written: header + aligned sections, atomically.
+6. ``indexc.cli``       the ``indexc`` command line.
+
+The serving side is the separate package ``indexc_runtime`` (``runtime/``): it reads the
+artifact with numpy, msgpack and zstandard only and never imports ``indexc``.
+"""
+
+__version__ = "0.1.0"

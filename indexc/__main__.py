@@ -1,0 +1,5 @@
+import sys
+
+from indexc.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,42 @@
+"""The compiled state-to-mask table: what the mask stage hands to the artifact writer.
+
+It is the whole meaning of a regex index, in memory, before any encoding choice:
+- ``byte_classes[b]``: the class of byte ``b`` (bytes of one class act alike in every state);
+- ``class_transitions[s, c]``: next state, ``DEAD`` (-1) when class ``c`` kills the match;
+- ``accepting[s]``;
+- ``state_mask[s]``: index into ``masks`` of the allowed tokens of state ``s``;
+- ``masks[m]``: sorted unique ``int32`` token ids allowed in a state that uses mask ``m``:
+  the text tokens whose bytes keep the match alive, plus the eos ids when the state accepts
+  (so a state's mask is complete and the runtime adds nothing);
+- ``live_tokens``: sorted ids of the text tokens that appear in at least one mask, and for
+  each the sequence of byte classes of its bytes (CSR: ``token_class_offsets`` of length
+  ``len(live_tokens) + 1`` into ``token_class_data``), which is all ``advance`` needs.
+Masks are stored once each (identical masks deduplicated by the mask stage).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class MaskTable:
+    byte_classes: np.ndarray  # uint8 (256,)
+    class_transitions: np.ndarray  # int32 (n_states, n_classes)
+    accepting: np.ndarray  # bool (n_states,)
+    state_mask: np.ndarray  # int32 (n_states,)
+    masks: tuple[np.ndarray, ...]  # each int32 sorted unique token ids
+    live_tokens: np.ndarray  # int32 sorted
+    token_class_offsets: np.ndarray  # int64 (len(live_tokens)+1,)
+    token_class_data: np.ndarray  # uint8
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def n_states(self) -> int:
+        return int(self.class_transitions.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.class_transitions.shape[1])
