@@ -1,0 +1,1 @@
+"""indexc_runtime: serve token masks from an indexc artifact (numpy, msgpack, zstandard only)."""
