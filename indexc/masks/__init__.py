@@ -1,0 +1,23 @@
+"""Where masks are computed: byte DFA x token trie -> deduplicated state-to-mask table.
+
+Design note.  A state's mask is the set of text tokens whose bytes keep the DFA alive
+(plus the eos ids where the state accepts).  Computing it token by token costs
+states x vocabulary x token length (outlines-core's original index); here the work is a
+walk of the token trie, shared by all tokens with a common prefix and cut as soon as the
+prefix dies, over byte *classes* so that tokens that act alike are walked once:
+
+    alphabet.py         byte classes and dead classes of the DFA
+    class_trie.py       the token trie mapped onto classes, dead subtrees pruned
+    traverse.py         the level-by-level numpy frontier over (origin, state, node)
+    dedupe.py           identical masks stored once
+    token_sequences.py  class sequences of live tokens (what ``advance`` walks)
+    compute.py          the driver (chunking, joblib workers)
+    options.py          the switches (each technique can be turned off) and limits
+    table.py            MaskTable, the stage's output handed to ``indexc.artifact``
+"""
+
+from indexc.masks.compute import compute_mask_table
+from indexc.masks.options import MaskOptions
+from indexc.masks.table import MaskTable
+
+__all__ = ["MaskOptions", "MaskTable", "compute_mask_table"]

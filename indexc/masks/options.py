@@ -1,0 +1,23 @@
+"""Switches and limits of the mask stage.
+
+Every technique can be switched off so that the benchmark can show what it buys
+(``indexc compile --no-byte-classes`` etc.); switching one off never changes a mask, only
+the time and memory it takes to compute it (the tests check exactly that).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class MaskOptions:
+    byte_classes: bool = True  # merge bytes that act alike in every state into one class
+    dead_byte_pruning: bool = True  # drop every token holding a byte that is dead everywhere
+    token_classes: bool = True  # walk tokens with the same class sequence once (class trie)
+    jobs: int = 0  # worker processes for big compiles; 0 = all cores, 1 = in-process
+    states_per_chunk: int = 256  # origin states walked together (bounds the frontier's memory)
+    parallel_min_pairs: int = 2_000_000  # estimated frontier pairs below which no process is forked
+
+    def as_dict(self) -> dict:
+        return asdict(self)
