@@ -32,10 +32,19 @@ MAX_FRONTIER_PAIRS = 4_000_000  # per chunk: bounds the walk's memory to ~100 MB
 
 
 def compute_mask_table(
-    dfa: ByteDFA, trie: TokenTrie, vocab: Vocabulary, options: MaskOptions = MaskOptions()
+    dfa: ByteDFA,
+    trie: TokenTrie,
+    vocab: Vocabulary,
+    options: MaskOptions = MaskOptions(),
+    *,
+    timings: dict | None = None,
 ) -> MaskTable:
-    """Every state's allowed tokens under the exact semantics of DESIGN.md."""
-    timings: dict[str, float] = {}
+    """Every state's allowed tokens under the exact semantics of DESIGN.md.
+
+    ``timings``, when given, receives the time of each step; it is kept out of the table so
+    that identical inputs give byte-identical artifacts.
+    """
+    timings = {} if timings is None else timings
     t0 = time.perf_counter()
     alphabet = byte_alphabet(dfa, merge=options.byte_classes)
     walk_alphabet = alphabet if options.token_classes else byte_alphabet(dfa, merge=False)
@@ -68,7 +77,6 @@ def compute_mask_table(
         "pruned_tokens": class_trie.pruned_tokens,
         "unique_masks": len(deduper.masks),
         "live_tokens": int(live.size),
-        **timings,
     }
     return MaskTable(
         byte_classes=alphabet.class_of_byte,

@@ -20,4 +20,8 @@ class MaskOptions:
     parallel_min_pairs: int = 2_000_000  # estimated frontier pairs below which no process is forked
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The options that shape the artifact (not ``jobs`` and chunking: those change only speed)."""
+        return {k: v for k, v in asdict(self).items() if k in OUTPUT_SHAPING}
+
+
+OUTPUT_SHAPING = ("byte_classes", "dead_byte_pruning", "token_classes")

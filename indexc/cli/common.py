@@ -1,0 +1,58 @@
+"""Arguments and helpers shared by the subcommands (tokenizer options, JSON output)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from indexc.errors import IndexcError
+
+
+def add_tokenizer_arguments(parser: argparse.ArgumentParser, *, flag: str = "--tokenizer") -> None:
+    """``--tokenizer`` plus the overrides every command that reads a vocabulary accepts."""
+    parser.add_argument(flag, dest="tokenizer", required=True, metavar="FILE",
+                        help="HF tokenizer.json (or .json.zst) or a .gguf file")
+    parser.add_argument("--tokenizer-config", metavar="FILE", default=None,
+                        help="HF tokenizer_config.json (default: found beside the tokenizer)")
+    parser.add_argument("--eos", metavar="ID[,ID...]", default=None, type=parse_id_list,
+                        help="end-of-sequence token ids (default: from the tokenizer and its config)")
+    parser.add_argument("--vocab-size", metavar="N", type=int, default=None,
+                        help="model vocabulary size when larger than the tokenizer's (extra ids are holes)")
+
+
+def parse_id_list(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated token ids, got {text!r}") from None
+
+
+def load_tokenizer(args: argparse.Namespace):
+    """(Vocabulary, load time in ms) for the tokenizer options of ``args``."""
+    from indexc.vocab import load_vocabulary
+
+    t0 = time.perf_counter()
+    vocab = load_vocabulary(
+        args.tokenizer, config_path=args.tokenizer_config, eos_ids=args.eos, vocab_size=args.vocab_size
+    )
+    return vocab, round((time.perf_counter() - t0) * 1000.0, 3)
+
+
+def print_json(obj: dict) -> None:
+    print(json.dumps(obj, sort_keys=True))
+
+
+def read_text_file(path: str, what: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IndexcError(f"cannot read {what}: {exc}", source=path) from None
+
+
+def say(args: argparse.Namespace, message: str) -> None:
+    """A progress or status line on stderr, unless ``-q``/``--json``."""
+    if not getattr(args, "quiet", False) and not getattr(args, "json", False):
+        print(message, file=sys.stderr)
