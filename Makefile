@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 JOBS ?= 0
 
-.PHONY: test compile bench venv clean
+.PHONY: test compile venv clean
 
 $(VENV)/.stamp-test: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,3 +19,14 @@ test: $(VENV)/.stamp-test
 
 clean:
 	rm -rf $(VENV) artifacts/*.idx artifacts/*.zst .pytest_cache
+
+# The main job: every example constraint in schemas/ -> artifacts/ (incremental through make).
+TOKENIZER ?= tests/data/tokenizers/llama3.json.zst
+REGEXES := $(wildcard schemas/*.regex)
+ARTIFACTS := $(patsubst schemas/%.regex,artifacts/%.idx,$(REGEXES))
+
+compile: $(VENV)/.stamp-test $(ARTIFACTS)
+	@echo "compiled $(words $(ARTIFACTS)) constraints into artifacts/"
+
+artifacts/%.idx: schemas/%.regex $(TOKENIZER) $(VENV)/.stamp-test
+	$(VENV)/bin/indexc compile --tokenizer $(TOKENIZER) --regex-file $< -o $@ --jobs $(JOBS)

@@ -1,0 +1,117 @@
+"""The mask stage against a brute-force reference on small vocabularies.
+
+The reference walks every token of the vocabulary through the byte DFA from every state:
+a token is allowed iff its bytes do not reach the dead state (every stored state is live),
+eos iff the state accepts.  It shares nothing with the trie walk but the DFA, which
+tests/automaton checks against Python's ``re``.  Every ablation switch must give the same
+masks (they change speed, never meaning).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from indexc.automaton import compile_regex
+from indexc.masks import MaskOptions, compute_mask_table
+from indexc.trie import build_trie
+from indexc.vocab import vocabulary_from_tokens
+
+ABLATIONS = [
+    MaskOptions(jobs=1),
+    MaskOptions(jobs=1, byte_classes=False),
+    MaskOptions(jobs=1, token_classes=False),
+    MaskOptions(jobs=1, dead_byte_pruning=False),
+    MaskOptions(jobs=1, states_per_chunk=1),
+]
+
+ALPHABET = ["a", "b", "1", ".", "é", "-"]
+
+
+def brute_force_mask(dfa, vocab, state: int) -> set[int]:
+    allowed = {
+        i for i, raw in enumerate(vocab.token_bytes)
+        if raw and i not in vocab.eos_ids and dfa.run(raw, state) != -1
+    }
+    if dfa.accepting[state]:
+        allowed |= set(vocab.eos_ids)
+    return allowed
+
+
+def assert_masks_exact(pattern: str, vocab, options: MaskOptions) -> None:
+    dfa = compile_regex(pattern)
+    table = compute_mask_table(dfa, build_trie(vocab), vocab, options)
+    assert table.n_states == dfa.n_states
+    for state in range(dfa.n_states):
+        got = set(table.masks[table.state_mask[state]].tolist())
+        assert got == brute_force_mask(dfa, vocab, state), (pattern, state, options)
+    # advance data: each live token's class sequence walks to the same state as its bytes
+    for row, token in enumerate(table.live_tokens.tolist()):
+        classes = table.token_class_data[table.token_class_offsets[row] : table.token_class_offsets[row + 1]]
+        raw = vocab.token_bytes[token]
+        assert bytes(table.byte_classes[list(raw)]) == bytes(classes)
+
+
+def small_vocab(tokens: list[bytes]):
+    # ids: the tokens, then a duplicate of the first, then eos (special)
+    return vocabulary_from_tokens(list(tokens) + [tokens[0], b""], eos_ids=(len(tokens) + 1,),
+                                  special_ids=(len(tokens) + 1,))
+
+
+FIXED_VOCAB = small_vocab(
+    [b"a", b"b", b"ab", b"ba", b"aab", b"1", b".", b"1.", b".2", b"2", b"12", b"-", b"a-",
+     "é".encode(), b"\xc3", b"\xa9", "éa".encode(), b"x", b"\xff", b"a1.b"]
+)
+
+PATTERNS = [
+    r"1(\.2)?", r"a|ab", r"(ab|1)*-", r"[ab]{2,5}", r"a*b*1?", r"(a|b)*-(1|2)+", r"é+a?",
+    r"[^a]*", r".{0,3}", r"\d+(\.\d+)?", r"(a|ab)(c|bcd)?", r"x|\xff",
+]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+@pytest.mark.parametrize("options", ABLATIONS, ids=["default", "no-byte-classes", "no-token-classes",
+                                                     "no-dead-byte-pruning", "chunk-1"])
+def test_fixed_patterns_match_brute_force(pattern, options):
+    assert_masks_exact(pattern, FIXED_VOCAB, options)
+
+
+def regexes() -> st.SearchStrategy[str]:
+    atom = st.sampled_from(["a", "b", "1", r"\.", "é", "-", "[ab]", "[^a]", ".", r"\d"])
+    def extend(inner):
+        return st.one_of(
+            st.tuples(inner, inner).map("".join),
+            st.tuples(inner, inner).map(lambda p: f"({p[0]}|{p[1]})"),
+            inner.map(lambda p: f"({p})*"),
+            inner.map(lambda p: f"({p})?"),
+            st.tuples(inner, st.integers(0, 2), st.integers(0, 2)).map(
+                lambda p: f"({p[0]}){{{min(p[1], p[2])},{max(p[1], p[2])}}}"),
+        )
+    return st.recursive(atom, extend, max_leaves=6)
+
+
+token_bytes = st.lists(st.sampled_from(ALPHABET), min_size=1, max_size=4).map(lambda cs: "".join(cs).encode())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=regexes(), tokens=st.lists(token_bytes, min_size=1, max_size=25, unique=True),
+       split_utf8=st.booleans())
+def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
+    if split_utf8:  # partial UTF-8 sequences are ordinary tokens
+        tokens = tokens + [b"\xc3", b"\xa9"]
+    vocab = small_vocab(tokens)
+    assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
+    assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, byte_classes=False, token_classes=False))
+
+
+def test_masks_are_deduplicated_and_deterministic():
+    dfa = compile_regex(r"[ab]{0,30}")
+    trie = build_trie(FIXED_VOCAB)
+    first = compute_mask_table(dfa, trie, FIXED_VOCAB, MaskOptions(jobs=1))
+    second = compute_mask_table(dfa, trie, FIXED_VOCAB, MaskOptions(jobs=1, states_per_chunk=3))
+    assert len(first.masks) < dfa.n_states  # most states share a mask
+    assert len({m.tobytes() for m in first.masks}) == len(first.masks)
+    assert np.array_equal(first.state_mask, second.state_mask)
+    assert all(np.array_equal(a, b) for a, b in zip(first.masks, second.masks))
