@@ -161,6 +161,11 @@ class LlgOracle:
         """What the token stands for, as llguidance reads it (``b""`` for special tokens)."""
         return self.tokenizer.decode_bytes([int(token_id)])
 
+    def token_table(self) -> list[bytes | None]:
+        """Bytes of every id, ``None`` for special tokens: the vocabulary other engines get."""
+        special = set(self.special_ids.tolist())
+        return [None if i in special else self.token_bytes(i) for i in range(self.vocab_size)]
+
     def tokenize(self, text: str) -> list[int]:
         """llguidance's tokenization (the HF tokenizer's, with a greedy tail)."""
         return list(self.tokenizer.tokenize_str(text))
