@@ -47,9 +47,8 @@ class ClassTrie:
 def surviving_nodes(trie: TokenTrie, node_dead: np.ndarray) -> np.ndarray:
     """Boolean per byte node: neither it nor an ancestor is dead (subtrees are DFS ranges)."""
     dead = np.flatnonzero(node_dead)
-    diff = np.zeros(trie.n_nodes + 1, dtype=np.int32)
-    np.add.at(diff, dead, 1)
-    np.add.at(diff, dead + trie.subtree_size[dead], -1)
+    n = trie.n_nodes + 1
+    diff = np.bincount(dead, minlength=n) - np.bincount(dead + trie.subtree_size[dead], minlength=n)
     return np.cumsum(diff[:-1]) == 0
 
 

@@ -20,11 +20,11 @@ import numpy as np
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet
 from indexc.masks.class_trie import ClassTrie, build_class_trie
-from indexc.masks.dedupe import MaskDeduper
+from indexc.masks.dedupe import MaskInterner
 from indexc.masks.options import MaskOptions
 from indexc.masks.table import MaskTable
 from indexc.masks.token_sequences import class_sequences
-from indexc.masks.traverse import allowed_tokens_by_origin
+from indexc.masks.traverse import hit_sets_by_origin, tokens_of_nodes
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
@@ -58,15 +58,12 @@ def compute_mask_table(
     timings["walk_ms"] = _ms_since(t1)
 
     t2 = time.perf_counter()
-    eos = np.array(sorted(set(vocab.eos_ids)), dtype=np.int32)
-    deduper = MaskDeduper()
-    state_mask = np.empty(dfa.n_states, dtype=np.int32)
-    for state, tokens in enumerate(per_state):
-        if dfa.accepting[state] and eos.size:
-            tokens = np.union1d(tokens, eos).astype(np.int32)
-        state_mask[state] = deduper.add(tokens)
-    text_union = [m for m in per_state if m.size]
-    live = np.unique(np.concatenate(text_union)) if text_union else np.zeros(0, np.int32)
+    interner = MaskInterner()
+    state_mask = np.array(
+        [interner.add(hits, bool(dfa.accepting[state])) for state, hits in enumerate(per_state)], dtype=np.int32
+    )
+    masks = _expand_masks(class_trie, interner, vocab)
+    live = _live_tokens(class_trie, interner, vocab.size)
     offsets, data = class_sequences(vocab, live, alphabet.class_of_byte)
     timings["tables_ms"] = _ms_since(t2)
 
@@ -75,7 +72,7 @@ def compute_mask_table(
         "classes": alphabet.n_classes,
         "class_trie_nodes": class_trie.n_nodes,
         "pruned_tokens": class_trie.pruned_tokens,
-        "unique_masks": len(deduper.masks),
+        "unique_masks": len(masks),
         "live_tokens": int(live.size),
     }
     return MaskTable(
@@ -83,7 +80,7 @@ def compute_mask_table(
         class_transitions=alphabet.class_transitions,
         accepting=dfa.accepting.astype(bool),
         state_mask=state_mask,
-        masks=tuple(deduper.masks),
+        masks=masks,
         live_tokens=live.astype(np.int32),
         token_class_offsets=offsets,
         token_class_data=data,
@@ -94,7 +91,7 @@ def compute_mask_table(
 def _walk_all_states(
     class_trie: ClassTrie, alphabet: ByteAlphabet, n_states: int, options: MaskOptions
 ) -> list[np.ndarray]:
-    """Allowed text tokens of every state, walking chunks of origins (in parallel when big)."""
+    """Hit set of every state, walking chunks of origins (in parallel when big)."""
     per_chunk = max(1, min(options.states_per_chunk, MAX_FRONTIER_PAIRS // max(1, class_trie.n_nodes)))
     chunks = [np.arange(lo, min(lo + per_chunk, n_states)) for lo in range(0, n_states, per_chunk)]
     jobs = options.jobs if options.jobs > 0 else (os.cpu_count() or 1)
@@ -104,11 +101,37 @@ def _walk_all_states(
         from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=min(jobs, len(chunks)))(
-            delayed(allowed_tokens_by_origin)(class_trie, transitions, chunk) for chunk in chunks
+            delayed(hit_sets_by_origin)(class_trie, transitions, chunk) for chunk in chunks
         )
     else:
-        results = [allowed_tokens_by_origin(class_trie, transitions, chunk) for chunk in chunks]
+        results = [hit_sets_by_origin(class_trie, transitions, chunk) for chunk in chunks]
     return [tokens for chunk_result in results for tokens in chunk_result]
+
+
+def _expand_masks(class_trie: ClassTrie, interner: MaskInterner, vocab: Vocabulary) -> tuple[np.ndarray, ...]:
+    """Sorted token ids of each distinct mask: a scatter into one reused flag row, no sort."""
+    eos = np.array(sorted(set(vocab.eos_ids)), dtype=np.int64)
+    flags = np.zeros(vocab.size, dtype=bool)
+    masks = []
+    for hits, accepting in zip(interner.hit_sets, interner.accepting):
+        tokens = tokens_of_nodes(class_trie, hits)
+        flags[tokens] = True
+        if accepting:
+            flags[eos] = True
+        ids = np.flatnonzero(flags).astype(np.int32)
+        flags[ids] = False
+        masks.append(ids)
+    return tuple(masks)
+
+
+def _live_tokens(class_trie: ClassTrie, interner: MaskInterner, vocab_size: int) -> np.ndarray:
+    """Sorted ids of the text tokens in at least one mask (the ones ``advance`` can take)."""
+    if not len(interner):
+        return np.zeros(0, np.int32)
+    nodes = np.unique(np.concatenate(interner.hit_sets))
+    flags = np.zeros(vocab_size, dtype=bool)
+    flags[tokens_of_nodes(class_trie, nodes)] = True
+    return np.flatnonzero(flags).astype(np.int32)
 
 
 def _ms_since(start: float) -> float:
