@@ -3,11 +3,13 @@
 It shares nothing with ``indexc.trie`` but the definition: a dict-of-dicts trie filled token by
 token, walked recursively with children in byte order.  ``num_parents`` is computed literally
 from seed 000's words: hold the root-to-node path as a stack and pop until its top is the parent
-of the node that follows the subtree (for the last subtree, until only the root is left).
+of the node that follows the subtree (for the last subtree, until only the root is left); the
+stack is the chain of parents, so popping is stepping up that chain.
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 from dataclasses import dataclass, field
 
@@ -33,7 +35,6 @@ class NaiveTrie:
     subtree_size: list[int] = field(default_factory=list)
     num_parents: list[int] = field(default_factory=list)
     ids: list[list[int]] = field(default_factory=list)  # token ids ending at the node, ascending
-    prefix: list[bytes] = field(default_factory=list)
 
 
 def text_token_ids(vocab: Vocabulary) -> list[int]:
@@ -43,46 +44,56 @@ def text_token_ids(vocab: Vocabulary) -> list[int]:
 
 
 def naive_trie(vocab: Vocabulary) -> NaiveTrie:
+    # Hundreds of thousands of small objects: cyclic GC passes would more than double the time.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _naive_trie(vocab)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _naive_trie(vocab: Vocabulary) -> NaiveTrie:
     root = _Node()
     for i in text_token_ids(vocab):
         node = root
         for b in vocab.token_bytes[i]:
-            node = node.children.setdefault(b, _Node())
+            child = node.children.get(b)
+            if child is None:
+                child = node.children[b] = _Node()
+            node = child
         node.ids.append(i)
     out = NaiveTrie()
-    paths: list[list[int]] = []
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10_000))
     try:
-        _visit(root, 0, -1, [], b"", out, paths)
+        _visit(root, 0, -1, 0, out)
     finally:
         sys.setrecursionlimit(limit)
-    out.num_parents = [_pops_after_subtree(p, out, paths) for p in range(len(paths))]
+    out.num_parents = [_pops_after_subtree(p, out) for p in range(len(out.byte))]
     return out
 
 
-def _visit(node: _Node, byte: int, parent: int, path: list[int], prefix: bytes, out: NaiveTrie, paths: list[list[int]]) -> None:
+def _visit(node: _Node, byte: int, parent: int, depth: int, out: NaiveTrie) -> None:
     index = len(out.byte)
-    here = path + [index]
     out.byte.append(byte)
-    out.depth.append(len(path))
+    out.depth.append(depth)
     out.parent.append(parent)
     out.subtree_size.append(0)
     out.ids.append(sorted(node.ids))
-    out.prefix.append(prefix)
-    paths.append(here)
     for b in sorted(node.children):
-        _visit(node.children[b], b, index, here, prefix + bytes([b]), out, paths)
+        _visit(node.children[b], b, index, depth + 1, out)
     out.subtree_size[index] = len(out.byte) - index
 
 
-def _pops_after_subtree(p: int, out: NaiveTrie, paths: list[list[int]]) -> int:
-    stack = list(paths[p])
+def _pops_after_subtree(p: int, out: NaiveTrie) -> int:
+    """Pop the path stack of p (p, parent of p, ...) until its top is the next node's parent."""
     after = p + out.subtree_size[p]
-    target = out.parent[after] if after < len(paths) else 0
-    pops = 0
-    while stack[-1] != target:
-        stack.pop()
+    target = out.parent[after] if after < len(out.byte) else 0
+    top, pops = p, 0
+    while top != target:
+        top = out.parent[top]
         pops += 1
     return pops
 
@@ -96,8 +107,8 @@ def assert_matches_naive(trie: TokenTrie, vocab: Vocabulary) -> None:
     np.testing.assert_array_equal(trie.parent, ref.parent)
     np.testing.assert_array_equal(trie.subtree_size, ref.subtree_size)
     np.testing.assert_array_equal(trie.num_parents, ref.num_parents)
-    at_node = [trie.tokens_at(p).tolist() for p in range(trie.n_nodes)]
-    assert at_node == ref.ids
+    np.testing.assert_array_equal(trie.token_end - trie.token_start, [len(ids) for ids in ref.ids])
+    np.testing.assert_array_equal(trie.sorted_tokens, [i for ids in ref.ids for i in ids])
     first = [ids[0] if ids else -1 for ids in ref.ids]
     np.testing.assert_array_equal(trie.token_id, first)
 

@@ -48,7 +48,7 @@ def test_empty_input():
 tie_prone = st.lists(st.sampled_from([0x00, 0x01, 0x7F, 0x80, 0xFF]), max_size=30).map(bytes)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.lists(st.one_of(tie_prone, st.binary(max_size=20)), max_size=60))
 def test_matches_python_sort(strings):
     assert order_and_lcp(strings) == expected(strings)

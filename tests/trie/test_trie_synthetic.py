@@ -107,7 +107,7 @@ token_bytes = st.one_of(
 token_kind = st.sampled_from([TokenKind.NORMAL, TokenKind.NORMAL, TokenKind.BYTE, TokenKind.USER, TokenKind.SPECIAL, TokenKind.HOLE])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(token_bytes, token_kind), max_size=40))
 def test_generated_vocabularies_match_the_naive_trie(pairs):
     check_all([b for b, _ in pairs], [k for _, k in pairs])

@@ -87,7 +87,7 @@ def test_popping_more_than_was_pushed_is_an_error():
         StateStack(lambda s, b: s, 0).pop_bytes(1)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     st.lists(st.lists(st.sampled_from(b"ab\x00\xff"), max_size=10).map(bytes), max_size=30),
     st.sets(st.sampled_from(b"ab\x00\xff"), max_size=2),
