@@ -1,0 +1,43 @@
+"""Fixtures shared by every test folder: the bundled tokenizers under ``tests/data/``.
+
+Tests never read ``../shared``: a fresh clone has only ``tests/data``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from indexc.vocab import Vocabulary, load_vocabulary
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+TOKENIZER_DIR = DATA_DIR / "tokenizers"
+BUNDLED_TOKENIZERS = ("gpt2", "llama3", "qwen2", "mistral", "t5")
+
+
+def bundled_tokenizer_file(name: str) -> Path:
+    """``tests/data/tokenizers/<name>.json.zst`` (its config is ``<name>.tokenizer_config.json``)."""
+    path = TOKENIZER_DIR / f"{name}.json.zst"
+    if not path.is_file():
+        raise FileNotFoundError(f"no bundled tokenizer {name!r} (have: {', '.join(BUNDLED_TOKENIZERS)})")
+    return path
+
+
+@cache
+def _load_bundled(name: str) -> Vocabulary:
+    return load_vocabulary(bundled_tokenizer_file(name))
+
+
+@pytest.fixture(scope="session")
+def bundled_tokenizer() -> Callable[[str], Path]:
+    """``bundled_tokenizer(name)`` -> path of a bundled tokenizer.json.zst."""
+    return bundled_tokenizer_file
+
+
+@pytest.fixture(scope="session")
+def bundled_vocabulary() -> Callable[[str], Vocabulary]:
+    """``bundled_vocabulary(name)`` -> its Vocabulary, loaded once per session."""
+    return _load_bundled
