@@ -1,0 +1,142 @@
+"""The byte container: prefix, header, aligned sections; zero-copy views and checksums.
+
+``Container.open`` does, in order, only what is O(header) and never touches section bytes
+except the few padding bytes between them:
+1. magic (a file of another kind or another container version is named as such);
+2. header length (at most ``MAX_HEADER_BYTES``, inside the file) and header CRC-32, so a
+   flipped bit in the header is caught before a single field is believed;
+3. msgpack decoding and ``header.parse_header``;
+4. layout: every section inside the file, in offset order, not overlapping, the bytes between
+   them (and after the header) zero, and the file ending exactly where the last section ends.
+   With the checksums this makes any single flipped bit or truncation detectable.
+
+Section views (``array``) are ``np.frombuffer`` over the mapped file: no copy, no allocation
+proportional to the section.  Section checksums (``zlib.crc32``, about 1 GB/s here) are checked
+by ``verify_checksum``, once per section; ``Index`` decides when (see its design note).
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import msgpack
+import numpy as np
+
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.format import MAGIC, MAGIC_FAMILY, MAX_HEADER_BYTES, PREFIX, align
+from indexc_runtime.header import Header, SectionInfo, parse_header
+from indexc_runtime.source import open_artifact_bytes
+
+
+class Container:
+    """A validated container over one read-only buffer."""
+
+    def __init__(self, buffer: memoryview, source: str, header: Header, data_start: int):
+        self.buffer = buffer
+        self.source = source
+        self.header = header
+        self.data_start = data_start
+        self._verified: set[str] = set()
+
+    @classmethod
+    def open(cls, path_or_bytes) -> "Container":
+        buffer, source = open_artifact_bytes(path_or_bytes)
+        header_bytes = _read_prefix(buffer, source)
+        header = parse_header(_decode_msgpack(header_bytes, source), source)
+        data_start = align(PREFIX.size + len(header_bytes))
+        _check_layout(buffer, source, header, PREFIX.size + len(header_bytes), data_start)
+        return cls(buffer, source, header, data_start)
+
+    @property
+    def nbytes(self) -> int:
+        return self.buffer.nbytes
+
+    def array(self, name: str) -> np.ndarray:
+        """Read-only view of a section with its declared dtype and shape (no copy)."""
+        info = self.header.sections[name]
+        if info.nbytes == 0:
+            return np.zeros(info.shape, dtype=info.dtype)
+        count = info.nbytes // np.dtype(info.dtype).itemsize
+        flat = np.frombuffer(self.buffer, dtype=info.dtype, count=count, offset=self.data_start + info.offset)
+        return flat.reshape(info.shape)
+
+    def verify_checksum(self, name: str) -> None:
+        """Check a section's CRC-32 (once; later calls are free)."""
+        if name in self._verified:
+            return
+        info = self.header.sections[name]
+        start = self.data_start + info.offset
+        actual = zlib.crc32(self.buffer[start : start + info.nbytes])
+        if actual != info.crc32:
+            raise ArtifactError(f"checksum mismatch (crc32 {actual:08x}, header says {info.crc32:08x}): "
+                                "the file is corrupted", source=self.source, section=name)
+        self._verified.add(name)
+
+    def check_range(self, name: str, values: np.ndarray, low: int, high: int) -> None:
+        """Every value of a section (or of an array derived from it) in [low, high]; vectorised."""
+        if values.size == 0:
+            return
+        smallest, largest = int(values.min()), int(values.max())
+        if smallest < low or largest > high:
+            raise self.error(f"values must lie in [{low}, {high}], found [{smallest}, {largest}]", name)
+
+    def error(self, message: str, section: str | None = None) -> ArtifactError:
+        return ArtifactError(message, source=self.source, section=section)
+
+
+def _read_prefix(buffer: memoryview, source: str) -> memoryview:
+    """The header bytes, after checking magic, length and CRC."""
+    size = buffer.nbytes
+    head = bytes(buffer[: PREFIX.size])
+    if head[: len(MAGIC)] != MAGIC:
+        if size >= len(MAGIC) and head.startswith(MAGIC_FAMILY):
+            raise ArtifactError(f"container version {head[6:8].hex()} is not supported (this runtime reads "
+                                f"{MAGIC[6:8].hex()})", source=source)
+        if size >= len(MAGIC) or not MAGIC.startswith(head):
+            raise ArtifactError(f"not an indexc artifact (starts with {head[:8]!r}, expected {MAGIC!r})",
+                                source=source)
+    if size < PREFIX.size:
+        raise ArtifactError(f"truncated: {size} bytes, shorter than the {PREFIX.size}-byte prefix", source=source)
+    _, header_length, header_crc = PREFIX.unpack(head)
+    if header_length > MAX_HEADER_BYTES:
+        raise ArtifactError(f"header length {header_length:,} exceeds the limit of {MAX_HEADER_BYTES:,} bytes",
+                            source=source)
+    if PREFIX.size + header_length > size:
+        raise ArtifactError(f"truncated: the header needs {PREFIX.size + header_length:,} bytes, "
+                            f"the file has {size:,}", source=source)
+    header_bytes = buffer[PREFIX.size : PREFIX.size + header_length]
+    if zlib.crc32(header_bytes) != header_crc:
+        raise ArtifactError("header checksum mismatch: the header is corrupted", source=source)
+    return header_bytes
+
+
+def _decode_msgpack(header_bytes: memoryview, source: str) -> object:
+    try:
+        return msgpack.unpackb(header_bytes, raw=False, strict_map_key=True, use_list=True)
+    except Exception as exc:  # the decoder's exception types vary by version; any failure means "not msgpack"
+        raise ArtifactError(f"the header is not valid msgpack: {exc}", source=source) from None
+
+
+def _check_layout(buffer: memoryview, source: str, header: Header, header_end: int, data_start: int) -> None:
+    """Sections inside the file, ordered, disjoint, separated by zero bytes only, nothing after."""
+    size = buffer.nbytes
+    position = header_end
+    for info in header.sections.values():
+        start = data_start + info.offset
+        if start < position:
+            raise ArtifactError(f"offset {info.offset} overlaps the previous section or the header",
+                                source=source, section=info.name)
+        if start + info.nbytes > size:
+            raise ArtifactError(f"truncated: the section ends at byte {start + info.nbytes:,}, "
+                                f"the file has {size:,}", source=source, section=info.name)
+        _check_zero_padding(buffer, position, start, source, info.name)
+        position = start + info.nbytes
+    if position != size:
+        raise ArtifactError(f"{size - position:,} unexpected bytes after the last section", source=source)
+
+
+def _check_zero_padding(buffer: memoryview, start: int, end: int, source: str, before: str) -> None:
+    if end - start > 4096:  # writers pad to the next multiple of 64 and no further
+        raise ArtifactError(f"{end - start:,} bytes of padding before the section", source=source, section=before)
+    if any(buffer[start:end]):
+        raise ArtifactError("nonzero padding before the section: the file is corrupted", source=source, section=before)

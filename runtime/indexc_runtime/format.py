@@ -1,0 +1,92 @@
+"""The artifact file format, as data: one source of truth for the writer and the reader.
+
+The compiler (``indexc.artifact``) imports this module to write files and the runtime uses it
+to read them, so the two ends cannot drift apart.  ``docs/artifact-format.md`` explains every
+value here in prose; this module only names them.
+
+Container (byte layout)::
+
+    offset 0   magic            8 bytes  b"INDEXC\\x00\\x01" (the last two bytes: container version 1)
+    offset 8   header_length    uint32 little-endian
+    offset 12  header_crc32     uint32 little-endian, zlib.crc32 of the header bytes
+    offset 16  header           msgpack map, header_length bytes
+               zero padding     up to the next multiple of ALIGNMENT: the *data area* starts here
+               sections         each at data_start + offset (offset a multiple of ALIGNMENT),
+                                zero padding between them; the file ends where the last ends
+
+Every section is a C-order array of a fixed little-endian dtype.  Shapes are written with
+symbolic dimensions below: ``n_states``, ``n_classes`` and ``n_masks`` come from the header,
+``mask_words`` is ``ceil(vocab.size / 32)``, ``name+1`` is one more than ``name``, and any other
+name is bound by the first section (in this order) that uses it.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+MAGIC = b"INDEXC\x00\x01"
+MAGIC_FAMILY = MAGIC[:6]  # a file starting with this is an indexc container of some version
+PREFIX = struct.Struct("<8sII")  # magic, header length, header crc32
+ALIGNMENT = 64  # a cache line, and more than any dtype needs
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+FORMAT_VERSION = 1
+SUPPORTED_FORMAT_VERSIONS = frozenset({1})
+INDEX_KIND = "dfa"  # a future grammar artifact (lexer tables + Earley rules) gets another kind
+BYTE_ORDER = "little"
+
+# Limits that keep a hostile or corrupted file from driving allocations or loops.
+MAX_HEADER_BYTES = 16 << 20
+MAX_SECTIONS = 64
+MAX_VOCAB_SIZE = 1 << 24  # 16.7 M ids: 60x the largest real vocabulary; bounds mask buffers
+MAX_DECOMPRESSED_BYTES = 4 << 30  # the .zst shipping form is inflated into memory
+
+# Mask storage forms (``mask_form`` values).
+MASK_DENSE = 0  # one row of ``dense_masks``
+MASK_SPARSE = 1  # the nonzero words, as (index, value) pairs; every other word is 0
+MASK_COMPLEMENT = 2  # the words that are not all-ones, as pairs; every other word is 0xFFFFFFFF
+MASK_FORM_NAMES = ("dense", "sparse", "complement")
+
+DTYPE_ITEMSIZE = {"u1": 1, "<i4": 4, "<u4": 4, "<i8": 8}
+
+
+@dataclass(frozen=True)
+class SectionSpec:
+    name: str
+    dtype: str
+    shape: tuple[int | str, ...]
+    meaning: str
+
+
+SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("byte_classes", "u1", (256,), "class id of each byte value"),
+    SectionSpec("class_transitions", "<i4", ("n_states", "n_classes"),
+                "next state after a byte of class c in state s; -1: the match dies"),
+    SectionSpec("accepting", "u1", ("n_states",), "1 where the state accepts (eos allowed), else 0"),
+    SectionSpec("state_mask", "<i4", ("n_states",), "mask id of each state"),
+    SectionSpec("mask_form", "u1", ("n_masks",), "0 dense, 1 sparse, 2 complement"),
+    SectionSpec("mask_dense_row", "<i4", ("n_masks",), "row of dense_masks for a dense mask, else -1"),
+    SectionSpec("mask_word_offsets", "<i8", ("n_masks+1",),
+                "mask m's (index, value) pairs are [offsets[m], offsets[m+1]) of the word lists"),
+    SectionSpec("forced_token", "<i4", ("n_masks",), "the mask's only token if it has exactly one, else -1"),
+    SectionSpec("dense_masks", "<u4", ("n_dense", "mask_words"), "bitset rows: bit i of word w is id 32*w+i"),
+    SectionSpec("mask_word_index", "<i4", ("n_words",), "word indices, strictly increasing within a mask"),
+    SectionSpec("mask_word_value", "<u4", ("n_words",), "the word at that index"),
+    SectionSpec("live_tokens", "<i4", ("n_live",), "sorted ids of the text tokens found in some mask"),
+    SectionSpec("token_class_offsets", "<i4", ("n_live+1",),
+                "live token k's byte classes are token_class_data[offsets[k]:offsets[k+1]]"),
+    SectionSpec("token_class_data", "u1", ("n_class_bytes",), "byte classes of live tokens, concatenated"),
+    SectionSpec("special_ids", "<i4", ("n_special",), "sorted ids of special (control) tokens"),
+)
+
+SECTION_NAMES = tuple(spec.name for spec in SECTIONS)
+
+
+def mask_words(vocab_size: int) -> int:
+    """Number of 32-bit words in one mask row (the llguidance / xgrammar bitmask width)."""
+    return (vocab_size + 31) // 32
+
+
+def align(offset: int) -> int:
+    return -(-offset // ALIGNMENT) * ALIGNMENT

@@ -1,0 +1,186 @@
+"""Check the decoded msgpack header and turn it into typed fields.
+
+The header is untrusted input: every key the runtime relies on is checked for type and range
+here, before any section is looked at, and every section entry is checked against the format's
+section table (``format.SECTIONS``): known dtype, shape of the right rank whose symbolic
+dimensions agree with the header and with each other, ``nbytes`` equal to the shape's product
+times the item size (computed with Python integers: no overflow), an aligned offset.  Whether
+the sections fit in the file is ``container``'s job; what is *inside* them is checked by the
+tables that use them.
+
+Compatibility: keys this reader does not know are kept in ``Header.raw`` and otherwise
+ignored, and so are sections with unknown names, so a writer may add both without a new
+format version.  A reader refuses any ``format_version`` it does not list as supported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.format import (
+    ALIGNMENT,
+    BYTE_ORDER,
+    DTYPE_ITEMSIZE,
+    INDEX_KIND,
+    MAX_SECTIONS,
+    MAX_VOCAB_SIZE,
+    SECTIONS,
+    SUPPORTED_FORMAT_VERSIONS,
+    mask_words,
+)
+
+_INT32_MAX = 2**31 - 1
+_MAX_DIMENSION = 2**48  # far beyond any file; keeps products of dimensions small integers
+
+
+@dataclass(frozen=True)
+class SectionInfo:
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    offset: int  # from the start of the data area
+    nbytes: int
+    crc32: int
+
+
+@dataclass(frozen=True)
+class Header:
+    raw: dict
+    format_version: int
+    vocab_size: int
+    fingerprint: str
+    eos_ids: tuple[int, ...]
+    n_states: int
+    n_classes: int
+    n_masks: int
+    start_state: int
+    sections: dict[str, SectionInfo]  # in file order
+    dims: dict[str, int]  # every symbolic dimension of format.SECTIONS, bound
+
+
+def parse_header(raw: object, source: str) -> Header:
+    """Typed header fields; ``ArtifactError`` naming the key for anything missing or out of range."""
+    check = _Checker(source)
+    top = check.mapping(raw, "header")
+    version = check.integer(top, "format_version", 0, _INT32_MAX)
+    if version not in SUPPORTED_FORMAT_VERSIONS:
+        raise ArtifactError(
+            f"format_version {version} is not supported by this runtime "
+            f"(it reads {sorted(SUPPORTED_FORMAT_VERSIONS)}); upgrade indexc_runtime or recompile",
+            source=source,
+        )
+    if check.string(top, "index_kind") != INDEX_KIND:
+        raise ArtifactError(f"index_kind {top['index_kind']!r} is not {INDEX_KIND!r}", source=source)
+    if check.string(top, "byte_order") != BYTE_ORDER:
+        raise ArtifactError(f"byte_order {top['byte_order']!r} is not {BYTE_ORDER!r}", source=source)
+    if check.integer(top, "alignment", 1, 1 << 20) != ALIGNMENT:
+        raise ArtifactError(f"alignment {top['alignment']} is not {ALIGNMENT}", source=source)
+    vocab = check.mapping(top.get("vocab"), "vocab")
+    vocab_size = check.integer(vocab, "size", 1, MAX_VOCAB_SIZE, where="vocab.")
+    fingerprint = check.string(vocab, "fingerprint", where="vocab.")
+    eos_ids = check.integers(vocab, "eos_ids", 0, vocab_size - 1, where="vocab.")
+    n_states = check.integer(top, "n_states", 1, _INT32_MAX)
+    n_classes = check.integer(top, "n_classes", 1, 256)
+    n_masks = check.integer(top, "n_masks", 1, _INT32_MAX)
+    start_state = check.integer(top, "start_state", 0, n_states - 1)
+    dims = {"n_states": n_states, "n_classes": n_classes, "n_masks": n_masks, "mask_words": mask_words(vocab_size)}
+    sections = _parse_sections(top.get("sections"), dims, check)
+    return Header(top, version, vocab_size, fingerprint, eos_ids, n_states, n_classes, n_masks,
+                  start_state, sections, dims)
+
+
+def _parse_sections(raw: object, dims: dict[str, int], check: "_Checker") -> dict[str, SectionInfo]:
+    if not isinstance(raw, list) or len(raw) > MAX_SECTIONS:
+        raise ArtifactError(f"header: 'sections' must be a list of at most {MAX_SECTIONS} entries", source=check.source)
+    found: dict[str, SectionInfo] = {}
+    for position, entry in enumerate(raw):
+        info = _parse_section_entry(check.mapping(entry, f"sections[{position}]"), position, check)
+        if info.name in found:
+            raise ArtifactError("the section appears twice", source=check.source, section=info.name)
+        found[info.name] = info
+    for spec in SECTIONS:
+        info = found.get(spec.name)
+        if info is None:
+            raise ArtifactError("required section is missing", source=check.source, section=spec.name)
+        if info.dtype != spec.dtype:
+            raise ArtifactError(f"dtype {info.dtype!r}, expected {spec.dtype!r}", source=check.source, section=spec.name)
+        _bind_shape(spec.shape, info, dims, check.source)
+    return dict(sorted(found.items(), key=lambda item: (item[1].offset, item[1].nbytes)))
+
+
+def _parse_section_entry(entry: dict, position: int, check: "_Checker") -> SectionInfo:
+    where = f"sections[{position}]."
+    name = check.string(entry, "name", where=where)
+    dtype = check.string(entry, "dtype", where=where)
+    if dtype not in DTYPE_ITEMSIZE:
+        raise ArtifactError(f"unknown dtype {dtype!r}", source=check.source, section=name)
+    shape = check.integers(entry, "shape", 0, _MAX_DIMENSION, where=where, max_length=8)
+    offset = check.integer(entry, "offset", 0, 2**62, where=where)
+    nbytes = check.integer(entry, "nbytes", 0, 2**62, where=where)
+    crc = check.integer(entry, "crc32", 0, 2**32 - 1, where=where)
+    if offset % ALIGNMENT:
+        raise ArtifactError(f"offset {offset} is not a multiple of {ALIGNMENT}", source=check.source, section=name)
+    expected = DTYPE_ITEMSIZE[dtype]
+    for dim in shape:
+        expected *= dim
+    if nbytes != expected:
+        raise ArtifactError(f"nbytes {nbytes} does not match shape {list(shape)} of {dtype}",
+                            source=check.source, section=name)
+    return SectionInfo(name, dtype, shape, offset, nbytes, crc)
+
+
+def _bind_shape(symbols: tuple, info: SectionInfo, dims: dict[str, int], source: str) -> None:
+    """Check ``info.shape`` against the spec, binding dimension names seen for the first time."""
+    if len(symbols) != len(info.shape):
+        raise ArtifactError(f"shape {list(info.shape)} has rank {len(info.shape)}, expected {len(symbols)}",
+                            source=source, section=info.name)
+    for symbol, actual in zip(symbols, info.shape):
+        if isinstance(symbol, int):
+            expected = symbol
+        else:
+            name, plus_one = (symbol[:-2], 1) if symbol.endswith("+1") else (symbol, 0)
+            if name not in dims:
+                if actual < plus_one:
+                    raise ArtifactError(f"dimension {symbol} is {actual}", source=source, section=info.name)
+                dims[name] = actual - plus_one
+            expected = dims[name] + plus_one
+        if actual != expected:
+            raise ArtifactError(f"shape {list(info.shape)}: dimension {symbol} should be {expected}",
+                                source=source, section=info.name)
+
+
+class _Checker:
+    """Typed access to header maps; every failure names the key."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, message: str) -> ArtifactError:
+        return ArtifactError(f"header: {message}", source=self.source)
+
+    def mapping(self, value: object, what: str) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail(f"{what} must be a map, found {type(value).__name__}")
+        return value
+
+    def integer(self, table: dict, key: str, low: int, high: int, *, where: str = "") -> int:
+        value = table.get(key)
+        if type(value) is not int or not low <= value <= high:
+            raise self.fail(f"{where}{key} must be an integer in [{low}, {high}], found {value!r:.80}")
+        return value
+
+    def string(self, table: dict, key: str, *, where: str = "") -> str:
+        value = table.get(key)
+        if type(value) is not str:
+            raise self.fail(f"{where}{key} must be a string, found {type(value).__name__}")
+        return value
+
+    def integers(self, table: dict, key: str, low: int, high: int, *, where: str = "",
+                 max_length: int = 1 << 16) -> tuple[int, ...]:
+        value = table.get(key)
+        if not isinstance(value, list) or len(value) > max_length:
+            raise self.fail(f"{where}{key} must be a list of at most {max_length} integers")
+        if not all(type(item) is int and low <= item <= high for item in value):
+            raise self.fail(f"{where}{key} must hold integers in [{low}, {high}], found {value!r:.80}")
+        return tuple(value)

@@ -1,0 +1,191 @@
+"""``Matcher``: one sequence's position in the constraint, and the masks it allows next.
+
+State model.  A matcher is at a DFA state (``state``) and is either running or *finished*.
+- ``advance(t)`` accepts ``t`` iff the current mask has bit ``t`` set (exactly the bit
+  ``fill_bitmask`` writes); otherwise it raises ``TokenNotAllowed`` and changes nothing.
+- A text token moves to the state its byte classes lead to (walked through the class table).
+- An end-of-sequence id is in the mask exactly in accepting states; advancing on it does not
+  move the DFA but *finishes* the matcher: ``is_finished()`` is True, the mask is empty (all
+  zero words), ``forced_tokens()`` is ``[]``, every ``advance`` raises ``TokenNotAllowed``,
+  ``is_accepting()`` stays True (the text ended where it may end).  ``rollback(1)`` undoes it.
+- ``rollback(n)`` undoes the last ``n`` accepted tokens (eos included); the matcher keeps the
+  states it passed through (one int per token) so this is O(n).
+- ``forced_tokens()`` follows, without moving, the chain of states whose mask holds exactly
+  one token, stopping before an eos and after going once around a cycle (a constraint like
+  ``a+b`` over a vocabulary without ``b`` forces ``a`` forever).
+
+Measured on this machine (Python 3.11, numpy 2.4, 128,256-token vocabulary), per call:
+``fill_bitmask`` p50 0.9-1.4 us / p99 2-3 us depending on the mask form; ``advance`` p50 about
+1.5 us (see the artifact writer's report for the script).  A bit test for ``advance`` costs one
+numpy scalar read (dense masks) or one ``searchsorted`` (word lists); the byte-class walk is
+plain Python ints.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from indexc_runtime.errors import ArtifactError, TokenNotAllowed
+
+_INT32 = np.dtype(np.int32)
+
+
+class Matcher:
+    """Per-sequence cursor over an ``Index``; cheap to create (~1 us), not thread-safe."""
+
+    __slots__ = ("_index", "_automaton", "_state", "_finished", "_history")
+
+    def __init__(self, index):
+        self._index = index
+        self._automaton = index._automaton
+        self._state: int = self._automaton.start_state
+        self._finished = False
+        self._history: list[int] = []
+
+    @property
+    def state(self) -> int:
+        """The DFA state (unchanged by an accepted eos: see ``is_finished``)."""
+        return self._state
+
+    def is_finished(self) -> bool:
+        return self._finished
+
+    def is_accepting(self) -> bool:
+        """May the sequence end here (is eos allowed, or was it just accepted)?"""
+        return bool(self._automaton.accepting[self._state])
+
+    def reset(self) -> None:
+        self._state = self._automaton.start_state
+        self._finished = False
+        self._history.clear()
+
+    def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:
+        """Write the allowed-token bitmask into ``out[row]`` (``out``: int32, shape ``(batch, W)``)."""
+        if not _is_bitmask(out, self._index.mask_words):
+            _reject_bitmask(out, self._index)
+        self._fill_row(out, row)
+
+    def allowed_token_ids(self) -> np.ndarray:
+        """Sorted int32 ids allowed next (empty once finished)."""
+        if self._finished:
+            return np.zeros(0, dtype=np.int32)
+        return self._index._masks.token_ids(self._automaton.state_mask[self._state])
+
+    def advance(self, token_id: int) -> None:
+        """Accept one token, or raise ``TokenNotAllowed`` and leave the matcher as it was."""
+        token = operator.index(token_id)
+        state = self._state
+        index = self._index
+        if self._finished or not 0 <= token < index.vocab_size:
+            raise self._refusal(token)
+        if not index._masks.contains(self._automaton.state_mask[state], token):
+            raise self._refusal(token)
+        if token in index._eos:
+            self._history.append(state)
+            self._finished = True
+            return
+        self._state = self._next_state(state, token)
+        self._history.append(state)
+
+    def rollback(self, n: int) -> None:
+        """Undo the last ``n`` accepted tokens (``ValueError`` if fewer were accepted)."""
+        n = operator.index(n)
+        if not 0 <= n <= len(self._history):
+            raise ValueError(f"cannot roll back {n} tokens: {len(self._history)} accepted since the start")
+        if n:
+            self._state = self._history[-n]
+            del self._history[-n:]
+            self._finished = False
+
+    def forced_tokens(self) -> list[int]:
+        """The tokens that are the only way on from here, in order (the state does not change)."""
+        if self._finished:
+            return []
+        masks, eos, state_mask = self._index._masks, self._index._eos, self._automaton.state_mask
+        state, chain, seen = self._state, [], {self._state}
+        while True:
+            token = masks.forced(state_mask[state])
+            if token < 0 or token in eos:
+                return chain
+            state = self._next_state(state, token)
+            chain.append(token)
+            if state in seen:
+                return chain
+            seen.add(state)
+
+    def _fill_row(self, out: np.ndarray, row: int) -> None:
+        if self._finished:
+            out[row] = 0
+        else:
+            self._index._masks.fill(self._automaton.state_mask[self._state], out, row)
+
+    def _next_state(self, state: int, token: int) -> int:
+        """Walk an allowed text token's byte classes (written out here: it is half of ``advance``)."""
+        tokens = self._index._tokens
+        classes = tokens.cache[token] if token < len(tokens.cache) else None
+        classes = classes or tokens.classes(token)
+        if classes is None:
+            raise self._inconsistent(state, token, "is not among the live tokens")
+        automaton = self._automaton
+        table, width, next_state = automaton.transitions, automaton.n_classes, state
+        for byte_class in classes:
+            next_state = table[next_state * width + byte_class]
+            if next_state < 0:
+                raise self._inconsistent(state, token, "has bytes that end the match")
+        return int(next_state)
+
+    def _refusal(self, token: int) -> TokenNotAllowed:
+        """Why ``token`` cannot be accepted now (worked out only when it cannot)."""
+        index = self._index
+        if self._finished:
+            reason = "the matcher is finished (end-of-sequence was accepted)"
+        elif not 0 <= token < index.vocab_size:
+            reason = f"outside the vocabulary [0, {index.vocab_size})"
+        elif token in index._eos:
+            reason = "end-of-sequence is allowed only in accepting states"
+        elif token in index.special_token_ids:
+            reason = "special tokens are never allowed"
+        else:
+            reason = "not in this state's mask"
+        return TokenNotAllowed(token, self._state, reason)
+
+    def _inconsistent(self, state: int, token: int, why: str) -> ArtifactError:
+        return ArtifactError(f"the mask of state {state} allows token {token}, which {why}",
+                             source=self._index.source, section="live_tokens")
+
+    def __repr__(self) -> str:
+        status = "finished" if self._finished else ("accepting" if self.is_accepting() else "running")
+        return f"<indexc_runtime.Matcher state={self._state} {status} tokens={len(self._history)}>"
+
+
+def fill_bitmasks(matchers: Sequence[Matcher], out: np.ndarray) -> None:
+    """Fill ``out[i]`` with the bitmask of ``matchers[i]`` for every i (``out`` is checked once)."""
+    if not matchers:
+        return
+    first = matchers[0]._index
+    if not _is_bitmask(out, first.mask_words):
+        _reject_bitmask(out, first)
+    if len(matchers) > out.shape[0]:
+        raise ValueError(f"{len(matchers)} matchers need a bitmask of at least {len(matchers)} rows, "
+                         f"got {out.shape[0]}")
+    for row, matcher in enumerate(matchers):
+        if matcher._index.mask_words != first.mask_words:
+            raise ValueError(f"matcher {row} serves a vocabulary of {matcher._index.vocab_size} ids, "
+                             f"matcher 0 one of {first.vocab_size}: one bitmask cannot hold both")
+        matcher._fill_row(out, row)
+
+
+def _is_bitmask(out: object, words: int) -> bool:
+    """int32 2-D array with ``words`` columns (fast path first: the checks cost ~0.2 us)."""
+    if type(out) is np.ndarray and out.dtype is _INT32:
+        return out.ndim == 2 and out.shape[1] == words
+    return isinstance(out, np.ndarray) and out.dtype == _INT32 and out.ndim == 2 and out.shape[1] == words
+
+
+def _reject_bitmask(out: object, index) -> np.ndarray:
+    got = f"{type(out).__name__} {getattr(out, 'dtype', '')} {getattr(out, 'shape', '')}"
+    raise ValueError(f"the bitmask must be an int32 numpy array of shape (batch, {index.mask_words}) "
+                     f"(ceil({index.vocab_size} / 32) words per row); got {got}")

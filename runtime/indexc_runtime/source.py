@@ -1,0 +1,96 @@
+"""Turn what the caller hands to ``load`` into one read-only buffer of artifact bytes.
+
+- A path to a raw artifact is memory-mapped (``mmap``, read-only): opening costs a few tens of
+  microseconds whatever the size, and pages are read from disk only when a mask touches them.
+- A path to the ``.zst`` shipping form, or bytes starting with the zstandard magic, are
+  inflated into memory (the name does not matter: the first four bytes decide).  Inflation is
+  streamed in chunks with a hard cap (``MAX_DECOMPRESSED_BYTES``), so a frame header that
+  claims a huge content size never drives an allocation; memory grows only with bytes that
+  really come out of the decoder.
+- Bytes-like objects are used in place when they are 8-byte aligned (so that int64 views are
+  aligned), else copied once into an aligned buffer.
+
+Inflated and copied buffers are 64-byte aligned numpy arrays, like a mapped file, so every
+section view is aligned for its dtype.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+
+import numpy as np
+import zstandard
+
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.format import ALIGNMENT, MAX_DECOMPRESSED_BYTES, ZSTD_MAGIC
+
+_CHUNK = 1 << 20
+
+
+def open_artifact_bytes(path_or_bytes) -> tuple[memoryview, str]:
+    """(read-only byte buffer, a name for messages) for a path or a bytes-like object."""
+    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+        view = memoryview(path_or_bytes).cast("B")
+        if bytes(view[:4]) == ZSTD_MAGIC:
+            return _inflate(view, "<bytes>"), "<bytes>"
+        return _aligned(view), "<bytes>"
+    if not isinstance(path_or_bytes, (str, os.PathLike)):
+        raise TypeError(f"load() takes a path or bytes, not {type(path_or_bytes).__name__}")
+    name = os.fspath(path_or_bytes)
+    try:
+        with open(name, "rb") as handle:
+            first = handle.read(4)
+            if first == ZSTD_MAGIC:
+                handle.seek(0)
+                return _inflate(memoryview(handle.read()), name), name
+            if not first:
+                raise ArtifactError("the file is empty", source=name)
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise ArtifactError(f"cannot read the file: {exc.strerror or exc}", source=name) from None
+    return memoryview(mapped), name
+
+
+def _inflate(compressed: memoryview, name: str) -> memoryview:
+    """Decompress one zstandard frame, in chunks, refusing more than the cap."""
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=False)
+        while True:
+            chunk = reader.read(_CHUNK)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > MAX_DECOMPRESSED_BYTES:
+                raise ArtifactError(
+                    f"the zstandard form inflates to more than {MAX_DECOMPRESSED_BYTES:,} bytes", source=name
+                )
+            chunks.append(chunk)
+        declared = zstandard.frame_content_size(compressed)
+    except zstandard.ZstdError as exc:
+        raise ArtifactError(f"the zstandard form cannot be decompressed: {exc}", source=name) from None
+    if declared >= 0 and declared != total:
+        raise ArtifactError(f"the zstandard form is truncated or corrupted: its frame declares {declared:,} "
+                            f"bytes, {total:,} came out", source=name)
+    buffer = _aligned_empty(total)
+    position = 0
+    for chunk in chunks:
+        buffer[position : position + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
+        position += len(chunk)
+    return memoryview(buffer).toreadonly()
+
+
+def _aligned(view: memoryview) -> memoryview:
+    if not view.nbytes or np.frombuffer(view, dtype=np.uint8).ctypes.data % 8 == 0:
+        return view if view.readonly else view.toreadonly()
+    buffer = _aligned_empty(view.nbytes)
+    buffer[:] = np.frombuffer(view, dtype=np.uint8)
+    return memoryview(buffer).toreadonly()
+
+
+def _aligned_empty(size: int) -> np.ndarray:
+    raw = np.empty(size + ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start : start + size]
