@@ -1,0 +1,24 @@
+"""Where the file is written: a MaskTable -> one self-describing, checksummed artifact.
+
+Design note.  The artifact is data, never code (no pickle): a msgpack header (what it was
+built from and with, the section table with offsets and CRC-32s) followed by raw
+little-endian arrays, each at a 64-byte aligned offset, so the runtime can memory-map the file
+and view every section with ``np.frombuffer`` without copying.  The layout is defined once, in
+``indexc_runtime.format``, which both this writer and the runtime import; the prose
+specification is ``docs/artifact-format.md``.  Identical inputs give byte-identical files (no
+timestamps, sorted header maps), files are replaced atomically, and every file is read back by
+the runtime with full verification before it replaces anything.
+
+Code map, in reading order:
+
+    mask_encoding.py  each unique mask as a dense bitset row, sparse words or complement words
+    sections.py       MaskTable + vocabulary -> the named, typed section arrays
+    header.py         the header's content in canonical form (sorted, plain data, no time)
+    layout.py         header + sections -> prefix, aligned offsets, checksums, bytes
+    atomic.py         temp file in the same directory + fsync + os.replace
+    writer.py         write_artifact (the entry point), VocabInfo, ArtifactSummary
+"""
+
+from indexc.artifact.writer import ArtifactSummary, VocabInfo, write_artifact
+
+__all__ = ["ArtifactSummary", "VocabInfo", "write_artifact"]

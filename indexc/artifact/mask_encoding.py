@@ -1,0 +1,112 @@
+"""Each unique mask in its cheapest stored form: dense bitset, sparse words, or complement words.
+
+The runtime hands masks out as bitset rows of ``W = ceil(vocab_size / 32)`` 32-bit words, so
+every form is expressed in words, never in token ids: filling a row is then one copy (dense)
+or a fill plus one scatter (sparse, complement), with no per-token work at serving time.
+
+Cost in bytes, for a mask whose row has ``nz`` nonzero words and ``nf`` words that are not
+all-ones: dense ``4 W``, sparse ``8 nz`` (an int32 index and a uint32 value per word),
+complement ``8 nf``.  The smallest wins; ties go to dense, then sparse (fewer numpy calls to
+fill).  For Llama-3 (W = 4,008): a digits-only mask (~1,100 ids) touches ~600 words and is
+sparse (4.8 KB vs 16 KB); a ``[^"]*`` mask is a complement of a few hundred words; masks with
+tokens spread over most words are dense.
+
+Bits at ids >= ``vocab_size`` are always 0; so the partial last word (when ``vocab_size`` is
+not a multiple of 32) is never all-ones and always appears in a complement's list, which is
+what lets the runtime fill a complement with ``-1`` and need no separate tail clearing.
+
+Encoding one mask costs one boolean scatter and a ``packbits`` over the vocabulary (~40 us at
+128k ids); masks are unique already (the mask stage deduplicates them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexc_runtime.format import MASK_COMPLEMENT, MASK_DENSE, MASK_FORM_NAMES, MASK_SPARSE, mask_words
+
+ALL_ONES = np.uint32(0xFFFFFFFF)
+
+
+@dataclass(frozen=True)
+class EncodedMasks:
+    """The mask sections of an artifact (see ``format.SECTIONS`` for each one's meaning)."""
+
+    form: np.ndarray  # uint8 (n_masks,)
+    dense_row: np.ndarray  # int32 (n_masks,)
+    word_offsets: np.ndarray  # int64 (n_masks + 1,)
+    forced_token: np.ndarray  # int32 (n_masks,)
+    dense: np.ndarray  # uint32 (n_dense, W)
+    word_index: np.ndarray  # int32 (n_words,)
+    word_value: np.ndarray  # uint32 (n_words,)
+
+    def form_counts(self) -> dict[str, int]:
+        counts = np.bincount(self.form, minlength=len(MASK_FORM_NAMES))
+        return {name: int(counts[code]) for code, name in enumerate(MASK_FORM_NAMES)}
+
+
+def mask_to_words(token_ids: np.ndarray, vocab_size: int) -> np.ndarray:
+    """Bitset row (uint32, little-endian bit order) of a set of token ids in ``[0, vocab_size)``."""
+    width = mask_words(vocab_size)
+    bits = np.zeros(width * 32, dtype=bool)
+    bits[token_ids] = True
+    return np.packbits(bits, bitorder="little").view("<u4").astype(np.uint32)
+
+
+def choose_form(words: np.ndarray) -> tuple[int, np.ndarray | None]:
+    """(form, indices of the words to store) for one bitset row; ``None`` for dense (the whole row)."""
+    nonzero = np.flatnonzero(words)
+    not_full = np.flatnonzero(words != ALL_ONES)
+    form = min((4 * words.size, MASK_DENSE), (8 * nonzero.size, MASK_SPARSE), (8 * not_full.size, MASK_COMPLEMENT))[1]
+    if form == MASK_SPARSE:
+        return form, nonzero
+    if form == MASK_COMPLEMENT:
+        return form, not_full
+    return form, None
+
+
+def encode_masks(masks: Sequence[np.ndarray], vocab_size: int) -> EncodedMasks:
+    """Encode every mask (sorted unique token ids, each in ``[0, vocab_size)``)."""
+    width = mask_words(vocab_size)
+    forms = np.zeros(len(masks), dtype=np.uint8)
+    dense_row = np.full(len(masks), -1, dtype=np.int32)
+    forced = np.full(len(masks), -1, dtype=np.int32)
+    word_counts = np.zeros(len(masks), dtype=np.int64)
+    dense_rows: list[np.ndarray] = []
+    index_parts: list[np.ndarray] = []
+    value_parts: list[np.ndarray] = []
+    for mask_id, token_ids in enumerate(masks):
+        _check_ids(mask_id, token_ids, vocab_size)
+        words = mask_to_words(token_ids, vocab_size)
+        form, stored = choose_form(words)
+        forms[mask_id] = form
+        if token_ids.size == 1:
+            forced[mask_id] = int(token_ids[0])
+        if form == MASK_DENSE:
+            dense_row[mask_id] = len(dense_rows)
+            dense_rows.append(words)
+        else:
+            word_counts[mask_id] = stored.size
+            index_parts.append(stored.astype(np.int32))
+            value_parts.append(words[stored])
+    offsets = np.zeros(len(masks) + 1, dtype=np.int64)
+    np.cumsum(word_counts, out=offsets[1:])
+    return EncodedMasks(
+        form=forms,
+        dense_row=dense_row,
+        word_offsets=offsets,
+        forced_token=forced,
+        dense=np.stack(dense_rows) if dense_rows else np.zeros((0, width), dtype=np.uint32),
+        word_index=np.concatenate(index_parts) if index_parts else np.zeros(0, dtype=np.int32),
+        word_value=np.concatenate(value_parts) if value_parts else np.zeros(0, dtype=np.uint32),
+    )
+
+
+def _check_ids(mask_id: int, token_ids: np.ndarray, vocab_size: int) -> None:
+    if token_ids.ndim != 1 or (token_ids.size and (token_ids.min() < 0 or token_ids.max() >= vocab_size)):
+        raise ValueError(f"mask {mask_id}: token ids must be a 1-D array in [0, {vocab_size})")
+    if token_ids.size > 1 and np.any(np.diff(token_ids) <= 0):
+        raise ValueError(f"mask {mask_id}: token ids must be sorted and unique")

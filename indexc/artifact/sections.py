@@ -1,0 +1,71 @@
+"""MaskTable + vocabulary -> the named arrays of ``indexc_runtime.format.SECTIONS``.
+
+Only the shapes and id ranges that the encoding itself relies on are checked here (so that a
+broken table fails with a message about the table, not about a file); everything else the
+runtime would refuse is caught by the writer's self-check, which loads the finished file with
+``verify=True`` before it is renamed into place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexc.artifact.mask_encoding import EncodedMasks, encode_masks
+from indexc.masks.table import MaskTable
+from indexc_runtime.format import SECTIONS
+
+
+def table_sections(
+    table: MaskTable, vocab_size: int, special_ids: np.ndarray
+) -> tuple[dict[str, np.ndarray], EncodedMasks]:
+    """Every section's array (in ``SECTIONS`` order, with its file dtype) and the mask encoding."""
+    _check_table(table, vocab_size)
+    masks = encode_masks(table.masks, vocab_size)
+    arrays = {
+        "byte_classes": table.byte_classes,
+        "class_transitions": table.class_transitions,
+        "accepting": table.accepting.astype(np.uint8),
+        "state_mask": table.state_mask,
+        "mask_form": masks.form,
+        "mask_dense_row": masks.dense_row,
+        "mask_word_offsets": masks.word_offsets,
+        "forced_token": masks.forced_token,
+        "dense_masks": masks.dense,
+        "mask_word_index": masks.word_index,
+        "mask_word_value": masks.word_value,
+        "live_tokens": table.live_tokens,
+        "token_class_offsets": table.token_class_offsets,
+        "token_class_data": table.token_class_data,
+        "special_ids": np.unique(np.asarray(special_ids, dtype=np.int64)),
+    }
+    typed = {spec.name: _as_file_dtype(arrays[spec.name], spec.dtype, spec.name) for spec in SECTIONS}
+    return typed, masks
+
+
+def _as_file_dtype(values: np.ndarray, dtype: str, name: str) -> np.ndarray:
+    """C-contiguous little-endian copy (or view) of ``values``; refuses values that do not fit."""
+    values = np.asarray(values)
+    target = np.dtype(dtype)
+    if values.size and values.dtype.kind in "iub":
+        info = np.iinfo(target)
+        low, high = int(values.min()), int(values.max())
+        if low < info.min or high > info.max:
+            raise ValueError(f"section {name!r}: values [{low}, {high}] do not fit {dtype}")
+    return np.ascontiguousarray(values, dtype=target)
+
+
+def _check_table(table: MaskTable, vocab_size: int) -> None:
+    n_states, n_classes = table.class_transitions.shape
+    if not 1 <= n_classes <= 256:
+        raise ValueError(f"MaskTable: {n_classes} byte classes; a class must fit in one byte (1..256)")
+    if n_states < 1:
+        raise ValueError("MaskTable: no states (state 0 is the start state)")
+    if table.byte_classes.shape != (256,) or table.accepting.shape != (n_states,) or table.state_mask.shape != (n_states,):
+        raise ValueError("MaskTable: byte_classes must have 256 entries, accepting and state_mask one per state")
+    if not table.masks:
+        raise ValueError("MaskTable: no masks")
+    live = np.asarray(table.live_tokens)
+    if live.size and (live.min() < 0 or live.max() >= vocab_size):
+        raise ValueError(f"MaskTable: live tokens must lie in [0, {vocab_size})")
+    if table.token_class_offsets.shape != (live.size + 1,):
+        raise ValueError("MaskTable: token_class_offsets needs one entry per live token, plus one")

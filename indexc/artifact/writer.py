@@ -1,0 +1,111 @@
+"""``write_artifact``: a MaskTable and where it came from -> one artifact file, atomically.
+
+Steps: arrays of every section (``sections``) -> header and aligned layout (``layout``) ->
+bytes on disk (``atomic``).  Before the new file replaces anything it is read back by the
+runtime with ``verify=True`` (every checksum, every bound): the compiler never ships a file
+the runtime would refuse.  That self-check costs about as much as hashing the file once.
+
+The shipping form (``compress=True``, or a path ending in ``.zst``) is the whole container
+compressed as one zstandard frame (level ``ZSTD_LEVEL``, with content size and checksum);
+the runtime recognises it by its magic number and inflates it into memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import zstandard
+
+import indexc_runtime
+from indexc.artifact.atomic import write_atomically
+from indexc.artifact.header import header_fields
+from indexc.artifact.layout import plan_container
+from indexc.artifact.sections import table_sections
+from indexc.masks.table import MaskTable
+
+ZSTD_LEVEL = 12  # ~10x smaller than raw for regex artifacts; level 19 gains little and is much slower
+
+
+@dataclass(frozen=True)
+class VocabInfo:
+    """What the artifact records about the vocabulary (``Vocabulary`` provides the same fields)."""
+
+    size: int
+    fingerprint: str
+    eos_ids: tuple[int, ...]
+    special_ids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class ArtifactSummary:
+    path: Path
+    bytes: int  # on disk (compressed size for the shipping form)
+    raw_bytes: int  # the uncompressed container
+    compressed: bool
+    header_bytes: int
+    section_bytes: dict[str, int] = field(default_factory=dict)
+    mask_forms: dict[str, int] = field(default_factory=dict)
+
+
+def write_artifact(
+    table: MaskTable,
+    path,
+    *,
+    vocab_info,
+    constraint: dict,
+    options: dict,
+    stats: dict,
+    compress: bool = False,
+) -> ArtifactSummary:
+    """Write ``table`` to ``path`` (atomically) and say what was written.
+
+    ``vocab_info``: anything with ``size``, ``fingerprint``, ``eos_ids`` and optionally
+    ``special_ids`` (a ``Vocabulary`` or a ``VocabInfo``).  ``constraint``: ``kind``,
+    ``source`` and (checked, or added) ``sha256``.  ``options`` and ``stats`` are recorded as
+    given and must be plain data.  Raises ``OutputError`` when the file cannot be written and
+    ``ValueError`` for a table or metadata that cannot be encoded.
+    """
+    path = Path(path)
+    vocab = _vocab_fields(vocab_info)
+    special_ids = np.asarray(getattr(vocab_info, "special_ids", ()), dtype=np.int64)
+    arrays, masks = table_sections(table, vocab["size"], special_ids)
+    fields = header_fields(vocab=vocab, constraint=constraint, options=options, stats=stats,
+                           n_states=table.n_states, n_classes=table.n_classes, n_masks=len(table.masks))
+    plan = plan_container(fields, arrays)
+    compressed = compress or path.name.endswith(".zst")
+    if compressed:
+        payload = zstandard.ZstdCompressor(level=ZSTD_LEVEL, write_checksum=True).compress(plan.to_bytes())
+        size = write_atomically(path, lambda handle: handle.write(payload), _self_check)
+    else:
+        size = write_atomically(path, plan.write_to, _self_check)
+    return ArtifactSummary(
+        path=path,
+        bytes=size,
+        raw_bytes=plan.size,
+        compressed=compressed,
+        header_bytes=len(plan.header),
+        section_bytes={name: int(array.nbytes) for name, array in arrays.items()},
+        mask_forms=masks.form_counts(),
+    )
+
+
+def _vocab_fields(vocab_info) -> dict:
+    size = int(vocab_info.size)
+    eos_ids = sorted({int(i) for i in vocab_info.eos_ids})
+    if not all(0 <= i < size for i in eos_ids):
+        raise ValueError(f"eos ids {eos_ids} must lie in [0, {size})")
+    fingerprint = vocab_info.fingerprint
+    if not isinstance(fingerprint, str) or not fingerprint:
+        raise ValueError("the vocabulary fingerprint must be a non-empty string")
+    return {"size": size, "fingerprint": fingerprint, "eos_ids": eos_ids}
+
+
+def _self_check(artifact: Path) -> None:
+    """Read the new artifact back as the runtime will; a refusal here is a compiler bug."""
+    try:
+        indexc_runtime.load(artifact, verify=True)
+    except indexc_runtime.ArtifactError as exc:
+        raise ValueError(f"internal error: the writer produced an artifact the runtime refuses: {exc}") from exc
+
