@@ -5,7 +5,7 @@ prefix share that part of the work, so the masks stage walks a trie instead of t
 and cuts a whole subtree as soon as its prefix dies.  Laid out flat in DFS pre-order (seed
 000), a subtree is an id range, so skipping it is an addition and the walk needs no recursion;
 the same order is the tokens' byte order, so a subtree's tokens are one slice.  The trie is
-built with numpy from the sorted token bytes (no Python loop per node): ~35 ms for Llama-3.
+built with numpy from the sorted token bytes (no Python loop per node): ~60 ms for Llama-3.
 See docs/token-trie.md for the layout, the walk and measured figures.
 
 Code map, in reading order:

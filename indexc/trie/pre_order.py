@@ -16,7 +16,8 @@ everything else the trie stores is derived here, with numpy and no Python loop p
 - ``pop_counts``: seed 000's ``num_parents``, read off the depth of the node after the subtree;
 - ``children_csr``: children grouped by parent (a stable sort), each group in byte order.
 
-Measured for Llama-3 (274k nodes, depth <= 128): all of this in ~10 ms.
+Measured for Llama-3 (274k nodes, depth <= 128): ~19 ms in all (CSR 7, parents 4, subtree
+ends 4, levels 2, pops 1.5).
 """
 
 from __future__ import annotations
