@@ -1,0 +1,235 @@
+"""Regex benchmark: indexc against outlines-core, llguidance and xgrammar on one tokenizer.
+
+For every regex of ``bench/data/regex_examples.json`` and every engine, one fresh process
+(``bench.measure``) loads the tokenizer, compiles the regex (time, peak memory growth,
+serialized size, states) and walks the tokenizer's own tokenization of the regex's valid
+example (HF ``tokenizers``, no special tokens added), timing each mask and each advance and
+checking that the example is accepted (every token allowed, then an EOS id).  The result is a
+markdown table on stdout and a JSON file under ``bench/results/`` (not versioned).
+
+Defaults: the Llama-3 tokenizer of ``../shared/tokenizers/llama3.json`` when it exists, else
+the copy bundled with the tests; EOS ids from the tokenizer_config.json found beside it
+(``<stem>.tokenizer_config.json`` or ``configs/<stem>.tokenizer_config.json``), else
+llguidance's guess; one thread or process per engine (``--jobs``), as the machine has 2 cores.
+
+An engine whose package is missing is listed as "not installed"; indexc is "not available"
+when its ``compile`` command fails on the trivial regex ``a`` (which is also the baseline of
+its peak-memory figure).  Percentiles are nearest-rank over one walk (10-40 masks): p99 is in
+effect the slowest mask, which for lazy engines (llguidance) is usually the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` importable
+    sys.path.insert(0, str(REPO))
+
+from bench.engines import ENGINE_MODULES, unavailable_reason  # noqa: E402
+from bench.engines.indexc_engine import PEAK_BASELINE_REGEX  # noqa: E402
+
+EXAMPLES = REPO / "bench" / "data" / "regex_examples.json"
+SHARED_LLAMA3 = REPO.parent / "shared" / "tokenizers" / "llama3.json"
+BUNDLED_LLAMA3 = REPO / "tests" / "data" / "tokenizers" / "llama3.json.zst"
+RESULTS_DIR = REPO / "bench" / "results"
+
+
+@dataclass
+class Cell:
+    regex: str
+    engine: str
+    result: dict
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tokenizer", default=str(SHARED_LLAMA3 if SHARED_LLAMA3.exists() else BUNDLED_LLAMA3))
+    p.add_argument("--eos", help="EOS ids, comma-separated (default: from tokenizer_config.json)")
+    p.add_argument("--engines", default=",".join(ENGINE_MODULES), help="comma-separated subset")
+    p.add_argument("--regexes", help="comma-separated names (default: all)")
+    p.add_argument("--jobs", type=int, default=1, help="indexc worker processes (xgrammar: always 1 thread)")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds per engine and regex")
+    p.add_argument("--json-out", help="results file (default: bench/results/regex-<tokenizer>.json)")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    entries = _selected_entries(args.regexes)
+    eos_ids = [int(i) for i in args.eos.split(",")] if args.eos else resolve_eos_ids(args.tokenizer)
+    tokenized = tokenize_examples(args.tokenizer, [e["example"] for e in entries])
+    engines, notes = available_engines(args, eos_ids)
+    cells = []
+    for entry, token_ids in zip(entries, tokenized):
+        for engine in engines:
+            _progress(f"{entry['name']} / {engine} ...")
+            job = {"engine": engine, "regex": entry["regex"], "tokenizer": args.tokenizer,
+                   "eos_ids": eos_ids, "token_ids": token_ids, "jobs": args.jobs}
+            cells.append(Cell(entry["name"], engine, run_job(job, args.timeout)))
+    baseline_kib = notes.pop("_indexc_baseline_kib", None)
+    print(render_table(cells, baseline_kib))
+    print(render_notes(args.tokenizer, eos_ids, notes, baseline_kib))
+    _save(args, eos_ids, cells, notes, baseline_kib)
+    return 0
+
+
+def resolve_eos_ids(tokenizer_path: str) -> list[int]:
+    """EOS from the tokenizer_config.json beside the tokenizer, else llguidance's guess."""
+    from tokenizers import Tokenizer
+
+    from tests.reference.llguidance_oracle import LlgOracle
+    from tests.reference.tokenizer_source import tokenizer_json_text
+
+    config = _find_tokenizer_config(Path(tokenizer_path))
+    if config is not None:
+        eos = json.loads(config.read_text(encoding="utf-8")).get("eos_token")
+        eos = eos.get("content") if isinstance(eos, dict) else eos
+        token_id = Tokenizer.from_str(tokenizer_json_text(tokenizer_path)).token_to_id(eos) if eos else None
+        if token_id is not None:
+            return [int(token_id)]
+    return LlgOracle(tokenizer_path).eos_ids.tolist()
+
+
+def _find_tokenizer_config(path: Path) -> Path | None:
+    stem = path.name.removesuffix(".zst").removesuffix(".json")
+    for candidate in (path.parent / f"{stem}.tokenizer_config.json",
+                      path.parent / "configs" / f"{stem}.tokenizer_config.json",
+                      path.parent / "tokenizer_config.json"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def tokenize_examples(tokenizer_path: str, texts: list[str]) -> list[list[int]]:
+    """The tokenizer's own tokenization (HF ``tokenizers``), without added special tokens."""
+    from tokenizers import Tokenizer
+
+    from tests.reference.tokenizer_source import tokenizer_json_text
+
+    tokenizer = Tokenizer.from_str(tokenizer_json_text(tokenizer_path))
+    return [tokenizer.encode(text, add_special_tokens=False).ids for text in texts]
+
+
+def available_engines(args: argparse.Namespace, eos_ids: list[int]) -> tuple[list[str], dict]:
+    """Engines to run, and a note per engine left out (plus indexc's peak baseline)."""
+    engines, notes = [], {}
+    for name in args.engines.split(","):
+        reason = unavailable_reason(name)
+        if reason is None and name == "indexc":
+            probe = run_job({"engine": "indexc", "regex": PEAK_BASELINE_REGEX, "tokenizer": args.tokenizer,
+                             "eos_ids": eos_ids, "token_ids": None, "jobs": args.jobs}, args.timeout)
+            if "error" in probe:
+                reason = f"not available ({probe['error']})"
+            else:
+                notes["_indexc_baseline_kib"] = probe["peak_kib"]
+        if reason is None:
+            engines.append(name)
+        else:
+            notes[name] = reason
+    return engines, notes
+
+
+def run_job(job: dict, timeout: float) -> dict:
+    """Run ``bench.measure`` on one job in a fresh interpreter; its JSON result or an error."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump(job, handle)
+    try:
+        done = subprocess.run([sys.executable, "-m", "bench.measure", handle.name], cwd=REPO,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {timeout:.0f} s"}
+    finally:
+        os.unlink(handle.name)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return {"error": last}
+    return json.loads(lines[-1])
+
+
+COLUMNS = ["regex", "engine", "compile ms", "peak MB", "size", "states",
+           "mask p50 µs", "mask p99 µs", "advance p50 µs", "valid example accepted"]
+
+
+def render_table(cells: list[Cell], baseline_kib: int | None) -> str:
+    rows = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
+    for cell in cells:
+        rows.append("| " + " | ".join([cell.regex, cell.engine, *_row(cell.result, baseline_kib)]) + " |")
+    return "\n".join(rows)
+
+
+def _row(result: dict, baseline_kib: int | None) -> list[str]:
+    if "error" in result:
+        return ["error: " + result["error"].replace("|", "\\|")[:120]] + [""] * (len(COLUMNS) - 3)
+    peak = result["peak_kib"]
+    mark = ""
+    if result.get("peak_is_process") and baseline_kib is not None:
+        peak, mark = peak - baseline_kib, "†"
+    mask, advance = result.get("mask_us") or [], result.get("advance_us") or []
+    accepted = "yes" if result.get("accepted") else f"no: {result.get('failure', '')}"
+    return [f"{result['compile_ms']:,.1f}", f"{peak / 1024:,.1f}{mark}", _size(result["serialized_bytes"]),
+            f"{result['states']:,}" if result.get("states") is not None else "—",
+            _percentile(mask, 50), _percentile(mask, 99), _percentile(advance, 50), accepted]
+
+
+def render_notes(tokenizer: str, eos_ids: list[int], notes: dict, baseline_kib: int | None) -> str:
+    lines = ["", f"Tokenizer: `{tokenizer}`; EOS ids {eos_ids}."]
+    lines += [f"- {name}: {reason}" for name, reason in notes.items()]
+    if baseline_kib is not None:
+        lines.append(f"- † indexc: peak RSS of the `indexc compile` process minus that of the same command on "
+                     f"the regex `{PEAK_BASELINE_REGEX}` ({baseline_kib / 1024:,.1f} MB).")
+    lines.append("- Compile excludes loading the tokenizer (every engine caches it per tokenizer); "
+                 "llguidance builds its lexer lazily, so its work shows in the first masks.")
+    return "\n".join(lines)
+
+
+def _percentile(values: list[float], q: int) -> str:
+    return f"{float(np.percentile(values, q, method='nearest')):,.1f}" if values else "—"
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "—"
+    for unit, scale in (("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n} B"
+
+
+def _selected_entries(names: str | None) -> list[dict]:
+    entries = json.loads(EXAMPLES.read_text(encoding="utf-8"))["regexes"]
+    if names is None:
+        return entries
+    wanted = names.split(",")
+    unknown = set(wanted) - {e["name"] for e in entries}
+    if unknown:
+        raise SystemExit(f"{EXAMPLES}: no regex named {', '.join(sorted(unknown))}")
+    return [e for e in entries if e["name"] in wanted]
+
+
+def _save(args: argparse.Namespace, eos_ids: list[int], cells: list[Cell], notes: dict,
+          baseline_kib: int | None) -> None:
+    path = Path(args.json_out) if args.json_out else RESULTS_DIR / f"regex-{Path(args.tokenizer).name.split('.')[0]}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"tokenizer": args.tokenizer, "eos_ids": eos_ids, "notes": notes, "indexc_baseline_kib": baseline_kib,
+               "cells": [{"regex": c.regex, "engine": c.engine, **c.result} for c in cells]}
+    path.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    _progress(f"results: {path}")
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,85 @@
+"""One engine, one regex, in a fresh process: compile, peak memory, size, timed walk -> JSON.
+
+Why a fresh process per cell: the Rust and C++ engines allocate outside Python's heap (so
+``tracemalloc`` sees nothing), and a process's allocator keeps freed memory, so a second
+compile in the same process would hide its growth.  Here the tokenizer is loaded first, then
+the kernel's high-water mark of resident memory is reset (writing ``5`` to
+``/proc/self/clear_refs``), the regex is compiled, and ``VmHWM`` minus the ``VmRSS`` just
+before the compile is the compile's peak growth.  Engines that compile in a child process of
+their own (the indexc command line) report that child's peak instead.
+
+Input: the path of a JSON job file (engine, regex, tokenizer, eos_ids, token_ids, jobs).
+Output: one JSON object on the last line of stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import traceback
+
+from bench.engines import load_engine
+from bench.engines.common import time_walk
+
+
+def reset_peak_rss() -> int:
+    """Reset the high-water RSS mark; return the current RSS in KiB."""
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")
+    return _status_kib("VmRSS")
+
+
+def peak_rss_kib() -> int:
+    return _status_kib("VmHWM")
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"/proc/self/status has no {field}")
+
+
+def measure(job: dict) -> dict:
+    engine = load_engine(job["engine"])
+    if hasattr(engine, "jobs"):
+        engine.jobs = job.get("jobs", 1)
+    tokenizer = engine.load_tokenizer(job["tokenizer"], job["eos_ids"])
+    rss_before = reset_peak_rss()
+    started = time.perf_counter()
+    compiled = engine.compile(tokenizer, job["regex"])
+    compile_ms = (time.perf_counter() - started) * 1000.0
+    peak_kib = peak_rss_kib() - rss_before
+    result = {
+        "compile_ms": compiled.compile_ms if compiled.compile_ms is not None else compile_ms,
+        "peak_kib": compiled.peak_kb if compiled.peak_kb is not None else peak_kib,
+        "peak_is_process": compiled.peak_kb is not None,
+        "serialized_bytes": compiled.serialized_bytes,
+    }
+    if job.get("token_ids") is not None:
+        walk = time_walk(engine.start_walk(compiled), job["token_ids"], job["eos_ids"])
+        result.update(mask_us=walk.mask_us, advance_us=walk.advance_us, accepted=walk.accepted,
+                      failure=walk.failure)
+    describe = getattr(engine, "describe", None)
+    if describe is not None:
+        describe(compiled)
+    result.update(states=compiled.states, extra=compiled.extra)
+    return result
+
+
+def main(argv: list[str]) -> int:
+    with open(argv[1], encoding="utf-8") as handle:
+        job = json.load(handle)
+    try:
+        result = measure(job)
+    except Exception as exc:  # reported in the table, one line per failed cell
+        result = {"error": f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}",
+                  "traceback": traceback.format_exc(limit=3)}
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
