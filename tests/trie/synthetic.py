@@ -8,6 +8,8 @@ import numpy as np
 
 from indexc.vocab.model import TokenKind, Vocabulary
 
+SEED_000_TOKENS = [b"a", b"b", b"c", b"ax", b"az", b"aza", b"aya", b"ayb"]  # "ay" is not a token
+
 
 def synthetic_vocab(tokens: Sequence[bytes], kinds: Sequence[TokenKind] | None = None) -> Vocabulary:
     """Token i has bytes ``tokens[i]``; every token is NORMAL unless ``kinds`` says otherwise."""

@@ -7,12 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive_trie import assert_matches_naive, assert_structure_consistent, assert_tokens_at_their_bytes
-from synthetic import synthetic_vocab
+from synthetic import SEED_000_TOKENS, synthetic_vocab
 
 from indexc.trie import NO_TOKEN, build_trie
 from indexc.vocab.model import TokenKind
-
-SEED_000_TOKENS = [b"a", b"b", b"c", b"ax", b"az", b"aza", b"aya", b"ayb"]  # "ay" is not a token
 
 
 def check_all(tokens, kinds=None):
