@@ -5,15 +5,16 @@ shares with its predecessor (its LCP with it, ``byte_order``) are nodes already 
 longer prefixes, lengths ``lcp + 1 .. len``, are new nodes, emitted in that order.  (A prefix
 shared with any earlier token is shared with the predecessor too: everything sorted between
 two strings with a common prefix has that prefix.)  So the node list is, per token, a run of
-``len - lcp`` new nodes (none for a second id with the same bytes), and one ``np.repeat``
-gives each node its token, from which its depth and byte follow.  ``pre_order`` turns the
+``len - lcp`` new nodes (none for a second id with the same bytes); ``np.repeat`` of per-token
+values over those runs gives each node its depth and the position of its byte.  ``pre_order`` turns the
 depths into parents, subtree sizes, pop counts, levels and CSR children; the node where
 each token ends is the last of its run, and a ``bincount`` of those end nodes gives every
 node its run of ``sorted_tokens``.
 
 Measured on this 2-core machine for Llama-3 (128,000 text tokens, 274,521 nodes): ~58 ms
 (best of 21; 8 ms reading the token bytes, 14 ms order + LCP, 19 ms tree shape) and a 28 MB
-traced peak, 12.9 MB of which is the trie itself; a Python loop over prefixes took 0.6-1.0 s.  ``bench/bench_vocab_trie.py`` prints the current figures.
+traced peak, 12.9 MB of which is the trie itself; a Python loop over prefixes took 0.6-1.0 s.
+``bench/bench_vocab_trie.py`` prints the current figures.
 """
 
 from __future__ import annotations
@@ -60,8 +61,11 @@ def text_tokens(vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 
 def _joined(pieces: tuple[bytes, ...], batch: int = 8192) -> bytes:
-    """``b"".join(pieces)`` in batches: one join holds an 80-byte buffer record per piece,
-    10 MB at once for 128k tokens, which was a third of the build's peak memory."""
+    """``b"".join(pieces)``, in batches.
+
+    One join holds an 80-byte buffer record per piece: 10 MB at once for 128k tokens, which
+    was a third of the build's peak memory.
+    """
     return b"".join([b"".join(pieces[i : i + batch]) for i in range(0, len(pieces), batch)])
 
 

@@ -31,8 +31,8 @@ import numpy as np
 
 CHUNK = 7  # bytes per key: 56 bits of bytes + 8 bits of "how many are real"
 _COUNT_MASK = np.uint64(0xFF)
+_BYTE_POWERS = np.array([1 << (8 * k) for k in range(8)], dtype=np.uint64)  # 256**k
 # _KEEP_TOP_BYTES[r] keeps the r most significant bytes of a uint64 (r = 0..7).
-_BYTE_POWERS = np.array([1 << (8 * k) for k in range(8)], dtype=np.uint64)
 _KEEP_TOP_BYTES = np.array([((1 << (8 * r)) - 1) << (64 - 8 * r) for r in range(CHUNK + 1)], dtype=np.uint64)
 
 
@@ -47,7 +47,11 @@ def byte_windows(buf: np.ndarray) -> np.ndarray:
 
 
 def chunk_keys(windows: np.ndarray, starts: np.ndarray, lengths: np.ndarray, chunk: int) -> np.ndarray:
-    """The ``uint64`` key of chunk ``chunk`` of each string (``windows`` from ``byte_windows``)."""
+    """The ``uint64`` key of chunk ``chunk`` of each string (``windows`` from ``byte_windows``).
+
+    For ``chunk > 0`` every string must have at least ``7 * chunk`` bytes (the refinement only
+    asks for strings whose previous chunk was full), so the window starts inside the buffer.
+    """
     real = np.clip(lengths - CHUNK * chunk, 0, CHUNK)
     raw = windows[starts + CHUNK * chunk].astype(np.uint64)
     return (raw & _KEEP_TOP_BYTES[real]) | real.astype(np.uint64)
@@ -86,23 +90,40 @@ def lexicographic_order(
 
     chunk = 1
     while pending.size:
-        group = _group_numbers(pending, boundary)
-        keys = chunk_keys(windows, starts[order[pending]], lengths[order[pending]], chunk)
-        by_group_then_key = np.lexsort((keys, group))
-        order[pending] = order[pending][by_group_then_key]
-        keys = keys[by_group_then_key]
-        same_group = group[1:] == group[:-1]
-        separated = same_group & (keys[1:] != keys[:-1])
-        where = pending[1:][separated]
-        boundary[where] = True
-        lcp[where] = CHUNK * chunk + _shared_in_chunk(keys[:-1][separated], keys[1:][separated])
-        pending = _still_tied(pending, same_group & ~separated, keys)
+        pending = _refine(windows, starts, lengths, chunk, pending, order, boundary, lcp)
         chunk += 1
 
     identical = np.flatnonzero(~boundary)
     lcp[identical] = lengths[order[identical]]
     _order_identical_by_index(order, boundary)
     return order, lcp
+
+
+def _refine(
+    windows: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    chunk: int,
+    pending: np.ndarray,
+    order: np.ndarray,
+    boundary: np.ndarray,
+    lcp: np.ndarray,
+) -> np.ndarray:
+    """Sort the tie groups at ``pending`` by chunk ``chunk``; return the positions still tied.
+
+    Updates ``order``, ``boundary`` and ``lcp`` in place where neighbours get separated.
+    """
+    group = _group_numbers(pending, boundary)
+    keys = chunk_keys(windows, starts[order[pending]], lengths[order[pending]], chunk)
+    by_group_then_key = np.lexsort((keys, group))
+    order[pending] = order[pending][by_group_then_key]
+    keys = keys[by_group_then_key]
+    same_group = group[1:] == group[:-1]
+    separated = same_group & (keys[1:] != keys[:-1])
+    where = pending[1:][separated]
+    boundary[where] = True
+    lcp[where] = CHUNK * chunk + _shared_in_chunk(keys[:-1][separated], keys[1:][separated])
+    return _still_tied(pending, same_group & ~separated, keys)
 
 
 def _still_tied(positions: np.ndarray, tied_with_previous: np.ndarray, keys: np.ndarray) -> np.ndarray:
