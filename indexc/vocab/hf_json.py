@@ -42,6 +42,7 @@ from indexc.vocab.token_table import TokenTable, first_duplicate, ids_array
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 MAX_JSON_BYTES = 1 << 30  # a decompressed tokenizer.json larger than 1 GiB is not a tokenizer
+MAX_MERGES_CANDIDATES = 64  # "merges" strings looked at from the end before giving up on the cut
 MERGES_KEY = re.compile(rb'"merges"\s*:\s*\[')
 TRAILING_CLOSERS = re.compile(rb"\]\s*\}\s*\}\s*")
 
@@ -75,15 +76,20 @@ def without_trailing_merges(data: bytes) -> bytes | None:
     Merges are most of a BPE file (5.1 of Llama-3's 9.1 MB) and are never needed here.  The
     cut applies only to the layout every ``tokenizers`` file has: the merges array is the last
     value of ``model``, which is the last value of the document, so the text ends with
-    ``"merges": [ ... ] } }``.  The key is found as the last ``"merges"`` followed by ``:`` and
-    ``[`` whose quote is not escaped (inside a JSON string every quote is), and the
-    array as running from there to the last ``]``.  Any other layout returns None and the whole
-    file is parsed.  The cut array is not validated: a file broken only inside its merges loads.
+    ``"merges": [ ... ] } }``.  The key is the last ``"merges"`` followed by ``:`` and ``[``
+    whose quote is not escaped (inside a JSON string every quote is; a merge pair holding the
+    token ``merges`` is followed by ``,`` or ``]``), and the array runs from there to the last
+    ``]``.  Any other layout returns None and the whole file is parsed.  The cut array is not
+    validated: a file broken only inside its merges still loads.
     """
-    key = data.rfind(b'"merges"')
-    if key < 0 or not MERGES_KEY.match(data, key):
+    key = len(data)
+    for _ in range(MAX_MERGES_CANDIDATES):
+        key = data.rfind(b'"merges"', 0, key)
+        if key < 0 or MERGES_KEY.match(data, key):
+            break
+    else:
         return None
-    if data[key - 1:key] == b"\\":  # an escaped quote: inside a string after all
+    if key < 0 or data[key - 1:key] == b"\\":  # not found, or an escaped quote inside a string
         return None
     close = data.rfind(b"]")
     if close < key or not TRAILING_CLOSERS.fullmatch(data, close):
