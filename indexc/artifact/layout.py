@@ -22,7 +22,7 @@ import msgpack
 import numpy as np
 
 from indexc.artifact.header import canonical
-from indexc_runtime.format import MAGIC, PREFIX, SECTIONS, align
+from indexc_runtime.format import MAGIC, MAX_HEADER_BYTES, PREFIX, SECTIONS, align
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,9 @@ def plan_container(fields: dict, arrays: dict[str, np.ndarray]) -> ContainerPlan
         placed.append((offset, array))
         offset += array.nbytes
     header = msgpack.packb(canonical({**fields, "sections": entries}, "header"), use_bin_type=True)
+    if len(header) > MAX_HEADER_BYTES:
+        raise ValueError(f"the header would take {len(header):,} bytes, more than the format's limit of "
+                         f"{MAX_HEADER_BYTES:,} (is the constraint source or the stats map that large?)")
     prefix = PREFIX.pack(MAGIC, len(header), zlib.crc32(header))
     return ContainerPlan(prefix, header, align(PREFIX.size + len(header)), tuple(placed))
 

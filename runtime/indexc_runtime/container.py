@@ -5,7 +5,8 @@ except the few padding bytes between them:
 1. magic (a file of another kind or another container version is named as such);
 2. header length (at most ``MAX_HEADER_BYTES``, inside the file) and header CRC-32, so a
    flipped bit in the header is caught before a single field is believed;
-3. msgpack decoding and ``header.parse_header``;
+3. msgpack decoding, with limits on the length of any list or map (a crafted header cannot
+   make the decoder build millions of objects), and ``header.parse_header``;
 4. layout: every section inside the file, in offset order, not overlapping, the bytes between
    them (and after the header) zero, and the file ending exactly where the last section ends.
    With the checksums this makes any single flipped bit or truncation detectable.
@@ -23,7 +24,15 @@ import msgpack
 import numpy as np
 
 from indexc_runtime.errors import ArtifactError
-from indexc_runtime.format import MAGIC, MAGIC_FAMILY, MAX_HEADER_BYTES, PREFIX, align
+from indexc_runtime.format import (
+    MAGIC,
+    MAGIC_FAMILY,
+    MAX_HEADER_ARRAY,
+    MAX_HEADER_BYTES,
+    MAX_HEADER_MAP,
+    PREFIX,
+    align,
+)
 from indexc_runtime.header import Header, SectionInfo, parse_header
 from indexc_runtime.source import open_artifact_bytes
 
@@ -112,7 +121,8 @@ def _read_prefix(buffer: memoryview, source: str) -> memoryview:
 
 def _decode_msgpack(header_bytes: memoryview, source: str) -> object:
     try:
-        return msgpack.unpackb(header_bytes, raw=False, strict_map_key=True, use_list=True)
+        return msgpack.unpackb(header_bytes, raw=False, strict_map_key=True, use_list=True,
+                               max_array_len=MAX_HEADER_ARRAY, max_map_len=MAX_HEADER_MAP)
     except Exception as exc:  # the decoder's exception types vary by version; any failure means "not msgpack"
         raise ArtifactError(f"the header is not valid msgpack: {exc}", source=source) from None
 

@@ -37,7 +37,9 @@ INDEX_KIND = "dfa"  # a future grammar artifact (lexer tables + Earley rules) ge
 BYTE_ORDER = "little"
 
 # Limits that keep a hostile or corrupted file from driving allocations or loops.
-MAX_HEADER_BYTES = 16 << 20
+MAX_HEADER_BYTES = 4 << 20  # decoded, a header can take ~12x its size in Python objects
+MAX_HEADER_ARRAY = 1 << 16  # entries of any one list in the header (eos ids, section shapes...)
+MAX_HEADER_MAP = 1 << 12  # keys of any one map in the header
 MAX_SECTIONS = 64
 MAX_VOCAB_SIZE = 1 << 24  # 16.7 M ids: 60x the largest real vocabulary; bounds mask buffers
 MAX_DECOMPRESSED_BYTES = 4 << 30  # the .zst shipping form is inflated into memory

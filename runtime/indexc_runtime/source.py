@@ -4,9 +4,9 @@
   microseconds whatever the size, and pages are read from disk only when a mask touches them.
 - A path to the ``.zst`` shipping form, or bytes starting with the zstandard magic, are
   inflated into memory (the name does not matter: the first four bytes decide).  Inflation is
-  streamed in chunks with a hard cap (``MAX_DECOMPRESSED_BYTES``), so a frame header that
+  fed in small pieces with a hard cap (``MAX_DECOMPRESSED_BYTES``), so a frame header that
   claims a huge content size never drives an allocation; memory grows only with bytes that
-  really come out of the decoder.
+  really come out of the decoder.  One complete frame, nothing after it.
 - Bytes-like objects are used in place when they are 8-byte aligned (so that int64 views are
   aligned), else copied once into an aligned buffer.
 
@@ -25,7 +25,7 @@ import zstandard
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.format import ALIGNMENT, MAX_DECOMPRESSED_BYTES, ZSTD_MAGIC
 
-_CHUNK = 1 << 20
+_FEED = 4096
 
 
 def open_artifact_bytes(path_or_bytes) -> tuple[memoryview, str]:
@@ -53,27 +53,31 @@ def open_artifact_bytes(path_or_bytes) -> tuple[memoryview, str]:
 
 
 def _inflate(compressed: memoryview, name: str) -> memoryview:
-    """Decompress one zstandard frame, in chunks, refusing more than the cap."""
+    """Decompress exactly one complete zstandard frame, fed in small pieces, refusing more than the cap.
+
+    Feeding ``_FEED`` input bytes at a time bounds what one call can produce (a 4-byte RLE block
+    inflates to at most 128 KiB), so the cap is checked before memory runs away.  The frame must
+    end exactly at the end of the input: a missing checksum or trailing bytes are damage.
+    """
     chunks: list[bytes] = []
     total = 0
+    decoder = zstandard.ZstdDecompressor().decompressobj()
     try:
-        reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=False)
-        while True:
-            chunk = reader.read(_CHUNK)
-            if not chunk:
-                break
+        for start in range(0, compressed.nbytes, _FEED):
+            chunk = decoder.decompress(compressed[start : start + _FEED])
             total += len(chunk)
             if total > MAX_DECOMPRESSED_BYTES:
-                raise ArtifactError(
-                    f"the zstandard form inflates to more than {MAX_DECOMPRESSED_BYTES:,} bytes", source=name
-                )
+                raise ArtifactError(f"the zstandard form inflates to more than {MAX_DECOMPRESSED_BYTES:,} bytes",
+                                    source=name)
             chunks.append(chunk)
-        declared = zstandard.frame_content_size(compressed)
+            if decoder.eof:
+                break
     except zstandard.ZstdError as exc:
         raise ArtifactError(f"the zstandard form cannot be decompressed: {exc}", source=name) from None
-    if declared >= 0 and declared != total:
-        raise ArtifactError(f"the zstandard form is truncated or corrupted: its frame declares {declared:,} "
-                            f"bytes, {total:,} came out", source=name)
+    if not decoder.eof:
+        raise ArtifactError("the zstandard form is truncated (its frame does not end)", source=name)
+    if decoder.unused_data or start + _FEED < compressed.nbytes:
+        raise ArtifactError("unexpected bytes after the zstandard frame", source=name)
     buffer = _aligned_empty(total)
     position = 0
     for chunk in chunks:

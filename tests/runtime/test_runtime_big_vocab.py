@@ -1,0 +1,55 @@
+"""A Llama-3-sized vocabulary (128,256 ids): all three mask forms, filled and advanced on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import handmade
+import indexc_runtime
+from indexc_runtime import TokenNotAllowed
+
+MASKS = handmade.big_masks()
+
+
+@pytest.fixture(scope="module")
+def big_index(big_artifact):
+    return indexc_runtime.load(big_artifact, verify=True)
+
+
+def test_the_masks_use_every_storage_form(big_index):
+    assert big_index.mask_form_counts() == {"dense": 1, "sparse": 2, "complement": 1}
+    assert big_index.mask_words == 4008
+
+
+@pytest.mark.parametrize("state", range(4))
+def test_fill_gives_the_mask_of_each_form(big_index, state):
+    out = np.full((2, big_index.mask_words), -1, dtype=np.int32)
+    matcher = big_index.matcher()
+    matcher._state = state  # the table's states are not all reachable from 0 in one step
+    matcher.fill_bitmask(out, row=1)
+    bits = np.unpackbits(out[1].view(np.uint8), bitorder="little")
+    assert np.array_equal(np.flatnonzero(bits), MASKS[state])
+    assert np.array_equal(matcher.allowed_token_ids(), MASKS[state])
+    assert (out[0] == -1).all()
+
+
+def test_advance_and_batch_fill(big_index):
+    matchers = [big_index.matcher() for _ in range(3)]
+    matchers[1].advance(int(MASKS[0][0]))
+    matchers[2].advance(int(MASKS[0][-1]))
+    matchers[2].advance(int(MASKS[1][5]))
+    out = np.zeros((3, big_index.mask_words), dtype=np.int32)
+    indexc_runtime.fill_bitmasks(matchers, out)
+    for row, state in enumerate([0, 1, 2]):
+        assert np.array_equal(np.flatnonzero(np.unpackbits(out[row].view(np.uint8), bitorder="little")), MASKS[state])
+    excluded = int(np.setdiff1d(np.arange(128_000), MASKS[2])[0])
+    with pytest.raises(TokenNotAllowed, match=f"token {excluded} is not allowed in state 2"):
+        matchers[2].advance(excluded)
+    matchers[2].advance(handmade.BIG_EOS[1])
+    assert matchers[2].is_finished()
+
+
+def test_special_ids_come_from_their_section(big_index):
+    assert np.array_equal(big_index.special_token_ids, np.arange(128_000, 128_256))
+    assert big_index.eos_token_ids == handmade.BIG_EOS

@@ -1,0 +1,97 @@
+"""A damaged artifact is always an ArtifactError: never another exception, a crash, a hang or a
+huge allocation.
+
+The golden file is small, so every one of its sections is checksummed at load: any single
+changed bit or truncation must be refused by ``load`` itself.  Exhaustive over offsets (one
+flipped bit per byte, every truncation length), plus random multi-byte damage (hypothesis),
+plus the zstandard shipping form.  Each load's peak Python-visible allocation (numpy reports
+to tracemalloc) must stay small: no header field may drive an allocation.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import indexc_runtime
+import surgery
+from indexc_runtime import ArtifactError
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
+RAW = (GOLDEN / "format-v1-small.idx").read_bytes()
+COMPRESSED = (GOLDEN / "format-v1-small.idx.zst").read_bytes()
+MAX_PEAK_BYTES = 4 << 20
+
+
+def assert_refused(data: bytes) -> None:
+    tracemalloc.start()
+    try:
+        with pytest.raises(ArtifactError):
+            index = indexc_runtime.load(data)
+            matcher = index.matcher()  # not reached for the golden file; kept in case load lets one pass
+            matcher.allowed_token_ids()
+            matcher.advance(37)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < MAX_PEAK_BYTES
+
+
+def test_the_golden_file_itself_loads():
+    indexc_runtime.load(RAW, verify=True)
+
+
+def test_one_flipped_bit_at_every_offset_is_refused():
+    for offset in range(len(RAW)):
+        damaged = bytearray(RAW)
+        damaged[offset] ^= 1 << (offset % 8)
+        with pytest.raises(ArtifactError):
+            indexc_runtime.load(bytes(damaged))
+
+
+def test_every_truncation_is_refused():
+    for length in range(len(RAW)):
+        with pytest.raises(ArtifactError):
+            indexc_runtime.load(RAW[:length])
+    with pytest.raises(ArtifactError, match="unexpected bytes after the last section"):
+        indexc_runtime.load(RAW + b"\x00")
+
+
+@settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(RAW) - 1), st.integers(1, 255)), min_size=1, max_size=6),
+       st.integers(0, len(RAW)))
+def test_random_damage_is_refused_without_large_allocations(edits, length):
+    damaged = bytearray(RAW)
+    for offset, mask in edits:
+        damaged[offset] ^= mask
+    damaged = bytes(damaged[:length])
+    if damaged == RAW:
+        return
+    assert_refused(damaged)
+
+
+@settings(max_examples=100, deadline=2000)
+@given(st.integers(0, len(COMPRESSED) - 1), st.integers(1, 255), st.booleans())
+def test_a_damaged_shipping_form_is_refused(offset, mask, truncate):
+    if truncate:
+        damaged = COMPRESSED[:offset]
+    else:
+        damaged = bytearray(COMPRESSED)
+        damaged[offset] ^= mask
+        damaged = bytes(damaged)
+    assert_refused(damaged)
+
+
+@pytest.mark.parametrize("change", [
+    lambda h: surgery.section(h, "dense_masks").update(shape=[1 << 30, 10], nbytes=(1 << 30) * 40),
+    lambda h: surgery.section(h, "live_tokens").update(shape=[1 << 40], nbytes=4 << 40),
+    lambda h: h["vocab"].update(size=1 << 24),
+    lambda h: h.update(n_states=(1 << 31) - 1),
+    lambda h: h["vocab"].update(eos_ids=list(range(1 << 17))),
+])
+def test_crafted_huge_sizes_with_valid_checksums_allocate_nothing(change):
+    assert_refused(surgery.rewrite_header(RAW, change))
