@@ -2,8 +2,9 @@
 
 The printable form decodes what is valid UTF-8 and escapes the rest, so ``b" caf\\xc3\\xa9"``
 shows as `` café`` and a partial sequence ``b"\\xe4\\xbd"`` as ``\\xe4\\xbd``.  Escapes are
-``\\n``, ``\\r``, ``\\t``, ``\\\\`` and ``\\xNN`` for other control characters (C0, DEL, C1)
-and undecodable bytes, so distinct byte strings never print the same.
+``\\n``, ``\\r``, ``\\t``, ``\\\\``, ``\\xNN`` for other ASCII controls and for undecodable
+bytes (always 0x80 and up), ``\\uNNNN`` for C1 controls, so distinct byte strings never print
+the same.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ _NAMED_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 def _escape_table() -> dict[int, str]:
     table = {ord(char): escape for char, escape in _NAMED_ESCAPES.items()}
-    for code in [*range(0x20), *range(0x7F, 0xA0)]:
+    for code in [*range(0x20), 0x7F]:
         table.setdefault(code, f"\\x{code:02x}")
+    for code in range(0x80, 0xA0):  # C1 controls: \u, since \x80..\xff name undecodable bytes
+        table[code] = f"\\u{code:04x}"
     # surrogateescape turns an undecodable byte b into U+DC00 + b.
     table.update({0xDC00 + byte: f"\\x{byte:02x}" for byte in range(0x80, 0x100)})
     return table
