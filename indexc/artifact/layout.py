@@ -44,7 +44,7 @@ class ContainerPlan:
         for offset, array in self.sections:
             start = self.data_start + offset
             handle.write(bytes(start - position))
-            handle.write(memoryview(array).cast("B"))
+            handle.write(_raw_bytes(array))
             position = start + array.nbytes
 
     def to_bytes(self) -> bytes:
@@ -65,7 +65,7 @@ def plan_container(fields: dict, arrays: dict[str, np.ndarray]) -> ContainerPlan
             "shape": list(array.shape),
             "offset": offset,
             "nbytes": array.nbytes,
-            "crc32": zlib.crc32(memoryview(array).cast("B")),
+            "crc32": zlib.crc32(_raw_bytes(array)),
         })
         placed.append((offset, array))
         offset += array.nbytes
@@ -76,3 +76,7 @@ def plan_container(fields: dict, arrays: dict[str, np.ndarray]) -> ContainerPlan
     prefix = PREFIX.pack(MAGIC, len(header), zlib.crc32(header))
     return ContainerPlan(prefix, header, align(PREFIX.size + len(header)), tuple(placed))
 
+
+def _raw_bytes(array: np.ndarray) -> np.ndarray:
+    """The array's bytes as a flat uint8 view (no copy; works for empty arrays too)."""
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8)
