@@ -20,6 +20,8 @@ def add_tokenizer_arguments(parser: argparse.ArgumentParser, *, flag: str = "--t
                         help="end-of-sequence token ids (default: from the tokenizer and its config)")
     parser.add_argument("--vocab-size", metavar="N", type=int, default=None,
                         help="model vocabulary size when larger than the tokenizer's (extra ids are holes)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="do not use the vocabulary+trie cache (INDEXC_CACHE_DIR, default ~/.cache/indexc)")
 
 
 def parse_id_list(text: str) -> tuple[int, ...]:
@@ -30,14 +32,21 @@ def parse_id_list(text: str) -> tuple[int, ...]:
 
 
 def load_tokenizer(args: argparse.Namespace):
-    """(Vocabulary, load time in ms) for the tokenizer options of ``args``."""
-    from indexc.vocab import load_vocabulary
+    """(Vocabulary, load time in ms) for the tokenizer options of ``args`` (through the cache)."""
+    vocab, _, load_ms, _ = load_tokenizer_and_trie(args)
+    return vocab, load_ms
+
+
+def load_tokenizer_and_trie(args: argparse.Namespace):
+    """(Vocabulary, TokenTrie, load time in ms, cache hit) for the tokenizer options of ``args``."""
+    from indexc.trie.cache import load_vocabulary_and_trie
 
     t0 = time.perf_counter()
-    vocab = load_vocabulary(
-        args.tokenizer, config_path=args.tokenizer_config, eos_ids=args.eos, vocab_size=args.vocab_size
+    vocab, trie, hit = load_vocabulary_and_trie(
+        args.tokenizer, config_path=args.tokenizer_config, eos_ids=args.eos, vocab_size=args.vocab_size,
+        cache_dir=None if getattr(args, "no_cache", False) else "default",
     )
-    return vocab, round((time.perf_counter() - t0) * 1000.0, 3)
+    return vocab, trie, round((time.perf_counter() - t0) * 1000.0, 3), hit
 
 
 def print_json(obj: dict) -> None:
