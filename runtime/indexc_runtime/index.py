@@ -127,6 +127,23 @@ class Index:
             raise IndexError(f"state {state} is outside [0, {self.n_states})")
         return self._masks.token_ids(self._automaton.state_mask[state])
 
+    def mask_token_ids(self, mask_id: int) -> np.ndarray:
+        """Sorted token ids of one stored (unique) mask."""
+        if not 0 <= mask_id < self.n_masks:
+            raise IndexError(f"mask {mask_id} is outside [0, {self.n_masks})")
+        return self._masks.token_ids(mask_id)
+
+    def section(self, name: str) -> np.ndarray:
+        """A section's raw read-only array, checksum verified (for tools: inspect, diff).
+
+        Serving never needs this; the values are as stored, bounds are checked only for the
+        sections the matcher has already used.
+        """
+        if name not in self._container.header.sections:
+            raise KeyError(f"no section {name!r} in {self.source}")
+        self._container.verify_checksum(name)
+        return self._container.array(name)
+
     @cached_property
     def _automaton(self) -> Automaton:
         return Automaton.from_container(self._container)
