@@ -53,7 +53,7 @@ def resolve_eos_ids(
     """The eos set of a vocabulary whose tokens are ``names``/``kinds`` (see the module rule)."""
     size = len(names)
     if override is not None:
-        return {_checked_id(i, size, "--eos", source) for i in override}
+        return {_checked_id(i, size, "eos", source) for i in override}
     eos = {_checked_id(i, size, "declared eos", source) for i in declared_ids}
     special_ids = np.flatnonzero(kinds == TokenKind.SPECIAL).tolist()
     special_by_name = {names[i]: i for i in reversed(special_ids)}

@@ -13,8 +13,8 @@ specification says, arrays nest at most ``MAX_ARRAY_DEPTH`` deep, and every fail
 ``VocabularyError`` naming the file, the byte offset and the key being read.
 
 Values of keys the caller does not ask for are skipped without being decoded; skipping an
-array of strings still walks its lengths (about 0.2 us per string, 60 ms for Llama-3's
-280,000 merges).
+array of strings still walks its lengths (0.16 us per string: 45 ms for Llama-3's 280,147
+merges).  A GGUF holding Llama-3's tokens, types and merges loads in about 150 ms.
 
 Not supported: GGUF v1 (32-bit counts, superseded in 2023) and big-endian files (rare, and
 recognisable: their version reads as a byte-swapped 2 or 3); both are refused by name.

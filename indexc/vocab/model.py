@@ -4,7 +4,7 @@ Why bytes and not strings: a constraint is matched against the UTF-8 bytes of th
 tokens of byte-level BPE (GPT-2, Llama-3, Qwen2) or byte-fallback SentencePiece (`<0xNN>`)
 are often partial UTF-8 sequences.  The bytes of a token are what the token stands for under
 the tokenizer's own rules, so that the bytes of an encoded text's tokens concatenate to the
-text's UTF-8 bytes (SentencePiece's leading `▁` stands for a space: see ``hf_json``).
+text's UTF-8 bytes (SentencePiece's leading `▁` stands for a space: see ``sentencepiece``).
 
 Token kinds (``TokenKind``) decide what a mask may contain:
 - ``NORMAL``, ``BYTE`` (a byte-fallback token `<0xNN>`) and ``USER`` (an added, non-special

@@ -63,7 +63,7 @@ class TokenTable:
     def place(self, token_id: int, data: bytes, kind: TokenKind, name: str) -> None:
         """Fill (or overwrite) one id."""
         self._check_range(token_id, token_id)
-        self.token_bytes[token_id] = b"" if kind == TokenKind.SPECIAL else data
+        self.token_bytes[token_id] = data
         self.names[token_id] = name
         self.kinds[token_id] = kind
 
@@ -78,6 +78,7 @@ class TokenTable:
         token_bytes = self.token_bytes
         for i in np.flatnonzero(special & ~empty).tolist():
             token_bytes[i] = b""
+        kinds.flags.writeable = False  # the fingerprint is cached: the vocabulary must not change
         return Vocabulary(
             token_bytes=tuple(token_bytes),
             kinds=kinds,
@@ -90,7 +91,7 @@ class TokenTable:
     def _pad_to(self, vocab_size: int) -> None:
         if vocab_size < self.size:
             raise VocabularyError(
-                f"--vocab-size {vocab_size} is smaller than the tokenizer's {self.size} ids",
+                f"model vocab size {vocab_size} is smaller than the tokenizer's {self.size} ids",
                 source=self.source,
             )
         check_size(vocab_size, self.source)

@@ -86,7 +86,7 @@ def test_config_option(capsys, bundled_tokenizer, tmp_path):
     [
         (["{dir}/absent.json"], "cannot read tokenizer"),
         (["{dir}/garbage.json"], "not a tokenizer.json"),
-        (["{t5}", "--eos", "40000"], "--eos id 40000 is not a token id"),
+        (["{t5}", "--eos", "40000"], "eos id 40000 is not a token id"),
         (["{t5}", "--vocab-size", "10"], "is smaller than the tokenizer's 32100 ids"),
     ],
 )

@@ -77,12 +77,12 @@ def test_override_replaces_everything_and_is_checked(mistral_copy, tmp_path):
     config.write_text("not json", encoding="utf-8")
     assert load_vocabulary(mistral_copy, config_path=config, eos_ids=[5, 3]).eos_ids == (3, 5)
     assert load_vocabulary(mistral_copy, eos_ids=[]).eos_ids == ()
-    with pytest.raises(VocabularyError, match="--eos id 32000 is not a token id"):
+    with pytest.raises(VocabularyError, match="eos id 32000 is not a token id"):
         load_vocabulary(mistral_copy, eos_ids=[32000])
 
 
 def test_vocab_size_smaller_than_the_tokenizer_is_refused(mistral_copy):
-    with pytest.raises(VocabularyError, match="--vocab-size 100 is smaller than the tokenizer's 32000 ids"):
+    with pytest.raises(VocabularyError, match="model vocab size 100 is smaller than the tokenizer's 32000 ids"):
         load_vocabulary(mistral_copy, vocab_size=100)
 
 

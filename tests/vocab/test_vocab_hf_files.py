@@ -166,6 +166,8 @@ BAD_DOCUMENTS = {
                         r"added_tokens\[0\] needs"),
     "bad unigram entry": (json.dumps({"model": {"type": "Unigram", "unk_id": 0, "vocab": [["a", 0.0], 5]}}).encode(),
                           r"not a \[piece, score\] pair"),
+    "unigram strings": (json.dumps({"model": {"type": "Unigram", "unk_id": 0, "vocab": ["ab", "cd"]}}).encode(),
+                        r"not a \[piece, score\] pair"),
     "bad unk_id": (json.dumps({"model": {"type": "Unigram", "unk_id": 9, "vocab": [["a", 0.0]]}}).encode(),
                    "unk_id 9 is not a piece id"),
     "lone surrogate": (b'{"model": {"type": "BPE", "vocab": {"\\ud800": 0}, "merges": []},'
