@@ -157,7 +157,7 @@ def run_job(job: dict, timeout: float) -> dict:
     return json.loads(lines[-1])
 
 
-COLUMNS = ["regex", "engine", "compile ms", "peak MB", "size", "states",
+COLUMNS = ["regex", "engine", "compile ms", "peak MB", "peak MB w/ walk", "size", "states",
            "mask p50 µs", "mask p99 µs", "advance p50 µs", "valid example accepted"]
 
 
@@ -177,7 +177,9 @@ def _row(result: dict, baseline_kib: int | None) -> list[str]:
         peak, mark = peak - baseline_kib, "†"
     mask, advance = result.get("mask_us") or [], result.get("advance_us") or []
     accepted = "yes" if result.get("accepted") else f"no: {result.get('failure', '')}"
-    return [f"{result['compile_ms']:,.1f}", f"{peak / 1024:,.1f}{mark}", _size(result["serialized_bytes"]),
+    walk_peak = result.get("walk_peak_kib")
+    return [f"{result['compile_ms']:,.1f}", f"{peak / 1024:,.1f}{mark}",
+            f"{walk_peak / 1024:,.1f}" if walk_peak is not None else "—", _size(result["serialized_bytes"]),
             f"{result['states']:,}" if result.get("states") is not None else "—",
             _percentile(mask, 50), _percentile(mask, 99), _percentile(advance, 50), accepted]
 
@@ -189,7 +191,9 @@ def render_notes(tokenizer: str, eos_ids: list[int], notes: dict, baseline_kib: 
         lines.append(f"- † indexc: peak RSS of the `indexc compile` process minus that of the same command on "
                      f"the regex `{PEAK_BASELINE_REGEX}` ({baseline_kib / 1024:,.1f} MB).")
     lines.append("- Compile excludes loading the tokenizer (every engine caches it per tokenizer); "
-                 "llguidance builds its lexer lazily, so its work shows in the first masks.")
+                 "llguidance builds its lexer lazily, so its work shows in the first masks and in "
+                 "\"peak MB w/ walk\" (growth from before the compile to the end of the walk; for indexc, "
+                 "the runtime's load and walk only).")
     return "\n".join(lines)
 
 

@@ -6,6 +6,9 @@ Compile = ``GrammarCompiler(info, max_threads=1, cache_enabled=False).compile_re
 thread, like the other engines; no cache, so every compile is a real one).  Size is the length
 of ``CompiledGrammar.serialize_json()``; ``memory_size_bytes`` goes to the extra figures.  The
 walk is ``fill_next_token_bitmask`` into its torch int32 row and ``accept_token``.
+xgrammar's regex reader refuses a raw newline inside a character class ("Character class
+should not contain newline"), so raw newlines are passed as the escape ``\\n``, which means
+the same character.
 xgrammar's ``\\d \\w \\s`` are ASCII (DESIGN.md), so on Unicode-class regexes it answers a
 slightly different question.
 """
@@ -31,7 +34,7 @@ class XgrammarEngine:
         return xgrammar.GrammarCompiler(info, max_threads=1, cache_enabled=False)
 
     def compile(self, tokenizer: xgrammar.GrammarCompiler, regex: str) -> Compiled:
-        grammar = tokenizer.compile_regex(regex)
+        grammar = tokenizer.compile_regex(regex.replace("\n", "\\n"))
         return Compiled(grammar, serialized_bytes=len(grammar.serialize_json().encode("utf-8")),
                         extra={"memory_size_bytes": int(grammar.memory_size_bytes)})
 
