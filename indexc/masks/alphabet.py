@@ -31,9 +31,15 @@ class ByteAlphabet:
         return int(self.class_transitions.shape[1])
 
 
-def byte_alphabet(dfa: ByteDFA, *, merge: bool = True) -> ByteAlphabet:
-    """Compress the byte columns of ``dfa`` into classes (``merge=False``: one class per byte)."""
-    columns = np.ascontiguousarray(dfa.transitions.T)  # (256, n_states)
+def byte_alphabet(dfa: ByteDFA, *, merge: bool = True, rows: np.ndarray | None = None) -> ByteAlphabet:
+    """Compress the byte columns of ``dfa`` into classes (``merge=False``: one class per byte).
+
+    ``rows`` (bool per state) restricts which states' rows define the classes: literal muting
+    merges bytes that only the muted states tell apart.  The transitions of the other rows are
+    then not exact, and the walk never reads them (it leaves class mode at a muted state).
+    """
+    table = dfa.transitions if rows is None else dfa.transitions[rows]
+    columns = np.ascontiguousarray(table.T)  # (256, n_rows)
     if merge:
         _, first_index, inverse = np.unique(columns, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
@@ -48,3 +54,8 @@ def byte_alphabet(dfa: ByteDFA, *, merge: bool = True) -> ByteAlphabet:
     class_transitions = np.ascontiguousarray(dfa.transitions[:, representative], dtype=np.int32)
     dead_class = np.all(class_transitions == DEAD, axis=0)
     return ByteAlphabet(class_of_byte, class_transitions, dead_class)
+
+
+def dead_bytes(dfa: ByteDFA) -> np.ndarray:
+    """Bool per byte: it kills the match in every state (a token holding it is never allowed)."""
+    return np.all(dfa.transitions == DEAD, axis=0)

@@ -38,6 +38,8 @@ class ClassTrie:
     token_offsets: np.ndarray  # int64 (n+1,): tokens ending at c are tokens[token_offsets[c]:...]
     tokens: np.ndarray  # int32: token ids grouped by class node
     pruned_tokens: int  # text tokens removed by dead-byte pruning
+    byte_node_offsets: np.ndarray  # int64 (n+1,): byte-trie nodes mapped to c (CSR); empty if not asked
+    byte_nodes: np.ndarray  # int64: byte-trie node ids grouped by class node
 
     @property
     def n_nodes(self) -> int:
@@ -55,15 +57,22 @@ def surviving_nodes(trie: TokenTrie, node_dead: np.ndarray) -> np.ndarray:
 def build_class_trie(
     trie: TokenTrie,
     class_of_byte: np.ndarray,
-    dead_class: np.ndarray,
+    n_classes: int,
+    dead_byte: np.ndarray,
     *,
     prune_dead: bool = True,
+    with_byte_nodes: bool = False,
 ) -> ClassTrie:
-    """Map the byte trie onto byte classes, dropping dead subtrees when ``prune_dead``."""
-    n_classes = int(dead_class.shape[0])
+    """Map the byte trie onto byte classes, dropping subtrees under a dead byte when ``prune_dead``.
+
+    Deadness is per byte (dead in every state), not per class: with literal muting the walk's
+    classes ignore the muted states' rows, so a class may hold a dead byte and a byte only a
+    muted state uses.  ``with_byte_nodes`` also returns which byte nodes each class node
+    stands for (what the walk needs to leave class mode at a muted state).
+    """
     byte_class = class_of_byte[trie.byte].astype(np.int64)
     if prune_dead:
-        node_dead = dead_class[byte_class]
+        node_dead = dead_byte[trie.byte]
         node_dead[0] = False
         keep = surviving_nodes(trie, node_dead)
     else:
@@ -93,7 +102,20 @@ def build_class_trie(
     child_offsets = np.searchsorted(parent_of, np.arange(next_id + 1)).astype(np.int64) + 1
 
     tokens, token_offsets, pruned = _tokens_by_class_node(trie, class_node, next_id)
-    return ClassTrie(node_class, child_offsets, token_offsets, tokens, pruned)
+    if with_byte_nodes:
+        byte_nodes, byte_node_offsets = _group_by(class_node, next_id)
+    else:
+        byte_nodes, byte_node_offsets = np.zeros(0, np.int64), np.zeros(next_id + 1, np.int64)
+    return ClassTrie(node_class, child_offsets, token_offsets, tokens, pruned, byte_node_offsets, byte_nodes)
+
+
+def _group_by(owner: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices i with owner[i] >= 0, grouped by owner (CSR: members, offsets)."""
+    members = np.flatnonzero(owner >= 0)
+    members = members[np.argsort(owner[members], kind="stable")]
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner[members], minlength=n_groups), out=offsets[1:])
+    return members, offsets
 
 
 def _tokens_by_class_node(trie: TokenTrie, class_node: np.ndarray, n_class_nodes: int):

@@ -2,7 +2,8 @@
 
 Order of work, each step its own module:
 1. ``alphabet``: byte classes of the DFA (and the dead classes);
-2. ``class_trie``: the token trie over classes, dead subtrees pruned;
+2. ``literals``: the states of long literals, muted out of the walk's classes;
+   ``class_trie``: the token trie over the walk's classes, dead subtrees pruned;
 3. ``traverse``: the level-by-level frontier walk, in chunks of origin states, in worker
    processes (joblib) when the estimated work is big enough to pay for them (a loky worker
    pool costs ~0.3-1 s to start, more than a whole small compile);
@@ -18,13 +19,14 @@ import time
 import numpy as np
 
 from indexc.automaton.byte_dfa import ByteDFA
-from indexc.masks.alphabet import ByteAlphabet, byte_alphabet
-from indexc.masks.class_trie import ClassTrie, build_class_trie
+from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_bytes
+from indexc.masks.class_trie import build_class_trie
+from indexc.masks.literals import muted_states
 from indexc.masks.dedupe import MaskInterner
 from indexc.masks.options import MaskOptions
 from indexc.masks.table import MaskTable
 from indexc.masks.token_sequences import class_sequences
-from indexc.masks.traverse import hit_sets_by_origin, tokens_of_nodes
+from indexc.masks.traverse import WalkPlan, hit_sets_by_origin, tokens_of_hits
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
@@ -47,31 +49,29 @@ def compute_mask_table(
     timings = {} if timings is None else timings
     t0 = time.perf_counter()
     alphabet = byte_alphabet(dfa, merge=options.byte_classes)
-    walk_alphabet = alphabet if options.token_classes else byte_alphabet(dfa, merge=False)
-    class_trie = build_class_trie(
-        trie, walk_alphabet.class_of_byte, walk_alphabet.dead_class, prune_dead=options.dead_byte_pruning
-    )
+    plan = _walk_plan(dfa, trie, alphabet, options)
     timings["class_trie_ms"] = _ms_since(t0)
 
     t1 = time.perf_counter()
-    per_state = _walk_all_states(class_trie, walk_alphabet, dfa.n_states, options)
+    per_state = _walk_all_states(plan, dfa.n_states, options)
     timings["walk_ms"] = _ms_since(t1)
 
     t2 = time.perf_counter()
     interner = MaskInterner()
-    state_mask = np.array(
-        [interner.add(hits, bool(dfa.accepting[state])) for state, hits in enumerate(per_state)], dtype=np.int32
-    )
-    masks = _expand_masks(class_trie, interner, vocab)
-    live = _live_tokens(class_trie, interner, vocab.size)
+    hit_mask = [interner.add(hits, bool(dfa.accepting[state])) for state, hits in enumerate(per_state)]
+    masks, mask_of_hit_set = _expand_masks(plan, interner, vocab)
+    state_mask = mask_of_hit_set[np.array(hit_mask, dtype=np.int64)].astype(np.int32)
+    live = _live_tokens(plan, interner, vocab.size)
     offsets, data = class_sequences(vocab, live, alphabet.class_of_byte)
     timings["tables_ms"] = _ms_since(t2)
 
     stats = {
         "states": dfa.n_states,
         "classes": alphabet.n_classes,
-        "class_trie_nodes": class_trie.n_nodes,
-        "pruned_tokens": class_trie.pruned_tokens,
+        "walk_classes": int(plan.class_transitions.shape[1]),
+        "class_trie_nodes": plan.class_trie.n_nodes,
+        "pruned_tokens": plan.class_trie.pruned_tokens,
+        "muted_states": int(plan.muted.sum()),
         "unique_masks": len(masks),
         "live_tokens": int(live.size),
     }
@@ -88,49 +88,68 @@ def compute_mask_table(
     )
 
 
-def _walk_all_states(
-    class_trie: ClassTrie, alphabet: ByteAlphabet, n_states: int, options: MaskOptions
-) -> list[np.ndarray]:
+def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, options: MaskOptions) -> WalkPlan:
+    """The walk's alphabet (muted rows left out), class trie, and tables."""
+    muted = muted_states(dfa, options.min_literal_length if options.mute_literals else 0)
+    if not options.token_classes:
+        walk_alphabet = byte_alphabet(dfa, merge=False)
+        muted = np.zeros(dfa.n_states, dtype=bool)  # the class trie is the byte trie: nothing to mute
+    elif muted.any():
+        walk_alphabet = byte_alphabet(dfa, merge=True, rows=~muted)
+    else:
+        walk_alphabet = alphabet
+    class_trie = build_class_trie(
+        trie, walk_alphabet.class_of_byte, walk_alphabet.n_classes, dead_bytes(dfa),
+        prune_dead=options.dead_byte_pruning, with_byte_nodes=bool(muted.any()),
+    )
+    return WalkPlan(class_trie, walk_alphabet.class_transitions, trie, dfa.transitions, muted)
+
+
+def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> list[np.ndarray]:
     """Hit set of every state, walking chunks of origins (in parallel when big)."""
-    per_chunk = max(1, min(options.states_per_chunk, MAX_FRONTIER_PAIRS // max(1, class_trie.n_nodes)))
+    n_nodes = plan.class_trie.n_nodes
+    per_chunk = max(1, min(options.states_per_chunk, MAX_FRONTIER_PAIRS // max(1, n_nodes)))
     chunks = [np.arange(lo, min(lo + per_chunk, n_states)) for lo in range(0, n_states, per_chunk)]
     jobs = options.jobs if options.jobs > 0 else (os.cpu_count() or 1)
-    estimated_pairs = n_states * class_trie.n_nodes
-    transitions = alphabet.class_transitions
-    if jobs > 1 and len(chunks) > 1 and estimated_pairs >= options.parallel_min_pairs:
+    if jobs > 1 and len(chunks) > 1 and n_states * n_nodes >= options.parallel_min_pairs:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=min(jobs, len(chunks)))(
-            delayed(hit_sets_by_origin)(class_trie, transitions, chunk) for chunk in chunks
-        )
+        results = Parallel(n_jobs=min(jobs, len(chunks)))(delayed(hit_sets_by_origin)(plan, c) for c in chunks)
     else:
-        results = [hit_sets_by_origin(class_trie, transitions, chunk) for chunk in chunks]
-    return [tokens for chunk_result in results for tokens in chunk_result]
+        results = [hit_sets_by_origin(plan, chunk) for chunk in chunks]
+    return [hits for chunk_result in results for hits in chunk_result]
 
 
-def _expand_masks(class_trie: ClassTrie, interner: MaskInterner, vocab: Vocabulary) -> tuple[np.ndarray, ...]:
-    """Sorted token ids of each distinct mask: a scatter into one reused flag row, no sort."""
+def _expand_masks(plan: WalkPlan, interner: MaskInterner, vocab: Vocabulary):
+    """Sorted token ids of each distinct mask (scatter into one reused flag row, no sort).
+
+    Returns the masks and, per hit set, its mask id: two hit sets can spell the same tokens
+    (one reached a literal in class mode, the other in byte mode), so masks are deduplicated
+    once more on their ids.
+    """
     eos = np.array(sorted(set(vocab.eos_ids)), dtype=np.int64)
     flags = np.zeros(vocab.size, dtype=bool)
-    masks = []
-    for hits, accepting in zip(interner.hit_sets, interner.accepting):
-        tokens = tokens_of_nodes(class_trie, hits)
-        flags[tokens] = True
+    masks: list[np.ndarray] = []
+    ids_of: dict[bytes, int] = {}
+    mask_of_hit_set = np.empty(len(interner), dtype=np.int64)
+    for k, (hits, accepting) in enumerate(zip(interner.hit_sets, interner.accepting)):
+        flags[tokens_of_hits(plan, hits)] = True
         if accepting:
             flags[eos] = True
         ids = np.flatnonzero(flags).astype(np.int32)
         flags[ids] = False
-        masks.append(ids)
-    return tuple(masks)
+        mask_of_hit_set[k] = ids_of.setdefault(ids.tobytes(), len(masks))
+        if mask_of_hit_set[k] == len(masks):
+            masks.append(ids)
+    return tuple(masks), mask_of_hit_set
 
 
-def _live_tokens(class_trie: ClassTrie, interner: MaskInterner, vocab_size: int) -> np.ndarray:
+def _live_tokens(plan: WalkPlan, interner: MaskInterner, vocab_size: int) -> np.ndarray:
     """Sorted ids of the text tokens in at least one mask (the ones ``advance`` can take)."""
     if not len(interner):
         return np.zeros(0, np.int32)
-    nodes = np.unique(np.concatenate(interner.hit_sets))
     flags = np.zeros(vocab_size, dtype=bool)
-    flags[tokens_of_nodes(class_trie, nodes)] = True
+    flags[tokens_of_hits(plan, np.unique(np.concatenate(interner.hit_sets)))] = True
     return np.flatnonzero(flags).astype(np.int32)
 
 

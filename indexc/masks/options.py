@@ -15,6 +15,8 @@ class MaskOptions:
     byte_classes: bool = True  # merge bytes that act alike in every state into one class
     dead_byte_pruning: bool = True  # drop every token holding a byte that is dead everywhere
     token_classes: bool = True  # walk tokens with the same class sequence once (class trie)
+    mute_literals: bool = True  # states inside long literals leave the walk's classes (exact)
+    min_literal_length: int = 3  # literal states in a run for it to count as long
     jobs: int = 0  # worker processes for big compiles; 0 = all cores, 1 = in-process
     states_per_chunk: int = 256  # origin states walked together (bounds the frontier's memory)
     parallel_min_pairs: int = 2_000_000  # estimated frontier pairs below which no process is forked
@@ -24,4 +26,4 @@ class MaskOptions:
         return {k: v for k, v in asdict(self).items() if k in OUTPUT_SHAPING}
 
 
-OUTPUT_SHAPING = ("byte_classes", "dead_byte_pruning", "token_classes")
+OUTPUT_SHAPING = ("byte_classes", "dead_byte_pruning", "token_classes", "mute_literals", "min_literal_length")

@@ -1,74 +1,162 @@
 """Prefix-graph traversal: which tokens each DFA state allows, by a level-by-level frontier.
 
-The frontier is a set of triples (origin state, current state, class-trie node): "from
-``origin``, the class sequence of ``node`` leads to ``current``".  One level of the walk expands
-every triple to the node's children in a handful of vectorised numpy operations (a
-``np.repeat`` for the child ranges, one gather in the class transition table) and drops a
-triple as soon as its current state dies, which prunes the whole subtree below it (seed 000's
-pruning, done for all states at once).  A triple whose node ends tokens is a *hit*: those
-tokens are allowed from ``origin``.
+The frontier is a set of triples (origin state, current state, trie node): "from ``origin``,
+the prefix of ``node`` leads to ``current``".  One level of the walk expands every triple to
+the node's children in a handful of vectorised numpy operations (``expand_runs`` for the
+child ranges, one gather in the transition table) and drops a triple as soon as its current
+state dies, which prunes the whole subtree below it (seed 000's pruning, done for all
+states at once).  A triple whose node ends tokens is a *hit*: those tokens are allowed from
+``origin``.
 
-The walk's answer is, per origin, its *hit set*: the sorted class nodes it reaches that end
-tokens.  Each token ends at exactly one class node, so two states have the same mask iff
-they have the same hit set (and the same accepting flag): masks are deduplicated on these
-small sets before a single token id is expanded.  The cost is the number of live triples,
-so it grows with the size of the masks counted in class sequences, not with states x
-vocabulary.  The loop runs once per trie level (the longest token; most work is in the first
-8 levels).  Origins are walked in chunks so that the frontier stays bounded however dense
-the masks are; the chunks are independent, which is what the parallel driver splits.
+Two frontiers run side by side.  *Class mode* walks the class trie (tokens with the same
+class sequence walked once); *byte mode* walks the byte trie with the exact byte table, for
+the paths that entered a muted literal state (see ``literals``): a class-mode triple that
+reaches a muted state is expanded into the byte nodes its class node merges and continues in
+byte mode; an origin that is itself muted starts in byte mode.
+
+The walk's answer is, per origin, its *hit set*: the class nodes and byte nodes it reaches
+that end tokens.  Each token ends at exactly one node of either kind along one path, so two
+states have the same mask iff they have the same hit set (and accepting flag): masks are
+deduplicated on these small sets before a single token id is expanded.  The cost is the
+number of live triples, so it grows with the size of the masks counted in class sequences,
+not with states x vocabulary.  The loop runs once per trie level (most work is in the first
+8 levels).  Origins are walked in chunks so the frontier stays bounded however dense the
+masks are; chunks are independent, which is what the parallel driver splits.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from indexc.masks.class_trie import ClassTrie
 from indexc.masks.runs import expand_runs
+from indexc.trie import TokenTrie
 
 
-def walk_hits(
-    class_trie: ClassTrie, class_transitions: np.ndarray, origins: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """All (origin, class node) pairs such that the node ends tokens and keeps origin alive."""
-    child_offsets = class_trie.child_offsets
-    node_class = class_trie.node_class.astype(np.int64)
-    has_tokens = np.diff(class_trie.token_offsets) > 0
-    n_classes = class_transitions.shape[1]
-    flat_transitions = class_transitions.reshape(-1)
+@dataclass(frozen=True)
+class WalkPlan:
+    """Everything the frontier reads: both tries, both transition tables, the muted states."""
 
-    origin = origins.astype(np.int32)
-    current = origin.astype(np.int64)
-    node = np.zeros(origin.shape, dtype=np.int64)
-    hit_origin: list[np.ndarray] = [np.zeros(0, np.int32)]
-    hit_node: list[np.ndarray] = [np.zeros(0, np.int64)]
-    while node.size:
-        first = child_offsets[node]
-        parent, child = expand_runs(first, child_offsets[node + 1] - first)
-        nxt = flat_transitions[current[parent] * n_classes + node_class[child]]
-        alive = nxt >= 0
-        origin = origin[parent[alive]]
-        current = nxt[alive].astype(np.int64)
-        node = child[alive]
-        ends = has_tokens[node]
-        hit_origin.append(origin[ends])
-        hit_node.append(node[ends])
-    return np.concatenate(hit_origin), np.concatenate(hit_node)
+    class_trie: ClassTrie
+    class_transitions: np.ndarray  # int32 (n_states, n_walk_classes); rows of muted states unused
+    byte_trie: TokenTrie
+    byte_transitions: np.ndarray  # int32 (n_states, 256), exact
+    muted: np.ndarray  # bool (n_states,)
 
 
-def hit_sets_by_origin(
-    class_trie: ClassTrie, class_transitions: np.ndarray, origins: np.ndarray
-) -> list[np.ndarray]:
-    """For each origin state in ``origins`` (ascending), its sorted hit set (class node ids)."""
-    hit_origin, hit_node = walk_hits(class_trie, class_transitions, origins)
-    order = np.lexsort((hit_node, hit_origin))
-    hit_origin, hit_node = hit_origin[order], hit_node[order]
-    bounds = np.searchsorted(hit_origin, origins, side="left")
-    ends = np.searchsorted(hit_origin, origins, side="right")
-    return [hit_node[lo:hi] for lo, hi in zip(bounds.tolist(), ends.tolist())]
+@dataclass
+class Frontier:
+    origin: np.ndarray
+    current: np.ndarray
+    node: np.ndarray
+
+    @classmethod
+    def empty(cls) -> "Frontier":
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+    def __len__(self) -> int:
+        return int(self.node.size)
+
+    def take(self, keep: np.ndarray) -> "Frontier":
+        return Frontier(self.origin[keep], self.current[keep], self.node[keep])
 
 
-def tokens_of_nodes(class_trie: ClassTrie, nodes: np.ndarray) -> np.ndarray:
-    """The token ids ending at ``nodes`` (unsorted; disjoint per node)."""
-    starts = class_trie.token_offsets[nodes]
-    _, positions = expand_runs(starts, class_trie.token_offsets[nodes + 1] - starts)
-    return class_trie.tokens[positions]
+@dataclass
+class Hits:
+    """(origin, node) pairs, for class nodes and byte nodes separately."""
+
+    class_origin: list
+    class_node: list
+    byte_origin: list
+    byte_node: list
+
+
+def walk_hits(plan: WalkPlan, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every (origin, class node) and (origin, byte node) hit of the origins."""
+    origins = origins.astype(np.int64)
+    starts_muted = plan.muted[origins]
+    classes = Frontier(origins[~starts_muted], origins[~starts_muted], np.zeros(int((~starts_muted).sum()), np.int64))
+    bytes_ = Frontier(origins[starts_muted], origins[starts_muted], np.zeros(int(starts_muted.sum()), np.int64))
+    hits = Hits([], [], [], [])
+    ct = plan.class_trie
+    class_has_tokens = np.diff(ct.token_offsets) > 0
+    byte_has_tokens = plan.byte_trie.token_end > plan.byte_trie.token_start
+    while len(classes) or len(bytes_):
+        classes = _step(classes, ct.child_offsets, ct.node_class, plan.class_transitions)
+        entering = plan.muted[classes.current]
+        if entering.any():
+            bytes_ = _concat(bytes_, _to_byte_mode(classes.take(entering), ct))
+            _record(hits.class_origin, hits.class_node, classes.take(entering), class_has_tokens)
+            classes = classes.take(~entering)
+        _record(hits.class_origin, hits.class_node, classes, class_has_tokens)
+        stepped = _step(bytes_, plan.byte_trie.child_offsets, None, plan.byte_transitions, plan.byte_trie)
+        _record(hits.byte_origin, hits.byte_node, stepped, byte_has_tokens)
+        bytes_ = stepped
+    return (_cat(hits.class_origin), _cat(hits.class_node), _cat(hits.byte_origin), _cat(hits.byte_node))
+
+
+def _step(frontier: Frontier, child_offsets: np.ndarray, edge_symbol: np.ndarray | None,
+          transitions: np.ndarray, byte_trie: TokenTrie | None = None) -> Frontier:
+    """One level: every child of every node, kept where the transition stays alive."""
+    if not len(frontier):
+        return frontier
+    first = child_offsets[frontier.node]
+    parent, position = expand_runs(first, child_offsets[frontier.node + 1] - first)
+    if byte_trie is None:  # class trie: children are numbered contiguously
+        child = position
+        symbol = edge_symbol[child]
+    else:
+        child = byte_trie.children[position].astype(np.int64)
+        symbol = byte_trie.byte[child]
+    width = transitions.shape[1]
+    nxt = transitions.reshape(-1)[frontier.current[parent] * width + symbol]
+    alive = nxt >= 0
+    return Frontier(frontier.origin[parent[alive]], nxt[alive].astype(np.int64), child[alive])
+
+
+def _to_byte_mode(frontier: Frontier, class_trie: ClassTrie) -> Frontier:
+    """Replace each class node by the byte nodes it merges (all reach the same state)."""
+    first = class_trie.byte_node_offsets[frontier.node]
+    which, position = expand_runs(first, class_trie.byte_node_offsets[frontier.node + 1] - first)
+    return Frontier(frontier.origin[which], frontier.current[which], class_trie.byte_nodes[position])
+
+
+def _record(origins: list, nodes: list, frontier: Frontier, has_tokens: np.ndarray) -> None:
+    ends = has_tokens[frontier.node]
+    origins.append(frontier.origin[ends])
+    nodes.append(frontier.node[ends])
+
+
+def _concat(a: Frontier, b: Frontier) -> Frontier:
+    return Frontier(np.concatenate([a.origin, b.origin]), np.concatenate([a.current, b.current]),
+                    np.concatenate([a.node, b.node]))
+
+
+def _cat(parts: list) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+
+def hit_sets_by_origin(plan: WalkPlan, origins: np.ndarray) -> list[np.ndarray]:
+    """For each origin (ascending), its hit set: class nodes, then ``-1 - byte node`` (sorted)."""
+    class_origin, class_node, byte_origin, byte_node = walk_hits(plan, origins)
+    origin = np.concatenate([class_origin, byte_origin])
+    node = np.concatenate([class_node, -1 - byte_node])
+    order = np.lexsort((node, origin))
+    origin, node = origin[order], node[order]
+    lo = np.searchsorted(origin, origins, side="left")
+    hi = np.searchsorted(origin, origins, side="right")
+    return [node[a:b] for a, b in zip(lo.tolist(), hi.tolist())]
+
+
+def tokens_of_hits(plan: WalkPlan, hits: np.ndarray) -> np.ndarray:
+    """The token ids of a hit set (unsorted; disjoint per node)."""
+    ct, trie = plan.class_trie, plan.byte_trie
+    class_nodes = hits[hits >= 0]
+    byte_nodes = -1 - hits[hits < 0]
+    starts = ct.token_offsets[class_nodes]
+    _, positions = expand_runs(starts, ct.token_offsets[class_nodes + 1] - starts)
+    byte_starts = trie.token_start[byte_nodes].astype(np.int64)
+    _, byte_positions = expand_runs(byte_starts, trie.token_end[byte_nodes].astype(np.int64) - byte_starts)
+    return np.concatenate([ct.tokens[positions], trie.sorted_tokens[byte_positions]])

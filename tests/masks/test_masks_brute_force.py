@@ -25,6 +25,8 @@ ABLATIONS = [
     MaskOptions(jobs=1, token_classes=False),
     MaskOptions(jobs=1, dead_byte_pruning=False),
     MaskOptions(jobs=1, states_per_chunk=1),
+    MaskOptions(jobs=1, mute_literals=False),
+    MaskOptions(jobs=1, min_literal_length=1),
 ]
 
 ALPHABET = ["a", "b", "1", ".", "é", "-"]
@@ -68,12 +70,14 @@ FIXED_VOCAB = small_vocab(
 PATTERNS = [
     r"1(\.2)?", r"a|ab", r"(ab|1)*-", r"[ab]{2,5}", r"a*b*1?", r"(a|b)*-(1|2)+", r"é+a?",
     r"[^a]*", r".{0,3}", r"\d+(\.\d+)?", r"(a|ab)(c|bcd)?", r"x|\xff",
+    r"a1\.ba-ab(1|2)*", r"(aab-1\.)+b?", r"-?aab1\.(ba|é)",
 ]
 
 
 @pytest.mark.parametrize("pattern", PATTERNS)
 @pytest.mark.parametrize("options", ABLATIONS, ids=["default", "no-byte-classes", "no-token-classes",
-                                                     "no-dead-byte-pruning", "chunk-1"])
+                                                     "no-dead-byte-pruning", "chunk-1", "no-muting",
+                                                     "mute-every-literal"])
 def test_fixed_patterns_match_brute_force(pattern, options):
     assert_masks_exact(pattern, FIXED_VOCAB, options)
 
@@ -103,6 +107,7 @@ def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
         tokens = tokens + [b"\xc3", b"\xa9"]
     vocab = small_vocab(tokens)
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
+    assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1))
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, byte_classes=False, token_classes=False))
 
 
