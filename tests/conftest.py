@@ -41,3 +41,11 @@ def bundled_tokenizer() -> Callable[[str], Path]:
 def bundled_vocabulary() -> Callable[[str], Vocabulary]:
     """``bundled_vocabulary(name)`` -> its Vocabulary, loaded once per session."""
     return _load_bundled
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache_dir(tmp_path_factory) -> None:
+    """The vocabulary+trie cache of a test session lives in its own temporary folder."""
+    import os
+
+    os.environ["INDEXC_CACHE_DIR"] = str(tmp_path_factory.mktemp("indexc-cache"))
