@@ -7,16 +7,17 @@ or a fill plus one scatter (sparse, complement), with no per-token work at servi
 Cost in bytes, for a mask whose row has ``nz`` nonzero words and ``nf`` words that are not
 all-ones: dense ``4 W``, sparse ``8 nz`` (an int32 index and a uint32 value per word),
 complement ``8 nf``.  The smallest wins; ties go to dense, then sparse (fewer numpy calls to
-fill).  For Llama-3 (W = 4,008): a digits-only mask (~1,100 ids) touches ~600 words and is
-sparse (4.8 KB vs 16 KB); a ``[^"]*`` mask is a complement of a few hundred words; masks with
-tokens spread over most words are dense.
+fill).  Measured on Llama-3 (W = 4,008 words, 16 KB dense): a digits-only state (1,110 ids)
+touches 565 words and is sparse (4.5 KB); the inside of a string ``[^"]*`` (126,822 ids) is a
+complement of 967 words (7.7 KB); an identifier state (34,700 ids spread over most words) is
+dense.
 
 Bits at ids >= ``vocab_size`` are always 0; so the partial last word (when ``vocab_size`` is
 not a multiple of 32) is never all-ones and always appears in a complement's list, which is
 what lets the runtime fill a complement with ``-1`` and need no separate tail clearing.
 
-Encoding one mask costs one boolean scatter and a ``packbits`` over the vocabulary (~40 us at
-128k ids); masks are unique already (the mask stage deduplicates them).
+Encoding one mask costs one boolean scatter and a ``packbits`` over the vocabulary (tens of
+microseconds at 128k ids); masks are unique already (the mask stage deduplicates them).
 """
 
 from __future__ import annotations
