@@ -4,6 +4,7 @@ Order of work, each step its own module:
 1. ``alphabet``: byte classes of the DFA (and the dead classes);
 2. ``literals``: the states of long literals, muted out of the walk's classes;
    ``class_trie``: the token trie over the walk's classes, dead subtrees pruned;
+   ``slices``: the token groups that wide self-loops accept at once;
 3. ``traverse``: the level-by-level frontier walk, in chunks of origin states, in worker
    processes (joblib) when the estimated work is big enough to pay for them (a loky worker
    pool costs ~0.3-1 s to start, more than a whole small compile);
@@ -24,6 +25,7 @@ from indexc.masks.class_trie import build_class_trie
 from indexc.masks.literals import muted_states
 from indexc.masks.dedupe import MaskInterner
 from indexc.masks.options import MaskOptions
+from indexc.masks.slices import Slices, find_slices
 from indexc.masks.table import MaskTable
 from indexc.masks.token_sequences import class_sequences
 from indexc.masks.traverse import WalkPlan, hit_sets_by_origin, tokens_of_hits
@@ -49,7 +51,8 @@ def compute_mask_table(
     timings = {} if timings is None else timings
     t0 = time.perf_counter()
     alphabet = byte_alphabet(dfa, merge=options.byte_classes)
-    plan = _walk_plan(dfa, trie, alphabet, options)
+    slices = find_slices(dfa, trie, min_tokens=options.min_slice_tokens) if options.slices else Slices.none(dfa.n_states)
+    plan = _walk_plan(dfa, trie, alphabet, slices, options)
     timings["class_trie_ms"] = _ms_since(t0)
 
     t1 = time.perf_counter()
@@ -58,10 +61,11 @@ def compute_mask_table(
 
     t2 = time.perf_counter()
     interner = MaskInterner()
-    hit_mask = [interner.add(hits, bool(dfa.accepting[state])) for state, hits in enumerate(per_state)]
-    masks, mask_of_hit_set = _expand_masks(plan, interner, vocab)
+    hit_mask = [interner.add(hits, bool(dfa.accepting[state]), int(plan.slice_of_state[state]))
+                for state, hits in enumerate(per_state)]
+    masks, mask_of_hit_set = _expand_masks(plan, slices, interner, vocab)
     state_mask = mask_of_hit_set[np.array(hit_mask, dtype=np.int64)].astype(np.int32)
-    live = _live_tokens(plan, interner, vocab.size)
+    live = _live_tokens(plan, slices, interner, vocab.size)
     offsets, data = class_sequences(vocab, live, alphabet.class_of_byte)
     timings["tables_ms"] = _ms_since(t2)
 
@@ -72,6 +76,8 @@ def compute_mask_table(
         "class_trie_nodes": plan.class_trie.n_nodes,
         "pruned_tokens": plan.class_trie.pruned_tokens,
         "muted_states": int(plan.muted.sum()),
+        "slices": slices.count,
+        "slice_states": int((slices.slice_of_state >= 0).sum()),
         "unique_masks": len(masks),
         "live_tokens": int(live.size),
     }
@@ -88,7 +94,7 @@ def compute_mask_table(
     )
 
 
-def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, options: MaskOptions) -> WalkPlan:
+def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Slices, options: MaskOptions) -> WalkPlan:
     """The walk's alphabet (muted rows left out), class trie, and tables."""
     muted = muted_states(dfa, options.min_literal_length if options.mute_literals else 0)
     if not options.token_classes:
@@ -102,7 +108,7 @@ def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, options: M
         trie, walk_alphabet.class_of_byte, walk_alphabet.n_classes, dead_bytes(dfa),
         prune_dead=options.dead_byte_pruning, with_byte_nodes=bool(muted.any()),
     )
-    return WalkPlan(class_trie, walk_alphabet.class_transitions, trie, dfa.transitions, muted)
+    return WalkPlan(class_trie, walk_alphabet.class_transitions, trie, dfa.transitions, muted, slices.slice_of_state)
 
 
 def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> list[np.ndarray]:
@@ -120,7 +126,7 @@ def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> lis
     return [hits for chunk_result in results for hits in chunk_result]
 
 
-def _expand_masks(plan: WalkPlan, interner: MaskInterner, vocab: Vocabulary):
+def _expand_masks(plan: WalkPlan, slices: Slices, interner: MaskInterner, vocab: Vocabulary):
     """Sorted token ids of each distinct mask (scatter into one reused flag row, no sort).
 
     Returns the masks and, per hit set, its mask id: two hit sets can spell the same tokens
@@ -128,28 +134,37 @@ def _expand_masks(plan: WalkPlan, interner: MaskInterner, vocab: Vocabulary):
     once more on their ids.
     """
     eos = np.array(sorted(set(vocab.eos_ids)), dtype=np.int64)
-    flags = np.zeros(vocab.size, dtype=bool)
+    empty = np.zeros(vocab.size, dtype=bool)
+    slice_rows = [_flag_row(vocab.size, tokens) for tokens in slices.tokens]
     masks: list[np.ndarray] = []
     ids_of: dict[bytes, int] = {}
     mask_of_hit_set = np.empty(len(interner), dtype=np.int64)
-    for k, (hits, accepting) in enumerate(zip(interner.hit_sets, interner.accepting)):
+    for k, (hits, accepting, slice_id) in enumerate(zip(interner.hit_sets, interner.accepting, interner.slice_ids)):
+        flags = (slice_rows[slice_id] if slice_id >= 0 else empty).copy()
         flags[tokens_of_hits(plan, hits)] = True
         if accepting:
             flags[eos] = True
         ids = np.flatnonzero(flags).astype(np.int32)
-        flags[ids] = False
         mask_of_hit_set[k] = ids_of.setdefault(ids.tobytes(), len(masks))
         if mask_of_hit_set[k] == len(masks):
             masks.append(ids)
     return tuple(masks), mask_of_hit_set
 
 
-def _live_tokens(plan: WalkPlan, interner: MaskInterner, vocab_size: int) -> np.ndarray:
+def _flag_row(size: int, tokens: np.ndarray) -> np.ndarray:
+    flags = np.zeros(size, dtype=bool)
+    flags[tokens] = True
+    return flags
+
+
+def _live_tokens(plan: WalkPlan, slices: Slices, interner: MaskInterner, vocab_size: int) -> np.ndarray:
     """Sorted ids of the text tokens in at least one mask (the ones ``advance`` can take)."""
     if not len(interner):
         return np.zeros(0, np.int32)
     flags = np.zeros(vocab_size, dtype=bool)
     flags[tokens_of_hits(plan, np.unique(np.concatenate(interner.hit_sets)))] = True
+    for slice_id in set(interner.slice_ids) - {-1}:
+        flags[slices.tokens[slice_id]] = True
     return np.flatnonzero(flags).astype(np.int32)
 
 

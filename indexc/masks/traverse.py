@@ -44,23 +44,27 @@ class WalkPlan:
     byte_trie: TokenTrie
     byte_transitions: np.ndarray  # int32 (n_states, 256), exact
     muted: np.ndarray  # bool (n_states,)
+    slice_of_state: np.ndarray  # int64 (n_states,): the state's slice id or -1 (see ``slices``)
 
 
 @dataclass
 class Frontier:
+    """Parallel arrays of triples; ``in_slice``: the path has looped at its origin all along."""
+
     origin: np.ndarray
     current: np.ndarray
     node: np.ndarray
+    in_slice: np.ndarray
 
     @classmethod
-    def empty(cls) -> "Frontier":
-        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+    def start(cls, origins: np.ndarray, in_slice: np.ndarray) -> "Frontier":
+        return cls(origins, origins.copy(), np.zeros(origins.size, np.int64), in_slice)
 
     def __len__(self) -> int:
         return int(self.node.size)
 
     def take(self, keep: np.ndarray) -> "Frontier":
-        return Frontier(self.origin[keep], self.current[keep], self.node[keep])
+        return Frontier(self.origin[keep], self.current[keep], self.node[keep], self.in_slice[keep])
 
 
 @dataclass
@@ -77,8 +81,9 @@ def walk_hits(plan: WalkPlan, origins: np.ndarray) -> tuple[np.ndarray, np.ndarr
     """Every (origin, class node) and (origin, byte node) hit of the origins."""
     origins = origins.astype(np.int64)
     starts_muted = plan.muted[origins]
-    classes = Frontier(origins[~starts_muted], origins[~starts_muted], np.zeros(int((~starts_muted).sum()), np.int64))
-    bytes_ = Frontier(origins[starts_muted], origins[starts_muted], np.zeros(int(starts_muted.sum()), np.int64))
+    has_slice = plan.slice_of_state[origins] >= 0
+    classes = Frontier.start(origins[~starts_muted], has_slice[~starts_muted])
+    bytes_ = Frontier.start(origins[starts_muted], np.zeros(int(starts_muted.sum()), bool))
     hits = Hits([], [], [], [])
     ct = plan.class_trie
     class_has_tokens = np.diff(ct.token_offsets) > 0
@@ -111,27 +116,31 @@ def _step(frontier: Frontier, child_offsets: np.ndarray, edge_symbol: np.ndarray
         child = byte_trie.children[position].astype(np.int64)
         symbol = byte_trie.byte[child]
     width = transitions.shape[1]
-    nxt = transitions.reshape(-1)[frontier.current[parent] * width + symbol]
+    nxt = transitions.reshape(-1)[frontier.current[parent] * width + symbol].astype(np.int64)
     alive = nxt >= 0
-    return Frontier(frontier.origin[parent[alive]], nxt[alive].astype(np.int64), child[alive])
+    parent, nxt = parent[alive], nxt[alive]
+    origin = frontier.origin[parent]
+    return Frontier(origin, nxt, child[alive], frontier.in_slice[parent] & (nxt == origin))
 
 
 def _to_byte_mode(frontier: Frontier, class_trie: ClassTrie) -> Frontier:
     """Replace each class node by the byte nodes it merges (all reach the same state)."""
     first = class_trie.byte_node_offsets[frontier.node]
     which, position = expand_runs(first, class_trie.byte_node_offsets[frontier.node + 1] - first)
-    return Frontier(frontier.origin[which], frontier.current[which], class_trie.byte_nodes[position])
+    return Frontier(frontier.origin[which], frontier.current[which], class_trie.byte_nodes[position],
+                    np.zeros(which.size, dtype=bool))
 
 
 def _record(origins: list, nodes: list, frontier: Frontier, has_tokens: np.ndarray) -> None:
-    ends = has_tokens[frontier.node]
+    """Hits of the frontier, except those inside their origin's slice (the slice holds them)."""
+    ends = has_tokens[frontier.node] & ~frontier.in_slice
     origins.append(frontier.origin[ends])
     nodes.append(frontier.node[ends])
 
 
 def _concat(a: Frontier, b: Frontier) -> Frontier:
-    return Frontier(np.concatenate([a.origin, b.origin]), np.concatenate([a.current, b.current]),
-                    np.concatenate([a.node, b.node]))
+    return Frontier(*(np.concatenate([x, y]) for x, y in
+                      ((a.origin, b.origin), (a.current, b.current), (a.node, b.node), (a.in_slice, b.in_slice))))
 
 
 def _cat(parts: list) -> np.ndarray:
