@@ -1,6 +1,7 @@
 """The state tables (transitions, accepting, state -> mask), checked once, held as Python objects.
 
-``advance`` walks a token's byte classes through ``class_transitions`` one class at a time.
+``advance`` walks a token's byte classes through ``class_transitions`` one class at a time
+(the loop is written out in ``Matcher._next_state``, the hot path).
 Done with numpy scalars that costs ~100 ns per byte; with a flat Python list of ints and plain
 integer arithmetic it is ~40 ns.  So the table is turned into a list once per ``Index`` (not
 per matcher), when it is small enough for that to be cheap (``LIST_LIMIT`` entries, a few ms
@@ -58,14 +59,3 @@ class Automaton:
             state_mask=state_mask.tolist(),
             byte_classes=byte_classes,
         )
-
-    def walk(self, state: int, classes: bytes) -> int:
-        """State after a token whose bytes have these classes; ``DEAD`` if the match dies."""
-        table = self.transitions
-        width = self.n_classes
-        for byte_class in classes:
-            state = table[state * width + byte_class]
-            if state < 0:
-                return DEAD
-        return int(state)
-

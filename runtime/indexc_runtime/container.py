@@ -33,7 +33,7 @@ from indexc_runtime.format import (
     PREFIX,
     align,
 )
-from indexc_runtime.header import Header, SectionInfo, parse_header
+from indexc_runtime.header import Header, parse_header
 from indexc_runtime.source import open_artifact_bytes
 
 

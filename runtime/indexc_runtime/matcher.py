@@ -8,6 +8,7 @@ State model.  A matcher is at a DFA state (``state``) and is either running or *
   move the DFA but *finishes* the matcher: ``is_finished()`` is True, the mask is empty (all
   zero words), ``forced_tokens()`` is ``[]``, every ``advance`` raises ``TokenNotAllowed``,
   ``is_accepting()`` stays True (the text ended where it may end).  ``rollback(1)`` undoes it.
+  An eos id always ends the sequence, even in a vocabulary where it also stands for bytes.
 - ``rollback(n)`` undoes the last ``n`` accepted tokens (eos included); the matcher keeps the
   states it passed through (one int per token) so this is O(n).
 - ``forced_tokens()`` follows, without moving, the chain of states whose mask holds exactly
