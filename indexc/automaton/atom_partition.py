@@ -1,0 +1,88 @@
+"""Alphabet compression: the code points a regex cannot tell apart form one *atom*.
+
+The character sets of a regex cut the code-point line at their range ends into elementary
+intervals.  Intervals covered by exactly the same sets are interchangeable everywhere in the
+regex, so they are merged into one atom; the character-level DFA then has one column per atom
+(the phone regex has 6 atoms, the relation-extraction regex 64) instead of one per code
+point, and every set is a list of atoms.
+
+Atoms are computed exactly and vectorised: each (set, interval) membership pair is listed
+(``np.repeat`` over the ranges), the pairs are sorted by interval, and the intervals are
+refined round by round by the k-th set that covers them (rounds = the largest number of sets
+covering one interval, usually 2 or 3).  Intervals covered by no set (including the
+surrogates and the code points past U+10FFFF that the UTF-8 block tree addresses) get atom
+``NO_ATOM``: nothing in the regex matches them.
+
+The universe is ``[0, UNIVERSE_END)`` = ``[0, 0x140000)``: four UTF-8 lead bytes F0-F4
+address 0x140000 code points, the last 0x30000 of which are invalid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexc.automaton.code_point_sets import CodePointSet
+
+NO_ATOM = -1
+UNIVERSE_END = 0x140000
+
+
+@dataclass(frozen=True)
+class AtomPartition:
+    starts: np.ndarray  # int64 (n_intervals,): first code point of each elementary interval
+    interval_atom: np.ndarray  # int64 (n_intervals,): its atom, or NO_ATOM
+    set_atoms: tuple[np.ndarray, ...]  # the atoms of each character set
+    n_atoms: int
+
+    def atom_of(self, code_points: np.ndarray) -> np.ndarray:
+        """The atom of each code point (vectorised)."""
+        return self.interval_atom[np.searchsorted(self.starts, code_points, side="right") - 1]
+
+    @classmethod
+    def of_sets(cls, sets: tuple[CodePointSet, ...]) -> AtomPartition:
+        starts = _interval_starts(sets)
+        interval, member = _memberships(sets, starts)
+        interval_atom, n_atoms = _refine(len(starts), interval, member)
+        set_atoms = tuple(np.unique(interval_atom[interval[member == k]]) for k in range(len(sets)))
+        return cls(starts, interval_atom, set_atoms, n_atoms)
+
+
+def _interval_starts(sets: tuple[CodePointSet, ...]) -> np.ndarray:
+    cuts = [np.array([0, UNIVERSE_END], dtype=np.int64)]
+    cuts += [s.ranges[:, 0] for s in sets] + [s.ranges[:, 1] + 1 for s in sets]
+    starts = np.unique(np.concatenate(cuts))
+    return starts[starts < UNIVERSE_END]
+
+
+def _memberships(sets: tuple[CodePointSet, ...], starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All (interval, set) pairs with the interval inside the set, sorted by interval."""
+    ranges = np.concatenate([s.ranges for s in sets] or [np.empty((0, 2), np.int64)])
+    owner = np.repeat(np.arange(len(sets)), [len(s.ranges) for s in sets])
+    first = np.searchsorted(starts, ranges[:, 0])
+    stop = np.searchsorted(starts, ranges[:, 1] + 1)
+    counts = stop - first
+    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    interval = np.repeat(first, counts) + offsets
+    member = np.repeat(owner, counts)
+    order = np.lexsort((member, interval))
+    return interval[order], member[order]
+
+
+def _refine(n_intervals: int, interval: np.ndarray, member: np.ndarray) -> tuple[np.ndarray, int]:
+    """Group intervals by the exact list of sets covering them."""
+    group_start = np.concatenate(([0], np.flatnonzero(np.diff(interval)) + 1))
+    rank = np.arange(len(interval)) - np.repeat(group_start, np.diff(np.append(group_start, len(interval))))
+    label = np.zeros(n_intervals, dtype=np.int64)
+    for k in range(int(rank.max()) + 1 if len(rank) else 0):
+        kth = np.full(n_intervals, -1, dtype=np.int64)
+        kth[interval[rank == k]] = member[rank == k]
+        _, label = np.unique(np.stack([label, kth], axis=1), axis=0, return_inverse=True)
+        label = label.reshape(-1)
+    covered = np.zeros(n_intervals, dtype=bool)
+    covered[interval] = True
+    atoms, atom_of_label = np.unique(label[covered], return_inverse=True)
+    interval_atom = np.full(n_intervals, NO_ATOM, dtype=np.int64)
+    interval_atom[covered] = atom_of_label.reshape(-1)
+    return interval_atom, len(atoms)

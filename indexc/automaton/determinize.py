@@ -1,0 +1,117 @@
+"""Subset construction over atoms: Thompson NFA -> character-level DFA.
+
+Determinisation happens on *characters* (atoms, see ``atom_partition``), not on bytes: the
+alphabet is a handful of atoms instead of 256 bytes or a million code points, and a DFA
+state is never split in the middle of a UTF-8 sequence, so the sets of NFA states stay
+those of the regex.  The byte level comes after (``utf8_expansion``) and needs no further
+subset construction.
+
+A DFA state is the frozenset of the *important* NFA states of an epsilon closure: those with
+a character edge, and the accepting state.  Two closures with the same important states
+behave the same, so keying by them merges them up front.  Closures are memoised per NFA
+state.  The construction stops with a ``LimitError`` as soon as it exceeds ``max_states``
+states or ``max_table_cells`` table cells, before the table is allocated.
+
+Cost: dominated by Python set unions; the https regex (13 character-level states, 8 atoms)
+determinises in about 1 ms, the relation-extraction regex (~600 states, 64 atoms) in ~25 ms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexc.automaton.atom_partition import AtomPartition
+from indexc.automaton.byte_dfa import DEAD
+from indexc.automaton.limits import AutomatonLimits
+from indexc.automaton.nfa import NFA
+from indexc.errors import LimitError
+
+
+@dataclass(frozen=True)
+class AtomDFA:
+    """A DFA over atoms: ``transitions`` int32 ``(n_states, n_atoms)``, ``DEAD`` = -1."""
+
+    transitions: np.ndarray
+    accepting: np.ndarray
+
+    @property
+    def n_states(self) -> int:
+        return int(self.transitions.shape[0])
+
+
+class _Closures:
+    """Important-state epsilon closures of single NFA states, memoised."""
+
+    def __init__(self, nfa: NFA):
+        self.epsilon = nfa.epsilon
+        self.important = [bool(edges) for edges in nfa.edges]
+        self.important[nfa.accept] = True
+        self.memo: dict[int, frozenset[int]] = {}
+
+    def of(self, q: int) -> frozenset[int]:
+        found = self.memo.get(q)
+        if found is None:
+            epsilon, important = self.epsilon, self.important
+            seen, stack = {q}, [q]
+            while stack:
+                for r in epsilon[stack.pop()]:
+                    if r not in seen:
+                        seen.add(r)
+                        stack.append(r)
+            found = self.memo[q] = frozenset([r for r in seen if important[r]])
+        return found
+
+
+def determinize(
+    nfa: NFA, partition: AtomPartition, limits: AutomatonLimits, *, source: str = "<regex>"
+) -> AtomDFA:
+    closures = _Closures(nfa)
+    set_atoms = [tuple(a.tolist()) for a in partition.set_atoms]
+    start = closures.of(nfa.start)
+    index = {start: 0}
+    order = [start]
+    rows: list[list[int]] = []
+    max_states = min(limits.max_states, limits.max_table_cells // max(partition.n_atoms, 1))
+    for subset in order:  # grows while iterating: breadth-first
+        row = [DEAD] * partition.n_atoms
+        for atom, target in _moves(subset, nfa, closures, set_atoms).items():
+            t = index.get(target)
+            if t is None:
+                t = index[target] = len(order)
+                order.append(target)
+                if len(order) > max_states:
+                    raise _too_many_states(limits, partition.n_atoms, source)
+            row[atom] = t
+        rows.append(row)
+    transitions = np.array(rows, dtype=np.int32).reshape(len(rows), partition.n_atoms)
+    accepting = np.array([nfa.accept in s for s in order], dtype=bool)
+    return AtomDFA(transitions, accepting)
+
+
+def _moves(subset: frozenset[int], nfa: NFA, closures: _Closures, set_atoms: list[tuple[int, ...]]):
+    """Atom -> closed target subset, for one DFA state."""
+    by_set: dict[int, set[int]] = {}
+    for q in subset:
+        for set_index, target in nfa.edges[q]:
+            by_set.setdefault(set_index, set()).update(closures.of(target))
+    by_atom: dict[int, set[int]] = {}
+    for set_index, targets in by_set.items():
+        for atom in set_atoms[set_index]:
+            by_atom.setdefault(atom, set()).update(targets)
+    return {atom: frozenset(targets) for atom, targets in by_atom.items()}
+
+
+def _too_many_states(limits: AutomatonLimits, n_atoms: int, source: str) -> LimitError:
+    if limits.max_states * n_atoms > limits.max_table_cells:
+        return LimitError(
+            f"the character-level DFA needs more than {limits.max_table_cells // n_atoms:,} states "
+            f"over {n_atoms:,} character classes (table limit {limits.max_table_cells:,} cells)",
+            source=source,
+        )
+    return LimitError(
+        f"the DFA needs more than {limits.max_states:,} states (limit {limits.max_states:,}); "
+        "raise it with --max-states",
+        source=source,
+    )

@@ -1,0 +1,41 @@
+"""The explicit size limits of DFA construction.
+
+A regex can ask for an automaton far larger than any index is worth building: bounded
+repetitions multiply (``(a{1,1000}){1,1000}``), subset construction can be exponential
+(``(a|b)*a(a|b){30}``), and Unicode classes multiply byte-level states by their UTF-8 trees.
+Each stage checks its own limit *before* it allocates, and a limit that is hit is a
+``LimitError`` naming the limit and how to raise it, never a hang or a memory blow-up.
+
+- ``max_states``: states of the final byte DFA, and of the character-level DFA on the way
+  (which is never larger).  100,000 states already means a mask table of 100,000 rows; the
+  regexes of the benchmark set need 5 to 1,700.  ``--max-states`` sets it.
+- ``max_nfa_states``: Thompson NFA states after expanding bounded repetitions; checked from
+  the syntax tree before building.  Defaults to ``4 * max_states`` (a bounded repetition's
+  NFA is a small multiple of its DFA).
+- ``max_table_cells``: cells of any transition table built on the way (states x symbols),
+  so a huge alphabet times many states is refused before ``numpy`` allocates it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_MAX_STATES = 100_000
+
+
+@dataclass(frozen=True)
+class AutomatonLimits:
+    max_states: int = DEFAULT_MAX_STATES
+    max_nfa_states: int = 4 * DEFAULT_MAX_STATES
+    max_table_cells: int = 64_000_000
+
+    @classmethod
+    def for_max_states(cls, max_states: int) -> AutomatonLimits:
+        """Limits scaled from ``--max-states`` (the one knob the command line exposes)."""
+        if max_states < 1:
+            raise ValueError("max_states must be positive")
+        return cls(
+            max_states=max_states,
+            max_nfa_states=4 * max_states,
+            max_table_cells=max(cls.max_table_cells, 640 * max_states),
+        )

@@ -1,0 +1,94 @@
+"""Trimming: keep the states that are reachable from the start *and* can still accept.
+
+The mask semantics need this (a token is allowed iff it leads to a live state, and the byte
+DFA convention is that every stored state is live), and minimisation needs it (partition
+refinement assumes no unreachable states).  A state that cannot reach an accepting state is
+replaced by ``DEAD`` in every row that points to it.
+
+The surviving states are renumbered in breadth-first order from the start, successors taken
+in column order, so the numbering is canonical: the same language always gives the same
+arrays (the start is 0).
+
+Both searches walk the *distinct* successor lists, extracted with numpy from the table
+(a byte row has 256 cells but typically 1 to 10 distinct targets), so the Python part is
+O(distinct edges): about 2 ms for a 2,000-state byte DFA.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from indexc.automaton.byte_dfa import DEAD
+
+
+def successor_lists(transitions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR ``(offsets, targets)``: each state's distinct successors, by first column.
+
+    Rows are first cut into runs of equal cells (a byte row is a few runs), so the sort
+    works on runs, not on all ``n * k`` cells."""
+    n, k = transitions.shape
+    run_start = np.ones(transitions.shape, dtype=bool)
+    run_start[:, 1:] = transitions[:, 1:] != transitions[:, :-1]
+    run_start &= transitions != DEAD
+    src, col = np.nonzero(run_start)
+    dst = transitions[src, col].astype(np.int64)
+    order = np.lexsort((col, dst, src))
+    src, col, dst = src[order], col[order], dst[order]
+    first = np.ones(len(src), dtype=bool)
+    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+    src, col, dst = src[first], col[first], dst[first]
+    order = np.lexsort((col, src))
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(offsets, src + 1, 1)
+    return np.cumsum(offsets), dst[order]
+
+
+def trim(transitions: np.ndarray, accepting: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The reachable live part, renumbered breadth-first; ``None`` if the start is not live."""
+    offsets, targets = successor_lists(transitions)
+    live = _live_states(offsets, targets, accepting)
+    if not live[0]:
+        return None
+    order = _breadth_first_order(offsets, targets, live)
+    new_id = np.full(transitions.shape[0], DEAD, dtype=np.int64)
+    new_id[order] = np.arange(len(order))
+    rows = transitions[order]
+    renumbered = np.where(rows == DEAD, DEAD, new_id[np.maximum(rows, 0)]).astype(np.int32)
+    return renumbered, accepting[order].astype(bool)
+
+
+def live_states(transitions: np.ndarray, accepting: np.ndarray) -> np.ndarray:
+    """Boolean mask of the states from which an accepting state is reachable."""
+    return _live_states(*successor_lists(transitions), accepting)
+
+
+def _live_states(offsets: np.ndarray, targets: np.ndarray, accepting: np.ndarray) -> np.ndarray:
+    n = len(offsets) - 1
+    sources = np.repeat(np.arange(n), np.diff(offsets))
+    order = np.argsort(targets, kind="stable")
+    pred_offsets = np.searchsorted(targets[order], np.arange(n + 1)).tolist()
+    preds = sources[order].tolist()
+    live = accepting.astype(bool).tolist()
+    queue = deque(i for i, is_live in enumerate(live) if is_live)
+    while queue:
+        q = queue.popleft()
+        for p in preds[pred_offsets[q]:pred_offsets[q + 1]]:
+            if not live[p]:
+                live[p] = True
+                queue.append(p)
+    return np.array(live, dtype=bool)
+
+
+def _breadth_first_order(offsets: np.ndarray, targets: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """Live states reachable from 0 through live states, breadth-first (successors by column)."""
+    offsets_list, targets_list, live_list = offsets.tolist(), targets.tolist(), live.tolist()
+    seen = {0}
+    order = [0]
+    for q in order:  # grows while iterating
+        for t in targets_list[offsets_list[q]:offsets_list[q + 1]]:
+            if live_list[t] and t not in seen:
+                seen.add(t)
+                order.append(t)
+    return np.array(order, dtype=np.int64)
