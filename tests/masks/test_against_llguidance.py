@@ -51,8 +51,8 @@ OWN_REGEXES = [
 
 
 def bench_regexes() -> list[str]:
-    named = json.loads((DATA / "regex" / "outlines_core_bench_regexes.json").read_text())
-    return list(named.values()) if isinstance(named, dict) else list(named)
+    named = json.loads((DATA / "regex" / "outlines_core_bench_regexes.json").read_text())["patterns"]
+    return list(named.values())
 
 
 ALL_REGEXES = bench_regexes() + OWN_REGEXES
