@@ -1,11 +1,13 @@
-"""The state tables (transitions, accepting, state -> mask), checked once, held as Python objects.
+"""The state tables (transitions, accepting, state -> mask), checked once, indexable with plain ints.
 
 ``advance`` walks a token's byte classes through ``class_transitions`` one class at a time
-(the loop is written out in ``Matcher._next_state``, the hot path).
-Done with numpy scalars that costs ~100 ns per byte; with a flat Python list of ints and plain
-integer arithmetic it is ~40 ns.  So the table is turned into a list once per ``Index`` (not
-per matcher), when it is small enough for that to be cheap (``LIST_LIMIT`` entries, a few ms
-and ~8 bytes per entry); a bigger table stays a numpy array and the same code walks it, slower.
+(the loop is written out in ``Matcher._next_state``, the hot path), and every fill looks up the
+state's mask id.  Indexing a numpy array with a Python int costs ~60 ns and returns a numpy
+scalar; a list costs ~12 ns but building it (``tolist``) costs ~5-40 ns per entry, paid on the
+first matcher; a ``memoryview`` of the mapped section costs ~36 ns and nothing to build.  So a
+table of at most ``LIST_LIMIT`` entries becomes a list (<~0.5 ms once per Index) and a bigger
+one a memoryview (an 827-state x 69-class phone-number table would otherwise cost ~1 ms of
+``tolist`` before the first mask).  Both are indexed the same way.
 
 Bounds are checked once, vectorised, when the tables are built (``Automaton.from_container``):
 classes below ``n_classes``, transitions in ``[-1, n_states)``, mask ids in ``[0, n_masks)``,
@@ -22,7 +24,7 @@ import numpy as np
 from indexc_runtime.container import Container
 
 DEAD = -1
-LIST_LIMIT = 1 << 22
+LIST_LIMIT = 1 << 14
 SECTIONS = ("byte_classes", "class_transitions", "accepting", "state_mask")
 
 
@@ -31,9 +33,9 @@ class Automaton:
     n_states: int
     n_classes: int
     start_state: int
-    transitions: list | np.ndarray  # flat: next state = transitions[state * n_classes + class]
+    transitions: list | memoryview  # flat: next state = transitions[state * n_classes + class]
     accepting: bytes  # accepting[state] is 1 or 0
-    state_mask: list  # mask id of each state
+    state_mask: list | memoryview  # mask id of each state
     byte_classes: np.ndarray  # uint8 (256,): not needed to walk tokens, kept for byte-level callers
 
     @classmethod
@@ -49,13 +51,19 @@ class Automaton:
         container.check_range("class_transitions", transitions, DEAD, header.n_states - 1)
         container.check_range("accepting", accepting, 0, 1)
         container.check_range("state_mask", state_mask, 0, header.n_masks - 1)
-        flat = transitions.reshape(-1)
         return cls(
             n_states=header.n_states,
             n_classes=header.n_classes,
             start_state=header.start_state,
-            transitions=flat.tolist() if flat.size <= LIST_LIMIT else flat.astype(np.int64),
+            transitions=int_table(transitions.reshape(-1)),
             accepting=accepting.tobytes(),
-            state_mask=state_mask.tolist(),
+            state_mask=int_table(state_mask),
             byte_classes=byte_classes,
         )
+
+
+def int_table(values: np.ndarray) -> list | memoryview:
+    """Plain-int indexable form of a 1-D int32 array: a list when small, else a zero-copy view."""
+    if values.size <= LIST_LIMIT:
+        return values.tolist()
+    return memoryview(np.ascontiguousarray(values, dtype=np.int32))  # native order: format "i"
