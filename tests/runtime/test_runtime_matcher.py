@@ -181,3 +181,17 @@ def number_artifact_bytes(tmp_path_factory) -> bytes:
     path = tmp_path_factory.mktemp("number") / "number.idx"
     handmade.write_handmade(path, handmade.NUMBER, TOKENS, EOS, "number")
     return path.read_bytes()
+
+
+def test_large_state_tables_walk_the_same_through_memoryviews(number_artifact, monkeypatch):
+    import indexc_runtime.automaton
+
+    monkeypatch.setattr(indexc_runtime.automaton, "LIST_LIMIT", 0)  # as for tables of > 16k entries
+    index = indexc_runtime.load(number_artifact)
+    matcher = index.matcher()
+    assert isinstance(index._automaton.transitions, memoryview)
+    for raw in [b"-", b"12", b".", b"5"]:
+        matcher.advance(TOKEN_ID[raw])
+    assert matcher.state == 4 and set(matcher.allowed_token_ids().tolist()) == EXPECTED[4]
+    with pytest.raises(TokenNotAllowed):
+        matcher.advance(TOKEN_ID[b"."])
