@@ -32,7 +32,7 @@ from indexc.masks.traverse import WalkPlan, hit_sets_by_origin, tokens_of_hits
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
-MAX_FRONTIER_PAIRS = 4_000_000  # per chunk: bounds the walk's memory to ~100 MB
+MAX_FRONTIER_PAIRS = 4_000_000  # origins x class-trie nodes per chunk: bounds the walk's memory
 
 
 def compute_mask_table(
@@ -112,17 +112,28 @@ def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Sl
 
 
 def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> list[np.ndarray]:
-    """Hit set of every state, walking chunks of origins (in parallel when big)."""
+    """Hit set of every state, walking chunks of origins; in worker processes only when it pays.
+
+    The first chunk is walked here and timed; the other chunks go to ``jobs`` joblib workers
+    only if they are projected to take longer than starting the pool (~1 s on this machine),
+    so a small compile never pays for processes and a big one uses every core.
+    """
     n_nodes = plan.class_trie.n_nodes
     per_chunk = max(1, min(options.states_per_chunk, MAX_FRONTIER_PAIRS // max(1, n_nodes)))
     chunks = [np.arange(lo, min(lo + per_chunk, n_states)) for lo in range(0, n_states, per_chunk)]
+    if not chunks:
+        return []
+    t0 = time.perf_counter()
+    results = [hit_sets_by_origin(plan, chunks[0])]
+    projected = (time.perf_counter() - t0) * (len(chunks) - 1)
     jobs = options.jobs if options.jobs > 0 else (os.cpu_count() or 1)
-    if jobs > 1 and len(chunks) > 1 and n_states * n_nodes >= options.parallel_min_pairs:
+    rest = chunks[1:]
+    if jobs > 1 and len(rest) > 1 and projected >= options.parallel_min_seconds:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=min(jobs, len(chunks)))(delayed(hit_sets_by_origin)(plan, c) for c in chunks)
+        results += Parallel(n_jobs=min(jobs, len(rest)))(delayed(hit_sets_by_origin)(plan, c) for c in rest)
     else:
-        results = [hit_sets_by_origin(plan, chunk) for chunk in chunks]
+        results += [hit_sets_by_origin(plan, chunk) for chunk in rest]
     return [hits for chunk_result in results for hits in chunk_result]
 
 

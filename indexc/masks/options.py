@@ -21,7 +21,7 @@ class MaskOptions:
     min_slice_tokens: int = 256  # a self-loop's slice must hold this many tokens to be kept
     jobs: int = 0  # worker processes for big compiles; 0 = all cores, 1 = in-process
     states_per_chunk: int = 256  # origin states walked together (bounds the frontier's memory)
-    parallel_min_pairs: int = 2_000_000  # estimated frontier pairs below which no process is forked
+    parallel_min_seconds: float = 1.0  # projected walk time below which no worker process is started
 
     def as_dict(self) -> dict:
         """The options that shape the artifact (not ``jobs`` and chunking: those change only speed)."""

@@ -124,3 +124,14 @@ def test_masks_are_deduplicated_and_deterministic():
     assert len({m.tobytes() for m in first.masks}) == len(first.masks)
     assert np.array_equal(first.state_mask, second.state_mask)
     assert all(np.array_equal(a, b) for a, b in zip(first.masks, second.masks))
+
+
+def test_worker_processes_give_the_same_table():
+    """The joblib path (forced on: no time threshold, tiny chunks) equals the in-process walk."""
+    dfa = compile_regex(r"(a|b|1|\.)*-[ab]{1,4}(é|1)?")
+    trie = build_trie(FIXED_VOCAB)
+    serial = compute_mask_table(dfa, trie, FIXED_VOCAB, MaskOptions(jobs=1))
+    parallel = compute_mask_table(dfa, trie, FIXED_VOCAB,
+                                  MaskOptions(jobs=2, states_per_chunk=1, parallel_min_seconds=0.0))
+    assert np.array_equal(serial.state_mask, parallel.state_mask)
+    assert all(np.array_equal(a, b) for a, b in zip(serial.masks, parallel.masks))
