@@ -66,3 +66,13 @@ def test_encoded_sections_index_each_mask():
 def test_bad_masks_are_refused(bad, message):
     with pytest.raises(ValueError, match=f"mask 1: .*{message}"):
         encode_masks([np.array([1]), bad], 40)
+
+
+def test_long_word_lists_are_stored_dense_for_fill_speed():
+    from indexc.artifact.mask_encoding import MAX_SCATTER_WORDS, choose_form, mask_to_words
+    from indexc_runtime.format import MASK_DENSE, MASK_SPARSE
+
+    vocab_size = 128_256
+    spread = np.arange(0, 32 * (MAX_SCATTER_WORDS + 1), 32)  # one id in each of 257 words
+    assert choose_form(mask_to_words(spread, vocab_size))[0] == MASK_DENSE
+    assert choose_form(mask_to_words(spread[:-1], vocab_size))[0] == MASK_SPARSE

@@ -133,12 +133,12 @@ BIG_SPECIALS = tuple(range(128_000, BIG_VOCAB))
 
 
 def big_masks(seed: int = 7) -> list[np.ndarray]:
-    """State 0: half the text ids at random (dense); 1: 300 ids (sparse); 2: all text ids but 50
+    """State 0: half the text ids at random (dense); 1: 200 ids (sparse: under the 256-word scatter cap); 2: all text ids but 50
     (complement); 3: only eos (accepting end)."""
     rng = np.random.default_rng(seed)
     text = np.arange(128_000)
     half = np.sort(rng.choice(text, size=64_000, replace=False))
-    few = np.sort(rng.choice(text, size=300, replace=False))
+    few = np.sort(rng.choice(text, size=200, replace=False))
     most = np.setdiff1d(text, rng.choice(text, size=50, replace=False))
     return [half, few, np.union1d(most, BIG_EOS), np.array(BIG_EOS)]
 
