@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from indexc.masks.runs import expand_runs
 from indexc.vocab.model import Vocabulary
 
 
@@ -17,9 +18,11 @@ def class_sequences(
     vocab: Vocabulary, token_ids: np.ndarray, class_of_byte: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """CSR (offsets int64, data uint8) of the byte classes of ``token_ids``' bytes, in order."""
-    pieces = [vocab.token_bytes[i] for i in token_ids.tolist()]
-    lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
-    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+    flat, token_offsets = vocab.flat_bytes()
+    ids = token_ids.astype(np.int64)
+    starts = token_offsets[ids]
+    lengths = token_offsets[ids + 1] - starts
+    offsets = np.zeros(ids.size + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    raw = np.frombuffer(b"".join(pieces), dtype=np.uint8)
-    return offsets, class_of_byte[raw].astype(np.uint8)
+    _, positions = expand_runs(starts, lengths)
+    return offsets, class_of_byte[flat[positions]].astype(np.uint8)

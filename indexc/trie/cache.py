@@ -118,7 +118,7 @@ def _read_entry(entry: Path) -> tuple[Vocabulary, TokenTrie] | None:
 
 
 def _vocabulary_arrays(vocab: Vocabulary) -> dict[str, np.ndarray]:
-    token_flat, token_offsets = _flatten(vocab.token_bytes)
+    token_flat, token_offsets = vocab.flat_bytes()
     name_flat, name_offsets = _flatten([n.encode("utf-8", "surrogatepass") for n in vocab.names])
     text = f"{vocab.family}\x00{vocab.source}\x00{vocab.fingerprint}".encode("utf-8", "surrogatepass")
     return {
@@ -142,6 +142,7 @@ def _vocabulary_from_arrays(arrays: dict[str, np.ndarray]) -> Vocabulary:
         names=names,
     )
     object.__setattr__(vocab, "_fingerprint", fingerprint)
+    object.__setattr__(vocab, "_flat_bytes", (arrays["vocab_token_flat"], arrays["vocab_token_offsets"]))
     return vocab
 
 

@@ -67,6 +67,20 @@ class Vocabulary:
         """Boolean array: which ids are text tokens (may appear in a mask for their bytes)."""
         return np.isin(self.kinds, np.array([int(k) for k in TEXT_KINDS], dtype=np.uint8))
 
+    def flat_bytes(self) -> tuple[np.ndarray, np.ndarray]:
+        """All token bytes as one uint8 array and int64 offsets (token i: ``flat[off[i]:off[i+1]]``).
+
+        Built once per vocabulary (~10 ms for Llama-3) so that per-token byte work downstream
+        (class sequences of 10^5 live tokens) is a vectorised gather instead of a Python loop.
+        """
+        cached = self.__dict__.get("_flat_bytes")
+        if cached is None:
+            offsets = np.zeros(self.size + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, self.token_bytes), dtype=np.int64, count=self.size), out=offsets[1:])
+            cached = (np.frombuffer(b"".join(self.token_bytes), dtype=np.uint8), offsets)
+            object.__setattr__(self, "_flat_bytes", cached)
+        return cached
+
     @property
     def fingerprint(self) -> str:
         """Stable hex hash over the size, every token's kind and bytes, and the eos ids.
