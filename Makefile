@@ -30,3 +30,25 @@ compile: $(VENV)/.stamp-test $(ARTIFACTS)
 
 artifacts/%.idx: schemas/%.regex $(TOKENIZER) $(VENV)/.stamp-test
 	$(VENV)/bin/indexc compile --tokenizer $(TOKENIZER) --regex-file $< -o $@ --jobs $(JOBS)
+
+# Benchmark against outlines-core, llguidance and xgrammar (bench/README.md), in its own venv.
+# xgrammar needs torch: the CPU wheel torch==2.13.0 (on disk) goes in first, as any other torch
+# spec downloads gigabytes; xgrammar gets 10 minutes, and without it the bench still runs and
+# says "xgrammar: not installed".
+BENCH_VENV ?= .venv-bench
+BENCH_PY := $(BENCH_VENV)/bin/python
+BENCH_ARGS ?=
+
+.PHONY: bench
+
+$(BENCH_VENV)/.stamp-bench: pyproject.toml
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_PY) -m pip install -q --upgrade pip
+	$(BENCH_PY) -m pip install -q torch==2.13.0
+	timeout 600 $(BENCH_PY) -m pip install -q xgrammar || echo "xgrammar: not installed; the bench runs without it"
+	if $(BENCH_PY) -c "import xgrammar" 2>/dev/null; then $(BENCH_PY) -m pip install -q -e '.[bench]'; \
+	else $(BENCH_PY) -m pip install -q -e '.[test]'; fi
+	touch $@
+
+bench: $(BENCH_VENV)/.stamp-bench
+	$(BENCH_PY) -m bench.bench_regex $(BENCH_ARGS)
