@@ -178,7 +178,7 @@ def _row(result: dict, baseline_kib: int | None) -> list[str]:
     peak = result["peak_kib"]
     mark = ""
     if result.get("peak_is_process") and baseline_kib is not None:
-        peak, mark = peak - baseline_kib, "†"
+        peak, mark = max(peak - baseline_kib, 0), "†"  # below the baseline: noise, shown as 0
     mask, advance = result.get("mask_us") or [], result.get("advance_us") or []
     accepted = "yes" if result.get("accepted") else f"no: {result.get('failure', '')}"
     walk_peak = result.get("walk_peak_kib")
@@ -193,7 +193,8 @@ def render_notes(tokenizer: str, eos_ids: list[int], notes: dict, baseline_kib: 
     lines += [f"- {name}: {reason}" for name, reason in notes.items()]
     if baseline_kib is not None:
         lines.append(f"- † indexc: peak RSS of the `indexc compile` process minus that of the same command on "
-                     f"the regex `{PEAK_BASELINE_REGEX}` ({baseline_kib / 1024:,.1f} MB).")
+                     f"the regex `{PEAK_BASELINE_REGEX}` ({baseline_kib / 1024:,.1f} MB); about ±1 MB of noise, "
+                     f"negative differences shown as 0.")
     lines.append("- Compile excludes loading the tokenizer (every engine caches it per tokenizer); "
                  "llguidance builds its lexer lazily, so its work shows in the first masks and in "
                  "\"peak MB w/ walk\" (growth from before the compile to the end of the walk; for indexc, "

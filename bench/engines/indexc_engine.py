@@ -1,7 +1,7 @@
 """indexc in the benchmark: the ``indexc compile`` command line, then ``indexc_runtime``.
 
-Compile runs ``python -m indexc compile --tokenizer T --regex R -o OUT --json --jobs N`` in a
-child process.  Its JSON line gives ``compile_ms`` (regex -> DFA -> masks -> file; the
+Compile runs ``python -m indexc compile --tokenizer T --regex=R -o OUT --json --jobs N`` in a
+child process (``--regex=R`` in one word, so that a regex starting with ``-`` is not an option).  Its JSON line gives ``compile_ms`` (regex -> DFA -> masks -> file; the
 vocabulary read ``vocab_ms`` and the trie build ``trie_ms`` are per-tokenizer costs and are
 reported apart, as every other engine's tokenizer load is), ``bytes`` (the artifact) and
 ``states``.  The peak memory is the child's own ``ru_maxrss`` (``os.wait4``): a whole process
@@ -47,7 +47,7 @@ class IndexcEngine:
         tokenizer_path, eos_ids = tokenizer
         output = _scratch_dir() / "bench.idx"
         command = [sys.executable, "-m", "indexc", "compile", "--tokenizer", tokenizer_path,
-                   "--eos", ",".join(map(str, eos_ids)), "--regex", regex, "-o", str(output),
+                   "--eos", ",".join(map(str, eos_ids)), f"--regex={regex}", "-o", str(output),
                    "--json", "--jobs", str(self.jobs)]
         stdout, stderr, status, peak_kb = _run_measured(command)
         if status != 0 or not output.exists():
