@@ -28,10 +28,13 @@ What was checked (see ``test_llguidance_oracle.py``, numbers from llguidance 1.9
   vocabulary that misses bytes), llguidance stops with "NoExtensionBias", enters its error
   state and reports a mask holding EOS alone.  ``allowed_ids()`` returns that verbatim;
   ``exact_allowed_ids()`` drops EOS there (the DESIGN mask is empty).
-- Special tokens.  ``is_special_token`` is true for the added special tokens (GPT-2: 1,
-  Llama-3: 256, Qwen2: 22, Mistral: 3) *and* for the token whose bytes are the single byte
-  0xFF (GPT-2 and Llama-3 id 187, Mistral ``<0xFF>`` id 258): llguidance uses byte 0xFF as its
-  special-token marker.  No regex can match 0xFF (llguidance only matches valid UTF-8 and
+- Special tokens.  ``is_special_token`` is true for every added token (GPT-2: 1, Llama-3: 256,
+  Qwen2: 22, Mistral: 3) -- including the ones tokenizer.json marks ``"special": false``, which
+  DESIGN.md counts as text: Qwen2's 8 (``<tool_call>``, ``</tool_call>``, ``<|fim_prefix|>``,
+  ...) are never allowed, not even by ``(.|\n)*``, though ``token_bytes`` gives their text.
+  Comparisons on Qwen2 must leave those ids out.  It is also true for the token whose bytes
+  are the single byte 0xFF (GPT-2 and Llama-3 id 187, Mistral ``<0xFF>`` id 258): llguidance
+  uses byte 0xFF as its special-token marker.  No regex can match 0xFF (llguidance only matches valid UTF-8 and
   refuses ``(?-u:\\xff)``: "pattern can match invalid UTF-8"), so this costs nothing in
   comparisons.  Special tokens other than EOS never appear in a regex mask.  Several ids with
   the same bytes (Mistral has 125 such pairs, e.g. ``<0x01>`` and a plain piece) are all allowed.

@@ -108,3 +108,11 @@ def test_class_differences_with_python_re(gpt2):
 def test_unreadable_tokenizer_is_a_typed_error():
     with pytest.raises(OracleError):
         LlgOracle("t5")
+
+
+def test_added_tokens_not_marked_special_are_still_special_in_llguidance():
+    qwen2 = LlgOracle("qwen2")
+    tool_call = 151657  # "<tool_call>": "special": false in tokenizer.json
+    assert qwen2.token_bytes(tool_call) == b"<tool_call>"
+    assert tool_call in qwen2.special_ids.tolist()
+    assert tool_call not in qwen2.matcher(r"(.|\n)*").allowed_ids().tolist()
