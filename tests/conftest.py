@@ -49,3 +49,18 @@ def _private_cache_dir(tmp_path_factory) -> None:
     import os
 
     os.environ["INDEXC_CACHE_DIR"] = str(tmp_path_factory.mktemp("indexc-cache"))
+
+
+def _hypothesis_profiles() -> None:
+    """CI runs hypothesis derandomized (same examples every run: a red CI is never luck);
+    ``HYPOTHESIS_PROFILE=dev`` explores new examples locally."""
+    import os
+
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True, print_blob=True)
+    settings.register_profile("dev", derandomize=False)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+_hypothesis_profiles()

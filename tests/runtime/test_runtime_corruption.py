@@ -14,6 +14,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -83,7 +84,16 @@ def test_a_damaged_shipping_form_is_refused(offset, mask, truncate):
         damaged = bytearray(COMPRESSED)
         damaged[offset] ^= mask
         damaged = bytes(damaged)
+    if _inflates_to_the_original(damaged):
+        return  # a flip in bits zstd never reads (found by hypothesis): nothing was damaged
     assert_refused(damaged)
+
+
+def _inflates_to_the_original(data: bytes) -> bool:
+    try:
+        return zstandard.ZstdDecompressor().decompress(data) == RAW
+    except zstandard.ZstdError:
+        return False
 
 
 @pytest.mark.parametrize("change", [
