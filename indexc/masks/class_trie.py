@@ -8,10 +8,11 @@ byte); one ``np.unique`` per level numbers the keys.  Class nodes are thus numbe
 breadth-first order with the children of a node contiguous and sorted by class, which is the
 CSR layout the frontier walk wants, for free.
 
-Dead-byte pruning happens first: a byte-trie node whose byte is in a dead class removes its
-whole subtree (a DFS range, so a difference array and one cumulative sum mark all of them).
-Only surviving nodes are processed, so a digits regex over Llama-3 touches a few thousand of
-the 274k nodes.
+Dead-byte pruning happens on the way: the class trie is built breadth first from the root
+over the byte trie's CSR children, and a child whose byte is dead in every state is simply
+not taken, so its whole subtree is never touched.  The cost is the number of surviving nodes:
+a digits regex over Llama-3 touches a few thousand of the 274k nodes (~1 ms), where marking
+dead subtrees over the whole trie first cost ~10-15 ms whatever the regex.
 
 Numbers (Llama-3, 274k byte nodes): the https regex of seed 002 keeps ~XXX nodes and gives
 ~YYY class nodes; see BENCHMARKS.md for the measured build times.
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from indexc.masks.runs import expand_runs
 from indexc.trie import TokenTrie
 
 
@@ -46,14 +48,6 @@ class ClassTrie:
         return int(self.node_class.shape[0])
 
 
-def surviving_nodes(trie: TokenTrie, node_dead: np.ndarray) -> np.ndarray:
-    """Boolean per byte node: neither it nor an ancestor is dead (subtrees are DFS ranges)."""
-    dead = np.flatnonzero(node_dead)
-    n = trie.n_nodes + 1
-    diff = np.bincount(dead, minlength=n) - np.bincount(dead + trie.subtree_size[dead], minlength=n)
-    return np.cumsum(diff[:-1]) == 0
-
-
 def build_class_trie(
     trie: TokenTrie,
     class_of_byte: np.ndarray,
@@ -70,38 +64,38 @@ def build_class_trie(
     muted state uses.  ``with_byte_nodes`` also returns which byte nodes each class node
     stands for (what the walk needs to leave class mode at a muted state).
     """
-    byte_class = class_of_byte[trie.byte].astype(np.int64)
-    if prune_dead:
-        node_dead = dead_byte[trie.byte]
-        node_dead[0] = False
-        keep = surviving_nodes(trie, node_dead)
-    else:
-        keep = np.ones(trie.n_nodes, dtype=bool)
-    kept = np.flatnonzero(keep)
-    kept = kept[np.argsort(trie.depth[kept], kind="stable")]  # level by level
-    level_bounds = np.searchsorted(trie.depth[kept], np.arange(int(trie.depth[kept].max(initial=0)) + 2))
-
     class_node = np.full(trie.n_nodes, -1, dtype=np.int64)
     class_node[0] = 0
     parents = [np.zeros(0, dtype=np.int64)]
     classes = [np.full(1, -1, dtype=np.int64)]
+    kept_levels = [np.zeros(1, dtype=np.int64)]
     next_id = 1
-    for level in range(1, len(level_bounds) - 1):
-        nodes = kept[level_bounds[level] : level_bounds[level + 1]]
+    frontier = kept_levels[0]
+    while frontier.size:  # breadth first from the root: cost ~ surviving nodes, not all nodes
+        first = trie.child_offsets[frontier].astype(np.int64)
+        owner, position = expand_runs(first, trie.child_offsets[frontier + 1] - first)
+        nodes = trie.children[position].astype(np.int64)
+        edge_byte = trie.byte[nodes]
+        if prune_dead:
+            alive = ~dead_byte[edge_byte]
+            nodes, owner, edge_byte = nodes[alive], owner[alive], edge_byte[alive]
         if nodes.size == 0:
             break
-        keys = class_node[trie.parent[nodes]] * n_classes + byte_class[nodes]
+        keys = class_node[frontier[owner]] * n_classes + class_of_byte[edge_byte]
         unique_keys, inverse = np.unique(keys, return_inverse=True)
         class_node[nodes] = next_id + inverse.reshape(-1)
         parents.append(unique_keys // n_classes)
         classes.append(unique_keys % n_classes)
+        kept_levels.append(nodes)
         next_id += unique_keys.size
+        frontier = nodes
     node_class = np.concatenate(classes).astype(np.int32)
     parent_of = np.concatenate(parents)  # parent of class nodes 1..n-1, non-decreasing (BFS)
     # Children of c are the class nodes k >= 1 with parent_of[k - 1] == c: one contiguous run.
     child_offsets = np.searchsorted(parent_of, np.arange(next_id + 1)).astype(np.int64) + 1
 
-    tokens, token_offsets, pruned = _tokens_by_class_node(trie, class_node, next_id)
+    kept = np.concatenate(kept_levels)
+    tokens, token_offsets, pruned = _tokens_by_class_node(trie, kept, class_node, next_id)
     if with_byte_nodes:
         byte_nodes, byte_node_offsets = _group_by(class_node, next_id)
     else:
@@ -118,19 +112,13 @@ def _group_by(owner: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]
     return members, offsets
 
 
-def _tokens_by_class_node(trie: TokenTrie, class_node: np.ndarray, n_class_nodes: int):
-    """Group the trie's token ids by the class node where they end (CSR), dropping pruned ones.
-
-    Nodes are in DFS = lexicographic order, so the per-node token runs, concatenated in node
-    order, are ``sorted_tokens`` itself: the owner of each entry is one ``np.repeat`` away.
-    """
-    per_node = (trie.token_end - trie.token_start).astype(np.int64)
-    owner = class_node[np.repeat(np.arange(trie.n_nodes), per_node)]
-    alive = owner >= 0
-    owner, token_ids = owner[alive], trie.sorted_tokens[alive]
-    order = np.argsort(owner, kind="stable")
-    tokens = token_ids[order].astype(np.int32)
-    counts = np.bincount(owner, minlength=n_class_nodes)
+def _tokens_by_class_node(trie: TokenTrie, kept: np.ndarray, class_node: np.ndarray, n_class_nodes: int):
+    """Group the token ids of the kept byte nodes by their class node (CSR)."""
+    starts = trie.token_start[kept].astype(np.int64)
+    owner, position = expand_runs(starts, trie.token_end[kept].astype(np.int64) - starts)
+    owner_class = class_node[kept[owner]]
+    order = np.argsort(owner_class, kind="stable")
+    tokens = trie.sorted_tokens[position[order]].astype(np.int32)
     offsets = np.zeros(n_class_nodes + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    return tokens, offsets, int((~alive).sum())
+    np.cumsum(np.bincount(owner_class, minlength=n_class_nodes), out=offsets[1:])
+    return tokens, offsets, int(trie.n_tokens - tokens.size)

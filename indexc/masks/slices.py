@@ -3,8 +3,8 @@
 A state s that loops on a wide set of bytes C (``transitions[s, b] == s`` for b in C: the
 body of a JSON string, ``.*``, ``[a-z ]*``) allows every token made only of C bytes: from s
 such a token never leaves s.  That set, T(C), is the state's *slice*: computed once per
-distinct C on the byte trie (a node outside C removes its subtree: the same difference-array
-pass as dead-byte pruning, ~3 ms on Llama-3) and shared by every state with that loop.
+distinct C on the byte trie (breadth first from the root, taking only edges in C, so the cost
+is the size of the slice) and shared by every state with that loop.
 
 The walk still visits the paths inside C (it must find the tokens that leave C part-way),
 but it records no hit while a path has stayed at s: the state's hit set holds only the
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc.automaton.byte_dfa import ByteDFA
-from indexc.masks.class_trie import surviving_nodes
+from indexc.masks.runs import expand_runs
 from indexc.trie import TokenTrie
 
 
@@ -64,9 +64,15 @@ def find_slices(dfa: ByteDFA, trie: TokenTrie, *, min_tokens: int) -> Slices:
 
 
 def _tokens_within(trie: TokenTrie, byte_set: np.ndarray) -> np.ndarray:
-    """Sorted ids of the tokens whose bytes all lie in ``byte_set``."""
-    outside = ~byte_set[trie.byte]
-    outside[0] = False
-    inside = surviving_nodes(trie, outside)
-    owner = np.repeat(np.arange(trie.n_nodes), (trie.token_end - trie.token_start).astype(np.int64))
-    return np.sort(trie.sorted_tokens[inside[owner]]).astype(np.int32)
+    """Sorted ids of the tokens whose bytes all lie in ``byte_set`` (breadth first from the root)."""
+    found = [np.zeros(0, np.int64)]
+    frontier = np.zeros(1, dtype=np.int64)
+    while frontier.size:
+        first = trie.child_offsets[frontier].astype(np.int64)
+        _, position = expand_runs(first, trie.child_offsets[frontier + 1] - first)
+        frontier = trie.children[position].astype(np.int64)
+        frontier = frontier[byte_set[trie.byte[frontier]]]
+        starts = trie.token_start[frontier].astype(np.int64)
+        _, at = expand_runs(starts, trie.token_end[frontier].astype(np.int64) - starts)
+        found.append(at)
+    return np.sort(trie.sorted_tokens[np.concatenate(found)]).astype(np.int32)
