@@ -28,7 +28,8 @@ from indexc.masks.options import MaskOptions
 from indexc.masks.slices import Slices, find_slices
 from indexc.masks.table import MaskTable
 from indexc.masks.token_sequences import class_sequences
-from indexc.masks.traverse import WalkPlan, hit_sets_by_origin, tokens_of_hits
+from indexc.masks.expand import HitExpander
+from indexc.masks.traverse import WalkPlan, hit_sets_by_origin
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
@@ -63,9 +64,10 @@ def compute_mask_table(
     interner = MaskInterner()
     hit_mask = [interner.add(hits, bool(dfa.accepting[state]), int(plan.slice_of_state[state]))
                 for state, hits in enumerate(per_state)]
-    masks, mask_of_hit_set = _expand_masks(plan, slices, interner, vocab)
+    expander = HitExpander(plan, vocab.size)
+    masks, mask_of_hit_set = _expand_masks(expander, slices, interner, vocab)
     state_mask = mask_of_hit_set[np.array(hit_mask, dtype=np.int64)].astype(np.int32)
-    live = _live_tokens(plan, slices, interner, vocab.size)
+    live = _live_tokens(expander, slices, interner, vocab.size)
     offsets, data = class_sequences(vocab, live, alphabet.class_of_byte)
     timings["tables_ms"] = _ms_since(t2)
 
@@ -137,7 +139,7 @@ def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> lis
     return [hits for chunk_result in results for hits in chunk_result]
 
 
-def _expand_masks(plan: WalkPlan, slices: Slices, interner: MaskInterner, vocab: Vocabulary):
+def _expand_masks(expander: HitExpander, slices: Slices, interner: MaskInterner, vocab: Vocabulary):
     """Sorted token ids of each distinct mask (scatter into one reused flag row, no sort).
 
     Returns the masks and, per hit set, its mask id: two hit sets can spell the same tokens
@@ -152,13 +154,13 @@ def _expand_masks(plan: WalkPlan, slices: Slices, interner: MaskInterner, vocab:
     mask_of_hit_set = np.empty(len(interner), dtype=np.int64)
     for k, (hits, accepting, slice_id) in enumerate(zip(interner.hit_sets, interner.accepting, interner.slice_ids)):
         flags = (slice_rows[slice_id] if slice_id >= 0 else empty).copy()
-        flags[tokens_of_hits(plan, hits)] = True
+        expander.mark(hits, flags)
         if accepting:
             flags[eos] = True
-        ids = np.flatnonzero(flags).astype(np.int32)
-        mask_of_hit_set[k] = ids_of.setdefault(ids.tobytes(), len(masks))
+        key = np.packbits(flags).tobytes()  # 16 KB for 128k ids: cheaper to hash than the ids
+        mask_of_hit_set[k] = ids_of.setdefault(key, len(masks))
         if mask_of_hit_set[k] == len(masks):
-            masks.append(ids)
+            masks.append(np.flatnonzero(flags).astype(np.int32))
     return tuple(masks), mask_of_hit_set
 
 
@@ -168,12 +170,12 @@ def _flag_row(size: int, tokens: np.ndarray) -> np.ndarray:
     return flags
 
 
-def _live_tokens(plan: WalkPlan, slices: Slices, interner: MaskInterner, vocab_size: int) -> np.ndarray:
+def _live_tokens(expander: HitExpander, slices: Slices, interner: MaskInterner, vocab_size: int) -> np.ndarray:
     """Sorted ids of the text tokens in at least one mask (the ones ``advance`` can take)."""
     if not len(interner):
         return np.zeros(0, np.int32)
     flags = np.zeros(vocab_size, dtype=bool)
-    flags[tokens_of_hits(plan, np.unique(np.concatenate(interner.hit_sets)))] = True
+    expander.mark(np.unique(np.concatenate(interner.hit_sets)), flags)
     for slice_id in set(interner.slice_ids) - {-1}:
         flags[slices.tokens[slice_id]] = True
     return np.flatnonzero(flags).astype(np.int32)

@@ -157,15 +157,3 @@ def hit_sets_by_origin(plan: WalkPlan, origins: np.ndarray) -> list[np.ndarray]:
     lo = np.searchsorted(origin, origins, side="left")
     hi = np.searchsorted(origin, origins, side="right")
     return [node[a:b] for a, b in zip(lo.tolist(), hi.tolist())]
-
-
-def tokens_of_hits(plan: WalkPlan, hits: np.ndarray) -> np.ndarray:
-    """The token ids of a hit set (unsorted; disjoint per node)."""
-    ct, trie = plan.class_trie, plan.byte_trie
-    class_nodes = hits[hits >= 0]
-    byte_nodes = -1 - hits[hits < 0]
-    starts = ct.token_offsets[class_nodes]
-    _, positions = expand_runs(starts, ct.token_offsets[class_nodes + 1] - starts)
-    byte_starts = trie.token_start[byte_nodes].astype(np.int64)
-    _, byte_positions = expand_runs(byte_starts, trie.token_end[byte_nodes].astype(np.int64) - byte_starts)
-    return np.concatenate([ct.tokens[positions], trie.sorted_tokens[byte_positions]])

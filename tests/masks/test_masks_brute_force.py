@@ -135,3 +135,12 @@ def test_worker_processes_give_the_same_table():
                                   MaskOptions(jobs=2, states_per_chunk=1, parallel_min_seconds=0.0))
     assert np.array_equal(serial.state_mask, parallel.state_mask)
     assert all(np.array_equal(a, b) for a, b in zip(serial.masks, parallel.masks))
+
+
+@pytest.mark.parametrize("pattern", PATTERNS[:8])
+def test_gather_expansion_equals_scatter(pattern, monkeypatch):
+    """Real vocabularies take the gather path for dense masks; force it on the small one."""
+    import indexc.masks.expand as expand
+
+    monkeypatch.setattr(expand, "GATHER_FROM_TOKENS", -1)
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
