@@ -99,9 +99,11 @@ def compute_mask_table(
 def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Slices, options: MaskOptions) -> WalkPlan:
     """The walk's alphabet (muted rows left out), class trie, and tables."""
     muted = muted_states(dfa, options.min_literal_length if options.mute_literals else 0)
-    if not options.token_classes:
+    if not (options.token_classes and options.byte_classes):
+        # Token classes are sequences of byte classes: without either, the class trie is the
+        # byte trie (one class per byte), and there is nothing for muting to merge.
         walk_alphabet = byte_alphabet(dfa, merge=False)
-        muted = np.zeros(dfa.n_states, dtype=bool)  # the class trie is the byte trie: nothing to mute
+        muted = np.zeros(dfa.n_states, dtype=bool)
     elif muted.any():
         walk_alphabet = byte_alphabet(dfa, merge=True, rows=~muted)
     else:

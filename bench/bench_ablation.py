@@ -1,0 +1,77 @@
+"""Ablation: what each mask-stage technique buys, by compiling with it switched off.
+
+For every regex of ``bench/data/regex_examples.json`` (Llama-3 by default), the compile
+(regex -> DFA -> masks, in process, vocabulary and trie loaded once, ``--jobs 1``) is timed
+with every technique on, then with each one off in turn: byte classes, token classes (walk the
+byte trie instead of the class trie), dead-byte pruning, literal muting, slices.  Masks are
+identical in every variant (tests/masks checks it); only time and the size of the structures
+walked change.  Each cell is the best of ``--repeat`` runs, in milliseconds, with the number
+of trie nodes the walk ran over in parentheses.
+
+    .venv/bin/python -m bench.bench_ablation [--tokenizer F] [--regexes a,b] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if __package__ in (None, ""):
+    sys.path.insert(0, str(REPO))
+
+from indexc.masks import MaskOptions  # noqa: E402
+from indexc.pipeline import CompileOptions, compile_regex  # noqa: E402
+from indexc.trie.cache import load_vocabulary_and_trie  # noqa: E402
+
+VARIANTS = {
+    "all on": {},
+    "no byte classes": {"byte_classes": False},
+    "no token classes": {"token_classes": False},
+    "no dead-byte pruning": {"dead_byte_pruning": False},
+    "no literal muting": {"mute_literals": False},
+    "no slices": {"slices": False},
+}
+
+
+def default_tokenizer() -> Path:
+    shared = REPO.parent / "shared" / "tokenizers" / "llama3.json"
+    return shared if shared.exists() else REPO / "tests" / "data" / "tokenizers" / "llama3.json.zst"
+
+
+def best_compile(pattern: str, vocab, trie, switches: dict, repeat: int) -> tuple[float, int]:
+    options = CompileOptions(MaskOptions(jobs=1, **switches))
+    best, nodes = float("inf"), 0
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = compile_regex(pattern, vocab, trie, options)
+        best = min(best, (time.perf_counter() - t0) * 1000.0)
+        nodes = result.table.stats["class_trie_nodes"]
+    return best, nodes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tokenizer", default=str(default_tokenizer()))
+    parser.add_argument("--regexes", default="", help="comma-separated names (default: all)")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    vocab, trie, _ = load_vocabulary_and_trie(args.tokenizer)
+    regexes = json.loads((REPO / "bench" / "data" / "regex_examples.json").read_text())["regexes"]
+    wanted = set(filter(None, args.regexes.split(",")))
+    print(f"Compile ms (walked trie nodes), {Path(args.tokenizer).name}, best of {args.repeat}, --jobs 1\n")
+    print("| regex | " + " | ".join(VARIANTS) + " |")
+    print("|---|" + "---|" * len(VARIANTS))
+    for entry in regexes:
+        if wanted and entry["name"] not in wanted:
+            continue
+        cells = [best_compile(entry["regex"], vocab, trie, switches, args.repeat) for switches in VARIANTS.values()]
+        print(f"| {entry['name']} | " + " | ".join(f"{ms:,.1f} ({nodes:,})" for ms, nodes in cells) + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
