@@ -27,13 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"indexc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"indexc.cli.{name}_cmd")
-        except ModuleNotFoundError as exc:  # a subcommand not built yet
-            if exc.name == f"indexc.cli.{name}_cmd":
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(f"indexc.cli.{name}_cmd").register(sub)
     return parser
 
 
