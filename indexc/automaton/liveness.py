@@ -52,11 +52,10 @@ def trim(transitions: np.ndarray, accepting: np.ndarray) -> tuple[np.ndarray, np
     if not live[0]:
         return None
     order = _breadth_first_order(offsets, targets, live)
-    new_id = np.full(transitions.shape[0], DEAD, dtype=np.int64)
-    new_id[order] = np.arange(len(order))
-    rows = transitions[order]
-    renumbered = np.where(rows == DEAD, DEAD, new_id[np.maximum(rows, 0)]).astype(np.int32)
-    return renumbered, accepting[order].astype(bool)
+    # new_id[-1] (the extra last slot) is what DEAD (-1) maps to.
+    new_id = np.full(transitions.shape[0] + 1, DEAD, dtype=np.int32)
+    new_id[order] = np.arange(len(order), dtype=np.int32)
+    return new_id[transitions[order]], accepting[order].astype(bool)
 
 
 def live_states(transitions: np.ndarray, accepting: np.ndarray) -> np.ndarray:

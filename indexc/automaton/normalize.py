@@ -282,21 +282,23 @@ class _Normalizer:
         if c == "<":
             if p.startswith(("=", "!"), i + 1):
                 raise self.error("look-behind assertions (?<= (?<! are not supported", position)
-            raise self.error(f"unknown extension ?<{p[i + 1:i + 2]}", position)
+            raise self.error(f"unknown extension ?<{p[i + 1:i + 2]}", position + 1)
         if c == ">":
             raise self.error("atomic groups (?> are not supported", position)
         if c == "(":
             raise self.error("conditional groups (?( are not supported", position)
         if c in _KNOWN_FLAGS or c == "-":
             return self.flag_group(position, i)
-        raise self.error(f"unknown extension ?{c}", position)
+        raise self.error(f"unknown extension ?{c}", position + 1)
 
     def python_named_group(self, position: int, i: int) -> int:
         p = self.pattern
         if p.startswith("=", i):
             raise self.error("back-references (?P=name) are not supported", position)
+        if i >= len(p):
+            raise self.error("unexpected end of pattern", i)
         if not p.startswith("<", i):
-            raise self.error(f"unknown extension ?P{p[i:i + 1]}", position)
+            raise self.error(f"unknown extension ?P{p[i]}", position + 1)
         close = p.find(">", i + 1)
         if close < 0:
             raise self.error("missing >, unterminated name", i + 1)
@@ -321,13 +323,13 @@ class _Normalizer:
                 raise self.error("missing :", i)
         if i >= len(p) or p[i] not in ":)":
             raise self.error("missing -, : or )", i)
-        for letter in added + removed:
+        for offset, letter in enumerate(added):
             if letter in _UNSUPPORTED_FLAGS:
-                raise self.error(_UNSUPPORTED_FLAGS[letter], position)
+                raise self.error(_UNSUPPORTED_FLAGS[letter], position + 2 + offset)
+        if set(removed) & set("auL"):
+            raise self.error("bad inline flags: cannot turn off flags 'a', 'u' and 'L'", position)
         if set(added) & set(removed):
             raise self.error("bad inline flags: flag turned on and off", position)
-        if "u" in removed:
-            raise self.error("bad inline flags: cannot turn off flags 'a', 'u' and 'L'", position)
         flags = _apply_flags(self.flags, added, removed)
         if p[i] == ":":
             self.push_group(position, flags)
@@ -368,7 +370,7 @@ class _Normalizer:
         low = int(lo) if lo else 0
         high = int(hi) if hi else None
         if high is not None and high < low:
-            raise self.error("min repeat greater than max repeat", position)
+            raise self.error("min repeat greater than max repeat", position + 1)
         text = "{%d}" % low if high == low else "{%d,%s}" % (low, "" if high is None else high)
         return self.quantifier(position, i + 1, text)
 
@@ -436,8 +438,9 @@ class _Normalizer:
             if not p.startswith("{", i):
                 raise self.error("missing {", i)
             close = p.find("}", i)
-            if close < 0:
-                raise self.error("missing }, unterminated name", i)
+            if close < 0 or close == i + 1:
+                message = "missing character name" if close == i + 1 or i + 1 == len(p) else "missing }, unterminated name"
+                raise self.error(message, i + 1)
             try:
                 return _Escape("char", close + 1, ord(unicodedata.lookup(p[i + 1:close])))
             except KeyError:

@@ -113,7 +113,7 @@ class BlockTree:
 def expand_utf8(
     dfa: AtomDFA, partition: AtomPartition, limits: AutomatonLimits, *, source: str = "<regex>"
 ) -> ByteDFA:
-    """The byte-level DFA (not yet trimmed: unreferenced uniform chains remain)."""
+    """The byte-level DFA: minimal, live and reachable if ``dfa`` is (start = 0)."""
     tree = BlockTree(partition)
     relabel = _Relabeling(dfa, tree, limits, source)
     for level in (1, 2, 3):
@@ -122,7 +122,12 @@ def expand_utf8(
 
 
 class _Relabeling:
-    """Byte-state ids of (character state, tree entity), level by level, hash-consed."""
+    """Byte-state ids of (character state, tree entity), level by level, hash-consed.
+
+    ``U(t, L)``, the chain "``L`` more continuation bytes of any value, then state ``t``",
+    is what a uniform block becomes; chains are allocated only when something refers to
+    them, and a relabelled mixed row that comes out constant *is* such a chain (that keeps
+    the result minimal)."""
 
     def __init__(self, dfa: AtomDFA, tree: BlockTree, limits: AutomatonLimits, source: str):
         self.dfa, self.tree, self.limits, self.source = dfa, tree, limits, source
@@ -130,16 +135,43 @@ class _Relabeling:
         # with_dead[s, a]: the target of atom a from s; the extra last column is NO_ATOM.
         self.with_dead = np.hstack([dfa.transitions, np.full((n, 1), DEAD, np.int32)]).astype(np.int64)
         self.n_ids = n
-        self.uniform: dict[int, np.ndarray] = {0: np.arange(n, dtype=np.int64)}  # U(t, level) ids
-        self.node_ids: dict[int, np.ndarray] = {}  # (n, n_nodes) ids of relabelled nodes
-        self.rows: dict[int, np.ndarray] = {}  # distinct continuation rows per level
+        self.chains = {level: np.full(n, DEAD, dtype=np.int64) for level in (1, 2, 3)}
+        self.chains[0] = np.arange(n, dtype=np.int64)
+        self.chain_target: dict[int, int] = {}  # chain id -> t
+        self.node_ids: dict[int, np.ndarray] = {}  # level -> (n, n_nodes) ids
+        self.row_blocks: list[tuple[np.ndarray, np.ndarray]] = []  # (ids, continuation rows)
+
+    def chain_ids(self, level: int, targets: np.ndarray) -> np.ndarray:
+        """Ids of ``U(t, level)`` for an array of targets (``DEAD`` stays ``DEAD``)."""
+        if level == 0:
+            return targets
+        chains = self.chains[level]
+        live = targets[targets != DEAD]
+        missing = np.unique(live[chains[live] == DEAD])
+        if len(missing):
+            below = self.chain_ids(level - 1, missing)
+            ids = self.allocate(len(missing))
+            chains[missing] = ids
+            self.chain_target.update(zip(ids.tolist(), missing.tolist()))
+            self.row_blocks.append((ids, np.repeat(below[:, None], _FANOUT, axis=1)))
+        return np.where(targets == DEAD, DEAD, chains[np.maximum(targets, 0)])
+
+    def allocate(self, count: int) -> np.ndarray:
+        ids = np.arange(self.n_ids, self.n_ids + count, dtype=np.int64)
+        self.n_ids += count
+        if self.n_ids > self.limits.max_states:
+            raise LimitError(
+                f"the byte-level DFA needs more than {self.limits.max_states:,} states "
+                f"(limit {self.limits.max_states:,}); raise it with --max-states",
+                source=self.source,
+            )
+        return ids
 
     def resolve(self, level: int, states: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """Byte-state ids of child ``codes`` (at ``level``) seen from character ``states``."""
         a = self.tree.n_atoms
         atom = np.where((codes >= 0) & (codes < a), codes, a)  # NO_ATOM and nodes -> DEAD column
-        target = self.with_dead[states, atom]
-        ids = np.where(target == DEAD, DEAD, self.uniform[level][np.maximum(target, 0)])
+        ids = self.chain_ids(level, self.with_dead[states, atom])
         if level > 0 and self.node_ids[level].shape[1]:
             node = codes >= a
             ids = np.where(node, self.node_ids[level][states, np.maximum(codes - a, 0)], ids)
@@ -148,61 +180,54 @@ class _Relabeling:
     def level(self, level: int) -> None:
         n = self.dfa.n_states
         children = self.tree.nodes[level]
-        uniform_rows = np.repeat(self.uniform[level - 1][:, None], _FANOUT, axis=1)
         table: dict[bytes, int] = {}
-        distinct: list[np.ndarray] = []
-        self.uniform[level] = self._intern(uniform_rows, table, distinct)
         ids = np.empty((n, len(children)), dtype=np.int64)
         chunk = max(1, _CHUNK_CELLS // max(children.size, 1))
         for lo in range(0, n, chunk):
             states = np.arange(lo, min(n, lo + chunk))
             rows = self.resolve(level - 1, states[:, None, None], children[None, :, :])
-            ids[states] = self._intern(rows.reshape(-1, _FANOUT), table, distinct).reshape(len(states), -1)
+            ids[states] = self.intern(level, rows.reshape(-1, _FANOUT), table).reshape(len(states), -1)
         self.node_ids[level] = ids
-        self.rows[level] = np.array(distinct, dtype=np.int64).reshape(-1, _FANOUT)
 
-    def _intern(self, rows: np.ndarray, table: dict[bytes, int], distinct: list[np.ndarray]) -> np.ndarray:
-        """Ids of ``rows`` (DEAD for all-dead rows), allocating new ids for unseen rows."""
+    def intern(self, level: int, rows: np.ndarray, table: dict[bytes, int]) -> np.ndarray:
+        """Ids of level-``level`` rows: ``DEAD`` if all dead, a chain if constant on a chain
+        (or on a character state at level 1), else the hash-consed id of the row."""
         ids = np.full(len(rows), DEAD, dtype=np.int64)
         alive = np.flatnonzero((rows != DEAD).any(axis=1))
         if not len(alive):
             return ids
         unique, inverse = _unique_rows(rows[alive])
-        unique_ids = np.empty(len(unique), dtype=np.int64)
-        for i, row in enumerate(unique):
-            key = row.tobytes()
-            found = table.get(key)
-            if found is None:
-                found = table[key] = self.n_ids
-                self.n_ids += 1
-                distinct.append(row)
-                self._check_size()
-            unique_ids[i] = found
-        ids[alive] = unique_ids[inverse.reshape(-1)]
+        unique_ids = np.full(len(unique), DEAD, dtype=np.int64)
+        for i in np.flatnonzero((unique == unique[:, :1]).all(axis=1)).tolist():
+            value = int(unique[i, 0])
+            t = value if level == 1 else self.chain_target.get(value)
+            if t is not None:
+                unique_ids[i] = self.chain_ids(level, np.array([t]))[0]
+        pending = np.flatnonzero(unique_ids == DEAD)
+        keys = [unique[i].tobytes() for i in pending.tolist()]
+        found = np.array([table.get(key, DEAD) for key in keys], dtype=np.int64)
+        new = np.flatnonzero(found == DEAD)
+        if len(new):
+            found[new] = self.allocate(len(new))
+            table.update(zip([keys[i] for i in new.tolist()], found[new].tolist()))
+            self.row_blocks.append((found[new], unique[pending[new]]))
+        unique_ids[pending] = found
+        ids[alive] = unique_ids[inverse]
         return ids
-
-    def _check_size(self) -> None:
-        # Up to 3 uniform chains per character state may end up unreferenced (trimmed later).
-        if self.n_ids > self.limits.max_states + 3 * self.dfa.n_states:
-            raise LimitError(
-                f"the byte-level DFA needs more than {self.limits.max_states:,} states "
-                f"(limit {self.limits.max_states:,}); raise it with --max-states",
-                source=self.source,
-            )
 
     def assemble(self) -> ByteDFA:
         n = self.dfa.n_states
-        transitions = np.full((self.n_ids, 256), DEAD, dtype=np.int32)
-        states = np.arange(n)[:, None]
         levels, codes = self.tree.root_levels, self.tree.root_codes
-        for level in (0, 1, 2, 3):
+        states = np.arange(n)[:, None]
+        roots = np.full((n, 256), DEAD, dtype=np.int64)
+        for level in (0, 1, 2, 3):  # may allocate the last chains
             cols = np.flatnonzero(levels == level)
-            transitions[:n, cols] = self.resolve(level, states, codes[cols][None, :])
-        first = n
-        for level in (1, 2, 3):
-            rows = self.rows[level]
-            transitions[first:first + len(rows), _CONTINUATION] = rows
-            first += len(rows)
+            roots[:, cols] = self.resolve(level, states, codes[cols][None, :])
+        transitions = np.full((self.n_ids, 256), DEAD, dtype=np.int32)
+        transitions[:n] = roots
+        if self.row_blocks:
+            ids = np.concatenate([ids for ids, _ in self.row_blocks])
+            transitions[ids, _CONTINUATION] = np.concatenate([rows for _, rows in self.row_blocks])
         accepting = np.zeros(self.n_ids, dtype=bool)
         accepting[:n] = self.dfa.accepting
         return ByteDFA(transitions, accepting)
