@@ -3,13 +3,14 @@
 The character sets of a regex cut the code-point line at their range ends into elementary
 intervals.  Intervals covered by exactly the same sets are interchangeable everywhere in the
 regex, so they are merged into one atom; the character-level DFA then has one column per atom
-(the phone regex has 6 atoms, the relation-extraction regex 64) instead of one per code
-point, and every set is a list of atoms.
+(the phone regex has 5 atoms, the relation-extraction regex 35, the https regex 10) instead
+of one per code point, and every set is a list of atoms.
 
 Atoms are computed exactly and vectorised: each (set, interval) membership pair is listed
 (``np.repeat`` over the ranges), the pairs are sorted by interval, and the intervals are
 refined round by round by the k-th set that covers them (rounds = the largest number of sets
-covering one interval, usually 2 or 3).  Intervals covered by no set (including the
+covering one interval, usually 2 or 3): 0.3-0.7 ms for the benchmark regexes, 3 ms for the
+https regex whose ``\w`` brings 1,468 cuts.  Intervals covered by no set (including the
 surrogates and the code points past U+10FFFF that the UTF-8 block tree addresses) get atom
 ``NO_ATOM``: nothing in the regex matches them.
 

@@ -12,8 +12,9 @@ behave the same, so keying by them merges them up front.  Closures are memoised 
 state.  The construction stops with a ``LimitError`` as soon as it exceeds ``max_states``
 states or ``max_table_cells`` table cells, before the table is allocated.
 
-Cost: dominated by Python set unions; the https regex (13 character-level states, 8 atoms)
-determinises in about 1 ms, the relation-extraction regex (~600 states, 64 atoms) in ~25 ms.
+Cost: dominated by Python set unions.  The https regex (52 NFA states, 10 atoms) gives 78
+subsets in 0.9 ms, the relation-extraction regex (1,460 NFA states, 35 atoms) 454 subsets in
+5.8 ms; ``(x|y){0,20000}`` (120,006 NFA states) 20,001 subsets in 0.2 s.
 """
 
 from __future__ import annotations

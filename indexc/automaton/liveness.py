@@ -11,7 +11,8 @@ arrays (the start is 0).
 
 Both searches walk the *distinct* successor lists, extracted with numpy from the table
 (a byte row has 256 cells but typically 1 to 10 distinct targets), so the Python part is
-O(distinct edges): about 2 ms for a 2,000-state byte DFA.
+O(distinct edges): 0.1-2.7 ms for the benchmark regexes' byte DFAs (up to 827 states), 0.14 s
+for the 40,001 states of ``[^"]{0,5000}``.
 """
 
 from __future__ import annotations

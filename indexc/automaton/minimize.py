@@ -1,25 +1,29 @@
 """Minimisation by Hopcroft's partition refinement.
 
 Two states are merged iff every string leads both to acceptance or both to rejection.  The
-partition starts as {accepting, non-accepting, sink} (the implicit ``DEAD`` state is made an
-explicit sink so that a missing transition counts as a move to it) and is refined by
-splitters from a worklist; after a split only the smaller half is queued, which bounds the
-work by O(k n log n) for n states and k symbols.
+partition starts as {accepting, non-accepting, sink} (the implicit ``DEAD`` state is an
+explicit sink, so a missing transition is a move to it) and is refined by splitters from a
+worklist; after a split only the smaller half is queued.  The sink block is the one initial
+block Hopcroft allows to leave out of the worklist, so moves into it are never scanned and
+the work is O(m log n) for m real transitions, not O(k n log n): that matters for partial
+DFAs over many atoms (an enum of 1,000 CJK words: 1,989 states x 2,797 atoms, 2.8 s when
+the sink was a splitter, 0.26 s now, mostly scanning the dense table).
 
 Why not Moore's round-based refinement with ``np.unique``, which vectorises nicely: it needs
 as many rounds as the longest shortest distinguishing word, which for bounded repetition is
-the count itself.  ``[^"]{0,5000}`` (a JSON ``maxLength``) took 5,000 rounds; Hopcroft
-handles it in one pass.  Measured on the character-level DFAs: 0.1 ms for the phone regex
-(48 states x 6 atoms), ~10 ms for the relation-extraction regex (~600 x 64), 30 ms for
-``[^"]{0,5000}``.
+the count itself: ``[^"]{0,5000}`` (a JSON ``maxLength``) would take 5,000 rounds of
+``np.unique`` over all states.  Measured on the character-level DFAs: 0.3 ms for the phone regex
+(108 -> 48 states, 5 atoms), 1.8 ms for the relation-extraction regex (454 -> 350 states,
+35 atoms), 11 ms for ``[^"]{0,5000}`` (5,001 states), 67 ms for ``(x|y){0,20000}``.
 
 The refinable partition is the array layout of Valmari and Lehtinen: the states of a block
 are contiguous in ``elems``, a split moves the marked states to the front of their block.
-Predecessor lists (per target, grouped by symbol) are built once with numpy; the refinement
-itself is a Python loop over predecessors.
+Predecessor lists (per target state, its (symbol, source) pairs) are built once with numpy;
+the refinement itself is a Python loop over predecessors.
 
 Used on the character-level DFA (atoms as symbols).  The byte-level DFA is minimal by
-construction (see ``utf8_expansion``) and the tests check that claim with this module.
+construction (see ``utf8_expansion``); the tests check that claim against a naive
+round-based refinement.
 """
 
 from __future__ import annotations
@@ -47,12 +51,12 @@ def minimize(transitions: np.ndarray, accepting: np.ndarray) -> tuple[np.ndarray
 
 
 def _predecessors(transitions: np.ndarray, sink: int) -> tuple[list[int], list[int], list[int]]:
-    """Per target state: (symbol, source) pairs, as CSR lists; the sink loops on itself."""
+    """Per target state: (symbol, source) pairs of the real transitions, as CSR lists.
+
+    Moves into the sink are left out: the sink block is never a splitter (see below)."""
     n, k = transitions.shape
-    complete = np.vstack([np.where(transitions == DEAD, sink, transitions), np.full((1, k), sink)])
-    sources = np.repeat(np.arange(n + 1), k)
-    symbols = np.tile(np.arange(k), n + 1)
-    targets = complete.reshape(-1)
+    sources, symbols = np.nonzero(transitions != DEAD)
+    targets = transitions[sources, symbols]
     order = np.argsort(targets, kind="stable")
     offsets = np.searchsorted(targets[order], np.arange(n + 2))
     return offsets.tolist(), symbols[order].tolist(), sources[order].tolist()
@@ -83,8 +87,10 @@ class _Partition:
             self.start.append(pos - len(members))
             self.end.append(pos)
             self.marked.append(0)
-        largest = max(range(len(blocks)), key=lambda b: len(blocks[b]))
-        self.worklist = [b for b in range(len(blocks)) if b != largest]
+        # Hopcroft may leave any one initial block out of the worklist: leaving out the sink
+        # means the (n * k - m) moves into it are never scanned, so the cost follows the
+        # real transitions of a partial DFA, not n * k.
+        self.worklist = list(range(len(blocks) - 1))
 
     @property
     def n_blocks(self) -> int:
