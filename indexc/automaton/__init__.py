@@ -48,10 +48,11 @@ built; NFA states -> subsets -> minimal character-level states over atoms -> byt
     ssn                  29       12     12      2    201   3.2
     relation_extraction 1460     454    350     35    427  21.7
 
-The phone regex has 48 byte states when its classes are ASCII (``[0-9]``, ``[ \t\n\r\f\v]``);
-with Python's Unicode ``\d`` and ``\s`` it has the same 48 character states but 827 byte
-states (the UTF-8 trees of 660 digits and 25 non-ASCII spaces).  One-time costs per process:
-``\d \w \s`` tables 16 ms each, the case-folding table 0.1 s (only for ``(?i)``).
+The phone regex has 48 byte states when its classes are ASCII (``[0-9]``, ``[ \\t\\n\\r\\f\\v]``);
+with Python's Unicode ``\\d`` and ``\\s`` it has the same 48 character states but 827 byte
+states (the UTF-8 trees of 650 non-ASCII digits and 19 non-ASCII spaces).  One-time costs
+per process: ``\\d \\w \\s`` tables 16 ms each, the case-folding table 0.1 s (only for
+``(?i)``).
 Hostile regexes fail before building anything: ``(a{1,1000}){1,1000}`` and
 ``(x|y){0,100000}`` raise ``LimitError`` (NFA size) in under 1 ms; ``(a|b)*a(a|b){20}``
 reaches the 100,000-state limit of the subset construction in about 1 s.

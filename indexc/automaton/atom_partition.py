@@ -10,7 +10,7 @@ Atoms are computed exactly and vectorised: each (set, interval) membership pair 
 (``np.repeat`` over the ranges), the pairs are sorted by interval, and the intervals are
 refined round by round by the k-th set that covers them (rounds = the largest number of sets
 covering one interval, usually 2 or 3): 0.3-0.7 ms for the benchmark regexes, 3 ms for the
-https regex whose ``\w`` brings 1,468 cuts.  Intervals covered by no set (including the
+https regex whose ``\\w`` brings 1,468 cuts.  Intervals covered by no set (including the
 surrogates and the code points past U+10FFFF that the UTF-8 block tree addresses) get atom
 ``NO_ATOM``: nothing in the regex matches them.
 

@@ -35,6 +35,7 @@ relation-extraction regex of the benchmark set normalises in 2 ms.
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
 from dataclasses import dataclass, field, replace
 
@@ -438,9 +439,10 @@ class _Normalizer:
             if not p.startswith("{", i):
                 raise self.error("missing {", i)
             close = p.find("}", i)
-            if close < 0 or close == i + 1:
-                message = "missing character name" if close == i + 1 or i + 1 == len(p) else "missing }, unterminated name"
-                raise self.error(message, i + 1)
+            if close == i + 1 or i + 1 == len(p):
+                raise self.error("missing character name", i + 1)
+            if close < 0:
+                raise self.error("missing }, unterminated name", i + 1)
             try:
                 return _Escape("char", close + 1, ord(unicodedata.lookup(p[i + 1:close])))
             except KeyError:
@@ -454,7 +456,8 @@ class _Normalizer:
         width = {"x": 2, "u": 4, "U": 8}[kind]
         digits = p[i:i + width]
         if len(digits) != width or not set(digits) <= _HEX:
-            raise self.error(f"incomplete escape \\{kind}{''.join(d for d in digits if d in _HEX)}", position)
+            seen = "".join(itertools.takewhile(_HEX.__contains__, digits))
+            raise self.error(f"incomplete escape \\{kind}{seen}", position)
         return self.checked_code_point(position, int(digits, 16), i + width)
 
     def checked_code_point(self, position: int, code_point: int, end: int) -> _Escape:

@@ -7,9 +7,10 @@ normaliser has already rejected every construct interegular would mis-handle, so
 interegular error here means a normaliser bug; it is still reported as a ``RegexError`` at
 the corresponding position of the user's pattern.
 
-interegular recurses once per nesting level (several frames per group), so a pattern nested
-a few hundred groups deep exceeds Python's recursion limit; that is reported as a
-``RegexError`` too.
+interegular recurses several frames deep per group, so with Python's default recursion limit
+a pattern can nest at most 122 groups (``re`` itself allows more); deeper nesting is reported
+as a ``RegexError`` ("the regex nests too deeply") rather than raising the interpreter's
+limit, which risks overflowing the C stack.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def parse_structure(normalized: NormalizedPattern, *, source: str = "<regex>") -
         raise RegexError("the regex nests too deeply", source=source) from None
     except (ig.InvalidSyntax, ig.Unsupported) as error:
         position = _error_position(error, normalized)
-        raise RegexError(f"cannot parse the regex structure ({error})", source=source, position=position) from None
+        message = f"cannot parse the regex structure ({error})"
+        raise RegexError(message, source=source, position=position) from None
 
 
 def _error_position(error: Exception, normalized: NormalizedPattern) -> int | None:

@@ -38,7 +38,7 @@ atoms); every other pair is ``DEAD``.  A dense (states x nodes) relabelling woul
 states x 2,000 nodes for an enum of 1,000 CJK words, nearly all of them dead.
 
 Cost (all states together): 0.4-3 ms for most benchmark regexes, 7 ms for the phone regex
-(48 character states -> 827 byte states: ``\d`` and ``\s`` have 680 non-ASCII members);
+(48 character states -> 827 byte states: ``\\d`` and ``\\s`` have 669 non-ASCII members);
 memory is bounded by relabelling at most ``_CHUNK_CELLS`` cells at a time.
 """
 

@@ -46,6 +46,32 @@ def utf8_matrix(code_points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, lengths
 
 
+def well_formed_utf8_char(grid: np.ndarray) -> np.ndarray:
+    """Rows of a (n, length) byte grid that are exactly one UTF-8 character, by the table of
+    well-formed sequences in RFC 3629, section 4 (an oracle independent of the compiler)."""
+    length = grid.shape[1]
+    tail = lambda j, lo=0x80, hi=0xBF: (grid[:, j] >= lo) & (grid[:, j] <= hi)  # noqa: E731
+    tails = lambda first: np.all([tail(j) for j in range(first, length)], axis=0)  # noqa: E731
+    lead = grid[:, 0]
+    if length == 1:
+        return lead <= 0x7F
+    if length == 2:
+        return (lead >= 0xC2) & (lead <= 0xDF) & tail(1)
+    if length == 3:
+        second = (
+            ((lead == 0xE0) & tail(1, 0xA0, 0xBF))
+            | (((lead >= 0xE1) & (lead <= 0xEC)) | (lead == 0xEE) | (lead == 0xEF)) & tail(1)
+            | ((lead == 0xED) & tail(1, 0x80, 0x9F))
+        )
+        return second & tails(2)
+    second = (
+        ((lead == 0xF0) & tail(1, 0x90, 0xBF))
+        | ((lead >= 0xF1) & (lead <= 0xF3) & tail(1))
+        | ((lead == 0xF4) & tail(1, 0x80, 0x8F))
+    )
+    return second & tails(2)
+
+
 def all_scalars() -> np.ndarray:
     cps = np.arange(0x110000)
     return cps[(cps < 0xD800) | (cps > 0xDFFF)]
