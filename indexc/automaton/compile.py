@@ -11,8 +11,7 @@ Stages (each its own module, in order):
 7. ``utf8_expansion`` relabel the UTF-8 block tree per state -> minimal byte DFA
 8. ``liveness``       drop unreferenced chains, renumber breadth-first (start = 0)
 
-Measured on this machine (2 cores), warm (Unicode tables built), per regex of the benchmark
-set: see the package README figures in ``indexc/automaton/__init__.py``.
+Per-regex figures (states at each stage, milliseconds) are in the package's ``__init__``.
 """
 
 from __future__ import annotations
@@ -41,14 +40,18 @@ def compile_regex(
 ) -> ByteDFA:
     """The minimal byte DFA of ``pattern`` under whole-string (``re.fullmatch``) semantics.
 
-    Every state is live, the start is 0, ``DEAD`` (-1) is the implicit dead state.  Raises
-    ``RegexError`` (malformed or unsupported pattern, with the position; or a pattern that
-    matches no string) and ``LimitError`` (``max_states`` or another limit of ``limits``).
+    Every state is live, the start is 0, ``DEAD`` (-1) is the implicit dead state, states are
+    numbered breadth-first (equal languages give equal arrays).  ``limits``, when given,
+    replaces the limits derived from ``max_states``.  Raises ``RegexError`` (malformed or
+    unsupported pattern, with the position; or a pattern that matches no string) and
+    ``LimitError`` (a limit of ``limits``).
     """
     limits = limits or AutomatonLimits.for_max_states(max_states)
     atom_dfa, partition = compile_atom_dfa(pattern, limits=limits, source=source)
     expanded = expand_utf8(atom_dfa, partition, limits, source=source)
-    transitions, accepting = trim(expanded.transitions, expanded.accepting)
+    trimmed = trim(expanded.transitions, expanded.accepting)
+    assert trimmed is not None, "a live character-level start expands to a live byte start"
+    transitions, accepting = trimmed
     if len(transitions) > limits.max_states:
         raise LimitError(
             f"the byte-level DFA needs {len(transitions):,} states (limit {limits.max_states:,}); "

@@ -8,12 +8,14 @@ Each stage checks its own limit *before* it allocates, and a limit that is hit i
 
 - ``max_states``: states of the final byte DFA, and of the character-level DFA on the way
   (which is never larger).  100,000 states already means a mask table of 100,000 rows; the
-  regexes of the benchmark set need 5 to 1,700.  ``--max-states`` sets it.
+  regexes of the benchmark set need 8 to 827.  ``--max-states`` sets it.
 - ``max_nfa_states``: Thompson NFA states after expanding bounded repetitions; checked from
   the syntax tree before building.  Defaults to ``4 * max_states`` (a bounded repetition's
   NFA is a small multiple of its DFA).
-- ``max_table_cells``: cells of any transition table built on the way (states x symbols),
-  so a huge alphabet times many states is refused before ``numpy`` allocates it.
+- ``max_table_cells``: cells of the character-level transition table (states x atoms), so
+  thousands of atoms times many states are refused before ``numpy`` allocates them: 64M
+  cells (256 MB), and never less than ``256 * max_states``, the largest byte table that
+  ``max_states`` allows anyway.
 """
 
 from __future__ import annotations
@@ -37,5 +39,5 @@ class AutomatonLimits:
         return cls(
             max_states=max_states,
             max_nfa_states=4 * max_states,
-            max_table_cells=max(cls.max_table_cells, 640 * max_states),
+            max_table_cells=max(cls.max_table_cells, 256 * max_states),
         )

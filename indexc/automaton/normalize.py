@@ -63,6 +63,10 @@ _UNSUPPORTED_FLAGS = {
 }
 
 
+_ANY = CodePointSet.all_scalars()
+_ANY_BUT_NEWLINE = _ANY.difference(CodePointSet.of(0x0A))  # ``.`` without the s flag
+
+
 def placeholder(index: int) -> str:
     """The character that stands for ``char_sets[index]`` in the normalised text."""
     cp = _PLACEHOLDER_BASE + index
@@ -138,8 +142,7 @@ class _Normalizer:
                 self.emit_chars(chars, i)
                 i = end
             elif c == ".":
-                dot = CodePointSet.all_scalars()
-                self.emit_chars(dot if self.flags.dot_all else dot.difference(CodePointSet.of(0x0A)), i)
+                self.emit_chars(_ANY if self.flags.dot_all else _ANY_BUT_NEWLINE, i)
                 i += 1
             elif c == "(":
                 i = self.open_group(i)
@@ -167,7 +170,7 @@ class _Normalizer:
         self.out.append(text)
         self.positions.extend([position] * len(text))
 
-    def before_atom(self, position: int) -> None:
+    def before_atom(self) -> None:
         """Bookkeeping shared by everything that consumes characters (and group openings)."""
         if self.pending_end_anchor is not None:
             raise self.error(
@@ -177,7 +180,7 @@ class _Normalizer:
         self.seen_token = True
 
     def emit_chars(self, chars: CodePointSet, position: int) -> None:
-        self.before_atom(position)
+        self.before_atom()
         index = self.sets.setdefault(chars, len(self.sets))
         if index >= MAX_PLACEHOLDERS:
             raise self.error("too many distinct characters and classes in one regex", position)
@@ -253,7 +256,7 @@ class _Normalizer:
         return position + 1
 
     def push_group(self, position: int, flags: _Flags) -> None:
-        self.before_atom(position)
+        self.before_atom()
         self.groups.append(_Group(position, self.flags, self.at_start))
         self.flags = flags
         self.last = None

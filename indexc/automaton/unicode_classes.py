@@ -12,7 +12,7 @@ The tables are derived from the running interpreter's Unicode database (``unicod
 14.0.0 on Python 3.11) the first time a class is used, so they always agree with the ``re``
 module of the same interpreter; nothing is shipped.  The derivation runs numpy's vectorised
 string predicates over all 1,114,112 code points at once (the code points viewed as a
-``<U1`` array): about 16 ms per class, once per process; afterwards a class costs a dict
+``U1`` array): about 16 ms per class, once per process; afterwards a class costs a dict
 lookup.  (A Python loop over ``chr(c).isalnum()`` takes 0.2 s per class.)
 """
 
@@ -33,7 +33,7 @@ CLASS_ESCAPES = frozenset("dDwWsS")
 @functools.cache
 def all_characters() -> np.ndarray:
     """Every code point as a one-character numpy string (UCS-4 storage is the code point)."""
-    return np.arange(MAX_CODE_POINT + 1, dtype=np.uint32).view("<U1")
+    return np.arange(MAX_CODE_POINT + 1, dtype=np.uint32).view("U1")
 
 
 @functools.cache
