@@ -42,6 +42,7 @@ class ClassTrie:
     pruned_tokens: int  # text tokens removed by dead-byte pruning
     byte_node_offsets: np.ndarray  # int64 (n+1,): byte-trie nodes mapped to c (CSR); empty if not asked
     byte_nodes: np.ndarray  # int64: byte-trie node ids grouped by class node
+    max_level_width: int  # most class nodes at one depth: bounds a frontier level per origin
 
     @property
     def n_nodes(self) -> int:
@@ -70,6 +71,7 @@ def build_class_trie(
     classes = [np.full(1, -1, dtype=np.int64)]
     kept_levels = [np.zeros(1, dtype=np.int64)]
     next_id = 1
+    max_level_width = 1
     frontier = kept_levels[0]
     while frontier.size:  # breadth first from the root: cost ~ surviving nodes, not all nodes
         first = trie.child_offsets[frontier].astype(np.int64)
@@ -88,6 +90,7 @@ def build_class_trie(
         classes.append(unique_keys % n_classes)
         kept_levels.append(nodes)
         next_id += unique_keys.size
+        max_level_width = max(max_level_width, unique_keys.size)
         frontier = nodes
     node_class = np.concatenate(classes).astype(np.int32)
     parent_of = np.concatenate(parents)  # parent of class nodes 1..n-1, non-decreasing (BFS)
@@ -100,7 +103,8 @@ def build_class_trie(
         byte_nodes, byte_node_offsets = _group_by(class_node, next_id)
     else:
         byte_nodes, byte_node_offsets = np.zeros(0, np.int64), np.zeros(next_id + 1, np.int64)
-    return ClassTrie(node_class, child_offsets, token_offsets, tokens, pruned, byte_node_offsets, byte_nodes)
+    return ClassTrie(node_class, child_offsets, token_offsets, tokens, pruned, byte_node_offsets, byte_nodes,
+                     max_level_width)
 
 
 def _group_by(owner: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:

@@ -33,7 +33,7 @@ from indexc.masks.traverse import WalkPlan, hit_sets_by_origin
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
-MAX_FRONTIER_PAIRS = 4_000_000  # origins x class-trie nodes per chunk: bounds the walk's memory
+MAX_FRONTIER_PAIRS = 4_000_000  # triples in one frontier level of a chunk (~100 MB of arrays, worst case)
 
 
 def compute_mask_table(
@@ -122,8 +122,11 @@ def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> lis
     only if they are projected to take longer than starting the pool (~1 s on this machine),
     so a small compile never pays for processes and a big one uses every core.
     """
-    n_nodes = plan.class_trie.n_nodes
-    per_chunk = max(1, min(options.states_per_chunk, MAX_FRONTIER_PAIRS // max(1, n_nodes)))
+    # One level of the frontier holds at most (origins x class nodes at that depth) triples.
+    widest = plan.class_trie.max_level_width
+    if plan.muted.any():  # paths through a literal continue on the byte trie
+        widest = max(widest, int(np.diff(plan.byte_trie.level_offsets).max()))
+    per_chunk = max(1, min(options.states_per_chunk, MAX_FRONTIER_PAIRS // widest))
     chunks = [np.arange(lo, min(lo + per_chunk, n_states)) for lo in range(0, n_states, per_chunk)]
     if not chunks:
         return []
