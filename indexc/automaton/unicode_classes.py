@@ -9,17 +9,22 @@ Definitions (CPython ``_sre``, Unicode mode, the default for str patterns):
 - ``\\D \\W \\S``: the complements within the Unicode scalar values.
 
 The tables are derived from the running interpreter's Unicode database (``unicodedata``
-14.0.0 on Python 3.11) the first time a class is used, so they always agree with the ``re``
-module of the same interpreter; nothing is shipped.  The derivation runs numpy's vectorised
-string predicates over all 1,114,112 code points at once (the code points viewed as a
-``U1`` array): about 16 ms per class, once per process; afterwards a class costs a dict
-lookup.  (A Python loop over ``chr(c).isalnum()`` takes 0.2 s per class.)
+14.0.0 on Python 3.11), so they always agree with the ``re`` module of the same interpreter.
+The derivation runs numpy's vectorised string predicates over all 1,114,112 code points at
+once (the code points viewed as a ``U1`` array): 10-35 ms per class.  (A Python loop over
+``chr(c).isalnum()`` takes 0.2 s per class.)  Every ``indexc compile`` is a fresh process, so
+that cost would be paid by every compile that uses a class: the derived ranges are therefore
+also shipped, for the Unicode version they were derived with, in
+``data/unicode-classes-<version>.npz`` (6 KB; ``python -m indexc.automaton.unicode_classes``
+writes it, and a test checks it equals a fresh derivation).  A run on an interpreter with
+another Unicode version derives its own tables instead of using a stale file.
 """
 
 from __future__ import annotations
 
 import functools
 import unicodedata
+from pathlib import Path
 
 import numpy as np
 
@@ -36,6 +41,9 @@ def all_characters() -> np.ndarray:
     return np.arange(MAX_CODE_POINT + 1, dtype=np.uint32).view("U1")
 
 
+SHIPPED_TABLES = Path(__file__).resolve().parent / "data" / f"unicode-classes-{UNICODE_VERSION}.npz"
+
+
 @functools.cache
 def class_escape_set(letter: str) -> CodePointSet:
     """The code points matched by ``\\<letter>`` (``letter`` in ``dDwWsS``)."""
@@ -43,6 +51,24 @@ def class_escape_set(letter: str) -> CodePointSet:
         raise ValueError(f"not a class escape: \\{letter}")
     if letter.isupper():
         return class_escape_set(letter.lower()).complement()
+    shipped = _shipped_tables()
+    if letter in shipped:
+        return CodePointSet(shipped[letter])
+    return derive_class_escape_set(letter)
+
+
+@functools.cache
+def _shipped_tables() -> dict[str, np.ndarray]:
+    """The shipped ranges of ``\\d \\s \\w`` for this Unicode version, or {} (then derive)."""
+    try:
+        with np.load(SHIPPED_TABLES, allow_pickle=False) as data:
+            return {name: np.array(data[name], dtype=np.int64) for name in data.files}
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def derive_class_escape_set(letter: str) -> CodePointSet:
+    """``\\d``, ``\\s`` or ``\\w`` from ``unicodedata`` through numpy's string predicates."""
     chars = all_characters()
     if letter == "d":
         mask = np.char.isdecimal(chars)
@@ -52,3 +78,14 @@ def class_escape_set(letter: str) -> CodePointSet:
         mask = np.char.isalnum(chars)
         mask[ord("_")] = True
     return CodePointSet.from_mask(mask)
+
+
+def write_shipped_tables() -> Path:
+    """Derive ``\\d \\s \\w`` and write them for this interpreter's Unicode version."""
+    SHIPPED_TABLES.parent.mkdir(exist_ok=True)
+    np.savez(SHIPPED_TABLES, **{name: derive_class_escape_set(name).ranges for name in "dsw"})
+    return SHIPPED_TABLES
+
+
+if __name__ == "__main__":
+    print(write_shipped_tables())
