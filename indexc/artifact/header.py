@@ -19,7 +19,7 @@ from indexc_runtime.format import ALIGNMENT, BYTE_ORDER, FORMAT_VERSION, INDEX_K
 
 
 def header_fields(*, vocab: dict, constraint: Mapping, options: Mapping, stats: Mapping,
-                  n_states: int, n_classes: int, n_masks: int) -> dict:
+                  n_states: int, n_classes: int, n_masks: int, token_class_rows: str) -> dict:
     """Every header key except ``sections`` (the layout adds that one)."""
     return {
         "format_version": FORMAT_VERSION,
@@ -35,6 +35,7 @@ def header_fields(*, vocab: dict, constraint: Mapping, options: Mapping, stats: 
         "n_classes": n_classes,
         "n_masks": n_masks,
         "start_state": 0,
+        "token_class_rows": token_class_rows,
     }
 
 

@@ -61,7 +61,7 @@ def plan_container(fields: dict, arrays: dict[str, np.ndarray]) -> ContainerPlan
         offset = align(offset)
         entries.append({
             "name": spec.name,
-            "dtype": spec.dtype,
+            "dtype": _dtype_name(array, spec.dtypes, spec.name),
             "shape": list(array.shape),
             "offset": offset,
             "nbytes": array.nbytes,
@@ -75,6 +75,14 @@ def plan_container(fields: dict, arrays: dict[str, np.ndarray]) -> ContainerPlan
                          f"{MAX_HEADER_BYTES:,} (is the constraint source or the stats map that large?)")
     prefix = PREFIX.pack(MAGIC, len(header), zlib.crc32(header))
     return ContainerPlan(prefix, header, align(PREFIX.size + len(header)), tuple(placed))
+
+
+def _dtype_name(array: np.ndarray, allowed: tuple[str, ...], name: str) -> str:
+    """The format's name of the array's dtype, which must be one the section allows."""
+    found = array.dtype.str.lstrip("|")
+    if found not in allowed:
+        raise ValueError(f"section {name!r}: dtype {found!r} is not one of {allowed}")
+    return found
 
 
 def _raw_bytes(array: np.ndarray) -> np.ndarray:

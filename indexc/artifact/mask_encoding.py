@@ -5,15 +5,19 @@ every form is expressed in words, never in token ids: filling a row is then one 
 or a fill plus one scatter (sparse, complement), with no per-token work at serving time.
 
 Cost in bytes, for a mask whose row has ``nz`` nonzero words and ``nf`` words that are not
-all-ones: dense ``4 W``, sparse ``8 nz`` (an int32 index and a uint32 value per word),
-complement ``8 nf``.  The smallest wins; ties go to dense, then sparse (fewer numpy calls to
-fill) -- with one speed rule on top: a word list longer than ``MAX_SCATTER_WORDS`` is stored
-dense instead.  numpy's scatter costs ~1.5 ns a word plus ~1 us per call, so a 680-word list
-(a digits state of Llama-3) fills in 2.75 us where a dense copy takes 1.0 us; capping lists at
-256 words keeps every fill under the 2 us goal at the price of a larger file for such masks.  Measured on Llama-3 (W = 4,008 words, 16 KB dense): a digits-only state (1,110 ids)
-touches 565 words and is sparse (4.5 KB); the inside of a string ``[^"]*`` (126,822 ids) is a
-complement of 967 words (7.7 KB); an identifier state (34,700 ids spread over most words) is
-dense.
+all-ones: dense ``4 W``, sparse ``12 nz`` (an int64 index and a uint32 value per word: int64
+because numpy's scatter takes ``intp`` indices as they are, where int32 ones cost ~2 us more
+per fill to convert), complement ``12 nf``.  The smallest wins; ties go to dense, then sparse
+(fewer numpy calls to fill) -- with one speed rule on top: a word list longer than
+``MAX_SCATTER_WORDS`` is stored dense instead.  numpy's scatter costs ~1.5 ns a word plus ~1 us
+per call, so a 680-word list (a digits state of Llama-3) fills in 2.75 us where a dense copy
+takes 1.0 us; capping lists at 256 words keeps every fill under the 2 us goal at the price of
+a larger file for such masks.
+
+Measured on Llama-3 (W = 4,008 words, 16 KB dense): a digits-only state (1,110 ids) touches
+565 words and the inside of a string ``[^"]*`` (126,822 ids) is a complement of 967 words:
+both over the cap, so dense; an identifier state (34,700 ids spread over most words) is dense;
+the path states of a URL regex are sparse (329 of its 336 masks, ~50 words each: 0.6 KB).
 
 Bits at ids >= ``vocab_size`` are always 0; so the partial last word (when ``vocab_size`` is
 not a multiple of 32) is never all-ones and always appears in a complement's list, which is
@@ -33,6 +37,7 @@ import numpy as np
 from indexc_runtime.format import MASK_COMPLEMENT, MASK_DENSE, MASK_FORM_NAMES, MASK_SPARSE, mask_words
 
 ALL_ONES = np.uint32(0xFFFFFFFF)
+PAIR_BYTES = 12  # int64 word index + uint32 word value
 MAX_SCATTER_WORDS = 256  # longer word lists fill slower than a dense 16 KB copy: store dense
 
 
@@ -45,7 +50,7 @@ class EncodedMasks:
     word_offsets: np.ndarray  # int64 (n_masks + 1,)
     forced_token: np.ndarray  # int32 (n_masks,)
     dense: np.ndarray  # uint32 (n_dense, W)
-    word_index: np.ndarray  # int32 (n_words,)
+    word_index: np.ndarray  # int64 (n_words,)
     word_value: np.ndarray  # uint32 (n_words,)
 
     def form_counts(self) -> dict[str, int]:
@@ -66,7 +71,7 @@ def choose_form(words: np.ndarray) -> tuple[int, np.ndarray | None]:
     nonzero = np.flatnonzero(words)
     not_full = np.flatnonzero(words != ALL_ONES)
     candidates = [(4 * words.size, MASK_DENSE)]
-    candidates += [(8 * stored.size, form) for stored, form in ((nonzero, MASK_SPARSE), (not_full, MASK_COMPLEMENT))
+    candidates += [(PAIR_BYTES * stored.size, form) for stored, form in ((nonzero, MASK_SPARSE), (not_full, MASK_COMPLEMENT))
                    if stored.size <= MAX_SCATTER_WORDS]
     form = min(candidates)[1]
     if form == MASK_SPARSE:
@@ -98,7 +103,7 @@ def encode_masks(masks: Sequence[np.ndarray], vocab_size: int) -> EncodedMasks:
             dense_rows.append(words)
         else:
             word_counts[mask_id] = stored.size
-            index_parts.append(stored.astype(np.int32))
+            index_parts.append(stored.astype(np.int64))
             value_parts.append(words[stored])
     offsets = np.zeros(len(masks) + 1, dtype=np.int64)
     np.cumsum(word_counts, out=offsets[1:])
@@ -108,7 +113,7 @@ def encode_masks(masks: Sequence[np.ndarray], vocab_size: int) -> EncodedMasks:
         word_offsets=offsets,
         forced_token=forced,
         dense=np.stack(dense_rows) if dense_rows else np.zeros((0, width), dtype=np.uint32),
-        word_index=np.concatenate(index_parts) if index_parts else np.zeros(0, dtype=np.int32),
+        word_index=np.concatenate(index_parts) if index_parts else np.zeros(0, dtype=np.int64),
         word_value=np.concatenate(value_parts) if value_parts else np.zeros(0, dtype=np.uint32),
     )
 

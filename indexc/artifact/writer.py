@@ -75,9 +75,10 @@ def write_artifact(
     path = Path(path)
     vocab = _vocab_fields(vocab_info)
     special_ids = np.asarray(getattr(vocab_info, "special_ids", ()), dtype=np.int64)
-    arrays, masks = table_sections(table, vocab["size"], special_ids)
+    arrays, masks, token_rows = table_sections(table, vocab["size"], special_ids)
     fields = header_fields(vocab=vocab, constraint=constraint, options=options, stats=stats,
-                           n_states=table.n_states, n_classes=table.n_classes, n_masks=len(table.masks))
+                           n_states=table.n_states, n_classes=table.n_classes, n_masks=len(table.masks),
+                           token_class_rows=token_rows)
     plan = plan_container(fields, arrays)
     compressed = compress or path.name.endswith(".zst")
     if compressed:

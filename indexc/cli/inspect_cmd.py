@@ -63,7 +63,7 @@ def describe(index, path: str) -> dict:
         "states": {"count": index.n_states, "accepting": int(index.section("accepting").sum()),
                    "classes": index.n_classes, "start": index.start_state},
         "masks": _mask_statistics(index),
-        "live_tokens": int(index.section("live_tokens").size),
+        "live_tokens": index.n_live_tokens,
         "special_tokens": int(index.special_token_ids.size),
     }
 
@@ -72,10 +72,11 @@ def _mask_statistics(index) -> dict:
     forms = index.section("mask_form")
     word_counts = np.diff(index.section("mask_word_offsets"))
     names = list(index.mask_form_counts())
+    pair_bytes = index.section("mask_word_index").itemsize + index.section("mask_word_value").itemsize  # 12 (v2), 8 (v1)
     histogram = {}
     for code, name in enumerate(names):
         chosen = forms == code
-        stored = int(chosen.sum()) * index.mask_words * 4 if name == "dense" else int(word_counts[chosen].sum()) * 8
+        stored = int(chosen.sum()) * index.mask_words * 4 if name == "dense" else int(word_counts[chosen].sum()) * pair_bytes
         histogram[name] = {"count": int(chosen.sum()), "bytes": stored}
     sizes = np.array([index.mask_token_ids(m).size for m in range(index.n_masks)])
     return {

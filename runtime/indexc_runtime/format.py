@@ -14,10 +14,16 @@ Container (byte layout)::
                sections         each at data_start + offset (offset a multiple of ALIGNMENT),
                                 zero padding between them; the file ends where the last ends
 
-Every section is a C-order array of a fixed little-endian dtype.  Shapes are written with
-symbolic dimensions below: ``n_states``, ``n_classes`` and ``n_masks`` come from the header,
-``mask_words`` is ``ceil(vocab.size / 32)``, ``name+1`` is one more than ``name``, and any other
-name is bound by the first section (in this order) that uses it.
+Every section is a C-order array of a little-endian dtype, one of those its spec allows.
+Shapes are written with symbolic dimensions below: ``n_states``, ``n_classes`` and ``n_masks``
+come from the header, ``mask_words`` is ``ceil(vocab.size / 32)``, ``n_token_rows`` is
+``vocab.size`` when the header's ``token_class_rows`` is ``"token_id"``, ``name+1`` is one
+more than ``name``, and any other name is bound by the first section (in this order) that uses it.
+
+Format versions: 2 is written (``SECTIONS``); 1 is still read (``SECTIONS_V1``).  What changed
+and why is the versioning section of the doc: the state table stores ``next + 1`` in the
+narrowest unsigned dtype (one ``max`` checks it), word indices are int64 (numpy scatters them
+without a conversion), and the token class rows may be indexed by token id.
 """
 
 from __future__ import annotations
@@ -31,8 +37,8 @@ PREFIX = struct.Struct("<8sII")  # magic, header length, header crc32
 ALIGNMENT = 64  # a cache line, and more than any dtype needs
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
-FORMAT_VERSION = 1
-SUPPORTED_FORMAT_VERSIONS = frozenset({1})
+FORMAT_VERSION = 2
+SUPPORTED_FORMAT_VERSIONS = frozenset({1, 2})
 INDEX_KIND = "dfa"  # a future grammar artifact (lexer tables + Earley rules) gets another kind
 BYTE_ORDER = "little"
 
@@ -50,44 +56,70 @@ MASK_SPARSE = 1  # the nonzero words, as (index, value) pairs; every other word 
 MASK_COMPLEMENT = 2  # the words that are not all-ones, as pairs; every other word is 0xFFFFFFFF
 MASK_FORM_NAMES = ("dense", "sparse", "complement")
 
-DTYPE_ITEMSIZE = {"u1": 1, "<i4": 4, "<u4": 4, "<i8": 8}
+# How the rows of token_class_offsets are numbered (header key ``token_class_rows``, version 2).
+TOKEN_ROWS_LIVE = "live_tokens"  # row k is token live_tokens[k]: few live tokens, found by bisection
+TOKEN_ROWS_BY_ID = "token_id"  # row t is token t (an empty row: not live); live_tokens is empty
+
+DTYPE_ITEMSIZE = {"u1": 1, "<u2": 2, "<i4": 4, "<u4": 4, "<i8": 8}
+STATE_DTYPES = ("u1", "<u2", "<u4")  # class_transitions (version 2): the narrowest that holds n_states
 
 
 @dataclass(frozen=True)
 class SectionSpec:
     name: str
-    dtype: str
+    dtypes: tuple[str, ...]  # the dtypes a file may use (a writer picks as the doc says)
     shape: tuple[int | str, ...]
     meaning: str
 
 
 SECTIONS: tuple[SectionSpec, ...] = (
-    SectionSpec("byte_classes", "u1", (256,), "class id of each byte value"),
-    SectionSpec("class_transitions", "<i4", ("n_states", "n_classes"),
-                "next state after a byte of class c in state s; -1: the match dies"),
-    SectionSpec("accepting", "u1", ("n_states",), "1 where the state accepts (eos allowed), else 0"),
-    SectionSpec("state_mask", "<i4", ("n_states",), "mask id of each state"),
-    SectionSpec("mask_form", "u1", ("n_masks",), "0 dense, 1 sparse, 2 complement"),
-    SectionSpec("mask_dense_row", "<i4", ("n_masks",), "row of dense_masks for a dense mask, else -1"),
-    SectionSpec("mask_word_offsets", "<i8", ("n_masks+1",),
+    SectionSpec("byte_classes", ("u1",), (256,), "class id of each byte value"),
+    SectionSpec("class_transitions", STATE_DTYPES, ("n_states", "n_classes"),
+                "1 + next state after a byte of class c in state s; 0: the match dies"),
+    SectionSpec("accepting", ("u1",), ("n_states",), "1 where the state accepts (eos allowed), else 0"),
+    SectionSpec("state_mask", ("<i4",), ("n_states",), "mask id of each state"),
+    SectionSpec("mask_form", ("u1",), ("n_masks",), "0 dense, 1 sparse, 2 complement"),
+    SectionSpec("mask_dense_row", ("<i4",), ("n_masks",), "row of dense_masks for a dense mask, else -1"),
+    SectionSpec("mask_word_offsets", ("<i8",), ("n_masks+1",),
                 "mask m's (index, value) pairs are [offsets[m], offsets[m+1]) of the word lists"),
-    SectionSpec("forced_token", "<i4", ("n_masks",), "the mask's only token if it has exactly one, else -1"),
-    SectionSpec("dense_masks", "<u4", ("n_dense", "mask_words"), "bitset rows: bit i of word w is id 32*w+i"),
-    SectionSpec("mask_word_index", "<i4", ("n_words",), "word indices, strictly increasing within a mask"),
-    SectionSpec("mask_word_value", "<u4", ("n_words",), "the word at that index"),
-    SectionSpec("live_tokens", "<i4", ("n_live",), "sorted ids of the text tokens found in some mask"),
-    SectionSpec("token_class_offsets", "<i4", ("n_live+1",),
-                "live token k's byte classes are token_class_data[offsets[k]:offsets[k+1]]"),
-    SectionSpec("token_class_data", "u1", ("n_class_bytes",), "byte classes of live tokens, concatenated"),
-    SectionSpec("special_ids", "<i4", ("n_special",), "sorted ids of special (control) tokens"),
+    SectionSpec("forced_token", ("<i4",), ("n_masks",), "the mask's only token if it has exactly one, else -1"),
+    SectionSpec("dense_masks", ("<u4",), ("n_dense", "mask_words"), "bitset rows: bit i of word w is id 32*w+i"),
+    SectionSpec("mask_word_index", ("<i8",), ("n_words",), "word indices, strictly increasing within a mask"),
+    SectionSpec("mask_word_value", ("<u4",), ("n_words",), "the word at that index"),
+    SectionSpec("live_tokens", ("<i4",), ("n_live",),
+                "sorted ids of the text tokens found in some mask (empty when rows are token ids)"),
+    SectionSpec("token_class_offsets", ("<i4",), ("n_token_rows+1",),
+                "row k's byte classes are token_class_data[offsets[k]:offsets[k+1]]"),
+    SectionSpec("token_class_data", ("u1",), ("n_class_bytes",), "byte classes of live tokens, concatenated"),
+    SectionSpec("special_ids", ("<i4",), ("n_special",), "sorted ids of special (control) tokens"),
 )
 
+_V1_CHANGES = {
+    "class_transitions": SectionSpec("class_transitions", ("<i4",), ("n_states", "n_classes"),
+                                     "next state after a byte of class c in state s; -1: the match dies"),
+    "mask_word_index": SectionSpec("mask_word_index", ("<i4",), ("n_words",),
+                                   "word indices, strictly increasing within a mask"),
+    "token_class_offsets": SectionSpec("token_class_offsets", ("<i4",), ("n_live+1",),
+                                       "live token k's byte classes are token_class_data[offsets[k]:offsets[k+1]]"),
+}
+SECTIONS_V1: tuple[SectionSpec, ...] = tuple(_V1_CHANGES.get(spec.name, spec) for spec in SECTIONS)
+SECTIONS_BY_VERSION = {1: SECTIONS_V1, 2: SECTIONS}
 SECTION_NAMES = tuple(spec.name for spec in SECTIONS)
 
 
 def mask_words(vocab_size: int) -> int:
     """Number of 32-bit words in one mask row (the llguidance / xgrammar bitmask width)."""
     return (vocab_size + 31) // 32
+
+
+def state_dtype(n_states: int) -> str:
+    """The dtype a writer uses for ``class_transitions``: the narrowest holding 0..n_states."""
+    return "u1" if n_states < 1 << 8 else "<u2" if n_states < 1 << 16 else "<u4"
+
+
+def rows_by_token_id(n_live: int, vocab_size: int) -> bool:
+    """Index token class rows by token id when that is no larger than the sorted list (>= half live)."""
+    return 2 * n_live >= vocab_size
 
 
 def align(offset: int) -> int:

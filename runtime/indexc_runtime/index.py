@@ -1,30 +1,33 @@
 """``load`` and ``Index``: one artifact, opened once, shared by every matcher that serves it.
 
-What costs what (this machine, p50):
-- ``load``: mmap + prefix + msgpack header + layout checks + CRC-32 of the sections of at most
-  ``SMALL_SECTION_BYTES`` (64 KiB): 0.15 ms for a 1.7 MB artifact of a 128,256-id vocabulary,
-  0.16-0.27 ms for gpt2 / llama3 regex artifacts; it does not grow with the vocabulary.
-- First use of a table group (state tables on the first matcher, masks on the first fill or
-  advance, token class sequences on the first advance): the CRC-32 of its remaining sections
-  (~0.5 ms per MB) and its vectorised bound checks (less).  Each group is built once per Index
-  (``functools.cached_property``), so matchers are cheap (~1 us) and share everything.
-  Load + matcher + first fill: 0.27 ms for the 128k artifact above.
-- ``load(..., verify=True)`` or ``Index.verify()`` does all of that at once: every checksum,
-  every bound (0.5 ms for a 36 KB artifact, 2.3 ms for a 1.9 MB one).  Use it where a
-  corrupted file must be caught before serving starts.
+Everything that is done once per artifact is done by ``load``, so that the first matcher, the
+first fill and the first advance cost what every later one costs:
+- mmap + prefix + msgpack header + layout checks;
+- the CRC-32 of every section of at most ``SMALL_SECTION_BYTES`` (64 KiB: the header-sized
+  tables; ~10-20 us in all);
+- every bound of every section that holds indices, vectorised (``Automaton``, ``MaskStore``,
+  ``TokenClasses``, ``special_ids``), so that no later lookup can go out of range and a bad
+  value is an ``ArtifactError`` from ``load``, never a wrong read or another exception later.
+
+Measured (this machine, p50, Llama-3 regex artifacts of 0.4-10 MB): load 0.2-0.4 ms, of which
+the bound checks take 15-150 us (the biggest: one ``max`` over the 3.5 MB state table of
+``[\\w ]{1,60}``); the first ``matcher()`` ~1 us; the first fill like any other.
+
+What ``load`` does *not* do is hash the big sections (dense mask rows, the state table, token
+class data: ~0.25 ms per MB): a flipped bit there cannot make a lookup go out of bounds (the
+bounds are checked), only give a wrong answer, which is what checksums are for.  Use
+``load(..., verify=True)`` or ``Index.verify()`` (the CRC-32 of every section) where a damaged
+file must be caught before serving; the compiler runs it on every file it writes, ``indexc
+inspect`` on every file it shows.
 
 Files are memory-mapped: replace an artifact with a rename (as the writer does), never by
 truncating or rewriting it in place, or a process serving the old file may crash (SIGBUS).
-
-So a bad file raises ``ArtifactError`` either from ``load`` or from the first call that touches
-the bad section; after a group has been built, no matcher call can index out of bounds.
 """
 
 from __future__ import annotations
 
 import copy
 import warnings
-from functools import cached_property
 
 import numpy as np
 
@@ -33,6 +36,7 @@ from indexc_runtime.container import Container
 from indexc_runtime.errors import FingerprintMismatch
 from indexc_runtime.header import SectionInfo
 from indexc_runtime.masks import MaskStore
+from indexc_runtime.matcher import Matcher
 from indexc_runtime.tokens import TokenClasses
 
 SMALL_SECTION_BYTES = 64 << 10
@@ -43,25 +47,27 @@ class FingerprintMismatchWarning(RuntimeWarning):
 
 
 def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool = False) -> "Index":
-    """Open an artifact (a path, raw or ``.zst``, or bytes) without reading its big sections.
+    """Open an artifact (a path, raw or ``.zst``, or bytes), check every bound, build the tables.
 
     ``expected_fingerprint``: the served tokenizer's vocabulary fingerprint; a different one
-    raises ``FingerprintMismatch``.  ``verify``: check every checksum and bound now.
+    raises ``FingerprintMismatch``.  ``verify``: check the checksum of every section too (big
+    ones included), not only of the small ones.
     """
-    index = Index(Container.open(path_or_bytes))
+    container = Container.open(path_or_bytes)
+    for info in container.header.sections.values():
+        if verify or info.nbytes <= SMALL_SECTION_BYTES:
+            container.verify_checksum(info.name)
+    index = Index(container)
     if expected_fingerprint is not None:
         index.check_fingerprint(expected_fingerprint)
-    if verify:
-        index.verify()
-    else:
-        index._verify_small_sections()
     return index
 
 
 class Index:
-    """A loaded artifact: metadata, lazily built tables, and a factory of matchers."""
+    """A loaded artifact: metadata, the checked tables, and a factory of matchers."""
 
     def __init__(self, container: Container):
+        """Check and wrap every table (``ArtifactError`` on the first bad bound)."""
         self._container = container
         header = container.header
         self.source: str = container.source
@@ -74,10 +80,16 @@ class Index:
         self.start_state: int = header.start_state
         self.mask_words: int = header.dims["mask_words"]  # columns of a bitmask row
         self.format_version: int = header.format_version
+        self._automaton = Automaton.from_container(container)
+        self._masks = MaskStore.from_container(container)
+        self._masks.entry(self._automaton.state_mask[self.start_state])  # every matcher's first fill
+        self._tokens = TokenClasses.from_container(container)
+        self._eos = frozenset(self.eos_token_ids)
+        special_ids = container.array("special_ids")
+        container.check_below("special_ids", special_ids, self.vocab_size)
+        self.special_token_ids: np.ndarray = special_ids
 
-    def matcher(self) -> "Matcher":
-        from indexc_runtime.matcher import Matcher
-
+    def matcher(self) -> Matcher:
         return Matcher(self)
 
     @property
@@ -95,12 +107,10 @@ class Index:
         """Size of the (decompressed) artifact in bytes."""
         return self._container.nbytes
 
-    @cached_property
-    def special_token_ids(self) -> np.ndarray:
-        self._container.verify_checksum("special_ids")
-        ids = self._container.array("special_ids")
-        self._container.check_range("special_ids", ids, 0, self.vocab_size - 1)
-        return ids
+    @property
+    def n_live_tokens(self) -> int:
+        """How many text tokens appear in at least one mask (the tokens ``advance`` can walk)."""
+        return self._tokens.live_count()
 
     def check_fingerprint(self, fingerprint: str, *, allow_mismatch: bool = False) -> None:
         """Refuse to serve for another vocabulary (``FingerprintMismatch``).
@@ -116,10 +126,9 @@ class Index:
         warnings.warn(f"SERVING ANYWAY (allow_mismatch=True): {error}", FingerprintMismatchWarning, stacklevel=2)
 
     def verify(self) -> None:
-        """Check every section's checksum and every bound now (``ArtifactError`` on the first problem)."""
+        """Check every section's checksum (the bounds were checked by ``load``); ``ArtifactError`` if one differs."""
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
-        _ = self._automaton, self._masks, self._tokens, self.special_token_ids
 
     def mask_form_counts(self) -> dict[str, int]:
         """How many unique masks are stored densely, sparsely, as complements."""
@@ -140,34 +149,13 @@ class Index:
     def section(self, name: str) -> np.ndarray:
         """A section's raw read-only array, checksum verified (for tools: inspect, diff).
 
-        Serving never needs this; the values are as stored, bounds are checked only for the
-        sections the matcher has already used.
+        Serving never needs this; the values are as stored (bounds checked at load for the
+        sections this runtime knows).
         """
         if name not in self._container.header.sections:
             raise KeyError(f"no section {name!r} in {self.source}")
         self._container.verify_checksum(name)
         return self._container.array(name)
-
-    @cached_property
-    def _automaton(self) -> Automaton:
-        return Automaton.from_container(self._container)
-
-    @cached_property
-    def _masks(self) -> MaskStore:
-        return MaskStore.from_container(self._container)
-
-    @cached_property
-    def _tokens(self) -> TokenClasses:
-        return TokenClasses.from_container(self._container)
-
-    @cached_property
-    def _eos(self) -> frozenset[int]:
-        return frozenset(self.eos_token_ids)
-
-    def _verify_small_sections(self) -> None:
-        for info in self._container.header.sections.values():
-            if info.nbytes <= SMALL_SECTION_BYTES:
-                self._container.verify_checksum(info.name)
 
     def __repr__(self) -> str:
         return (f"<indexc_runtime.Index {self.source!r}: {self.n_states} states, {self.n_masks} masks, "

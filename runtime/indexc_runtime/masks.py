@@ -10,24 +10,33 @@ whichever of three forms is smallest (the writer chose; ``format.MASK_*``):
   The last word, when ``vocab_size`` is not a multiple of 32, always has zero tail bits, so
   it is never all-ones and is always among the pairs: the scatter clears the tail by itself.
 
-``fill`` is the hot path.  Per mask it keeps a tiny entry (form, index view, value view as
-int32) built on first use, so a fill is a list lookup plus one or two numpy calls.  Zeroing a
-16 KB row by copying from a cached zero row takes 0.4 us, half of ``ndarray.fill(0)``; a
-scatter with ``intp`` indices is 0.4 us where int32 indices cost 2.3 us (numpy converts them
-on every call), so each entry holds its word indices as ``intp``.
+``fill`` is the hot path.  A mask's *entry* is (form, row or word-index slice, value slice,
+start, end): two numpy slices and three memoryview reads (~0.5 us), made on the mask's first
+use and kept, so a later fill is a list lookup plus one or two numpy calls.  Nothing else
+happens on first use: the word indices are stored as int64 (format version 2), which numpy's
+scatter takes as they are (``intp``), where int32 indices cost ~2 us more per call for the
+conversion.  A version-1 file's int32 indices are converted once at load (~10 us per 50k words).
+Zeroing a 16 KB row by copying from a cached zero row takes 0.4 us, half of ``ndarray.fill(0)``.
+The first touch of a mask's bytes in a freshly mapped file adds a page fault (~3 us here).
 
-Checks (``MaskStore.from_container``, once, vectorised, one pass over the mask sections):
-forms known, dense rows in range, word offsets starting at 0, monotonic and ending at the
-word count, dense masks without words, word indices below ``W`` and strictly increasing within
-a mask (``contains`` bisects them), no bit set at ids >= ``vocab_size``, every complement
-mask holding the partial last word, forced tokens in ``[-1, vocab_size)``.
+``contains`` (the bit test of ``advance``) reads one memoryview item for a dense mask and
+bisects the word indices (``bisect`` over a memoryview, between the entry's bounds) otherwise.
+
+Checks (``MaskStore.from_container``, at load, vectorised, one pass over the mask sections:
+~20-60 us for Llama-3 regex artifacts): forms known, dense rows in range, word offsets
+starting at 0, monotonic and ending at the word count, dense masks without words, word
+indices below ``W`` and strictly increasing within a mask (``contains`` bisects them), no bit
+set at ids >= ``vocab_size``, every complement mask holding the partial last word, forced
+tokens in ``[-1, vocab_size)``.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
-from indexc_runtime.container import Container
+from indexc_runtime.container import Container, scalar_view
 from indexc_runtime.format import MASK_COMPLEMENT, MASK_DENSE, MASK_FORM_NAMES, MASK_SPARSE
 
 SECTIONS = ("mask_form", "mask_dense_row", "mask_word_offsets", "forced_token",
@@ -45,24 +54,28 @@ class MaskStore:
         self.offsets = container.array("mask_word_offsets")
         self.forced_token = container.array("forced_token")
         self.dense = container.array("dense_masks").view("<i4")
-        self.word_index = container.array("mask_word_index")
+        self.word_index = container.array("mask_word_index").astype(np.intp, copy=False)  # version 1: int32
         self.word_value = container.array("mask_word_value").view("<i4")
+        self._form = scalar_view(self.form)
+        self._dense_row = scalar_view(self.dense_row)
+        self._offsets = scalar_view(self.offsets)
+        self._forced = scalar_view(self.forced_token)
+        self._dense_bits = scalar_view(container.array("dense_masks"))  # uint32: non-negative ints
+        self._index_items = scalar_view(self.word_index)
+        self._value_bits = scalar_view(container.array("mask_word_value"))
         self._entries: list[tuple | None] = [None] * int(self.form.size)
-        self._forced: list[int] | None = None
-        self._zeros: np.ndarray | None = None  # a row to copy from: copying is ~2x faster than fill()
-        self._ones: np.ndarray | None = None
+        self._zeros = np.zeros(self.words, dtype=np.int32)  # rows to copy from: ~2x faster than fill()
+        self._ones = np.full(self.words, -1, dtype=np.int32)
 
     @classmethod
     def from_container(cls, container: Container) -> "MaskStore":
-        for name in SECTIONS:
-            container.verify_checksum(name)
         store = cls(container)
         store._validate(container)
         return store
 
     def fill(self, mask_id: int, out: np.ndarray, row: int) -> None:
         """Write mask ``mask_id`` into ``out[row]`` (``out``: int32 rows of ``W`` words, checked by the caller)."""
-        form, index, value = self._entries[mask_id] or self._entry(mask_id)
+        form, index, value, _, _ = self._entries[mask_id] or self.entry(mask_id)
         if form == MASK_DENSE:
             out[row] = index
         else:
@@ -72,15 +85,14 @@ class MaskStore:
 
     def contains(self, mask_id: int, token: int) -> bool:
         """Is ``token`` (already known to be in ``[0, vocab_size)``) in the mask?"""
-        form, index, value = self._entries[mask_id] or self._entry(mask_id)
-        word, bit = token >> 5, token & 31
+        form, _, _, start, end = self._entries[mask_id] or self.entry(mask_id)
+        word = token >> 5
         if form == MASK_DENSE:
-            return bool((int(index[word]) >> bit) & 1)
-        position = int(index.searchsorted(word))
-        found = position < index.size and int(index[position]) == word
-        if not found:
+            return (self._dense_bits[start + word] >> (token & 31)) & 1 == 1
+        position = bisect_left(self._index_items, word, start, end)
+        if position == end or self._index_items[position] != word:
             return form == MASK_COMPLEMENT
-        return bool((int(value[position]) >> bit) & 1)
+        return (self._value_bits[position] >> (token & 31)) & 1 == 1
 
     def token_ids(self, mask_id: int) -> np.ndarray:
         """Sorted int32 ids of the mask's tokens."""
@@ -91,52 +103,49 @@ class MaskStore:
 
     def forced(self, mask_id: int) -> int:
         """The mask's only token, or -1."""
-        if self._forced is None:
-            self._forced = self.forced_token.tolist()
         return self._forced[mask_id]
 
     def form_counts(self) -> dict[str, int]:
         counts = np.bincount(self.form, minlength=len(MASK_FORM_NAMES))
         return {name: int(counts[code]) for code, name in enumerate(MASK_FORM_NAMES)}
 
-    def _entry(self, mask_id: int) -> tuple:
-        if self._zeros is None:
-            self._zeros = np.zeros(self.words, dtype=np.int32)
-            self._ones = np.full(self.words, -1, dtype=np.int32)
-        form = int(self.form[mask_id])
+    def entry(self, mask_id: int) -> tuple:
+        """(form, dense row or word indices, word values, start, end); ``start`` of a dense mask: its first bit word."""
+        form = self._form[mask_id]
         if form == MASK_DENSE:
-            entry = (form, self.dense[int(self.dense_row[mask_id])], None)
+            row = self._dense_row[mask_id]
+            entry = (form, self.dense[row], None, row * self.words, 0)
         else:
-            start, end = int(self.offsets[mask_id]), int(self.offsets[mask_id + 1])
-            entry = (form, self.word_index[start:end].astype(np.intp), self.word_value[start:end])
+            start, end = self._offsets[mask_id], self._offsets[mask_id + 1]
+            entry = (form, self.word_index[start:end], self.word_value[start:end], start, end)
         self._entries[mask_id] = entry
         return entry
 
     def _validate(self, container: Container) -> None:
-        n_masks, n_words, words = self.form.size, self.word_index.size, self.words
-        container.check_range("mask_form", self.form, 0, len(MASK_FORM_NAMES) - 1)
+        n_words = self.word_index.size
+        container.check_below("mask_form", self.form, len(MASK_FORM_NAMES))
         dense = self.form == MASK_DENSE
-        container.check_range("mask_dense_row", self.dense_row[dense], 0, self.dense.shape[0] - 1)
+        container.check_below("mask_dense_row", self.dense_row[dense], self.dense.shape[0])
         container.check_range("forced_token", self.forced_token, -1, self.vocab_size - 1)
         offsets = self.offsets
-        counts = np.diff(offsets)
-        if int(offsets[0]) != 0 or int(offsets[-1]) != n_words or (n_masks and int(counts.min()) < 0):
+        if int(offsets[0]) != 0 or int(offsets[-1]) != n_words or np.any(offsets[1:] < offsets[:-1]):
             raise container.error(f"offsets must rise from 0 to the word count {n_words}", "mask_word_offsets")
-        if np.any(counts[dense]):
+        if np.any(offsets[1:][dense] != offsets[:-1][dense]):
             raise container.error("a dense mask has words in the word lists", "mask_word_offsets")
-        container.check_range("mask_word_index", self.word_index, 0, words - 1)
+        container.check_below("mask_word_index", self.word_index, self.words)
         self._check_increasing_within_masks(container)
-        self._check_tail_bits(container, counts)
+        self._check_tail_bits(container)
 
     def _check_increasing_within_masks(self, container: Container) -> None:
-        rises = np.diff(self.word_index) > 0
+        """Strictly increasing word indices inside each mask (``contains`` bisects them)."""
+        rises = self.word_index[1:] > self.word_index[:-1]
         boundaries = self.offsets[1:-1]
         inner = boundaries[(boundaries > 0) & (boundaries < self.word_index.size)]
         rises[inner - 1] = True  # the step from one mask's last word to the next mask's first
         if not rises.all():
             raise container.error("word indices must increase strictly within each mask", "mask_word_index")
 
-    def _check_tail_bits(self, container: Container, counts: np.ndarray) -> None:
+    def _check_tail_bits(self, container: Container) -> None:
         """No bit at ids >= vocab_size; complement masks carry the partial last word."""
         used_bits = self.vocab_size % 32
         if not used_bits:
@@ -148,6 +157,6 @@ class MaskStore:
         if np.any(self.word_value[self.word_index == last] & tail):
             raise container.error(f"bits set at ids >= vocab size {self.vocab_size}", "mask_word_value")
         complement = np.flatnonzero((self.form == MASK_COMPLEMENT))
-        ends = self.offsets[complement + 1]
-        if np.any(counts[complement] == 0) or np.any(self.word_index[ends - 1] != last):
+        starts, ends = self.offsets[complement], self.offsets[complement + 1]
+        if np.any(starts == ends) or np.any(self.word_index[ends - 1] != last):
             raise container.error("a complement mask lacks the partial last word", "mask_word_index")

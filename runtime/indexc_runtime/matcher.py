@@ -132,19 +132,22 @@ class Matcher:
             self._index._masks.fill(self._automaton.state_mask[self._state], out, row)
 
     def _next_state(self, state: int, token: int) -> int:
-        """Walk an allowed text token's byte classes (written out here: it is half of ``advance``)."""
+        """Walk an allowed text token's byte classes (written out here: it is half of ``advance``).
+
+        Stored values are ``1 + next state`` (0: dead) and bounded by ``n_states`` at load, so
+        every read is in range; a 0 or an empty class span means the file's mask and walk disagree.
+        """
         tokens = self._index._tokens
-        classes = tokens.cache[token] if token < len(tokens.cache) else None
-        classes = classes or tokens.classes(token)
-        if classes is None:
+        start, end = tokens.span(token)
+        if start == end:
             raise self._inconsistent(state, token, "is not among the live tokens")
         automaton = self._automaton
         table, width, next_state = automaton.transitions, automaton.n_classes, state
-        for byte_class in classes:
-            next_state = table[next_state * width + byte_class]
+        for byte_class in tokens.data[start:end]:
+            next_state = table[next_state * width + byte_class] - 1
             if next_state < 0:
                 raise self._inconsistent(state, token, "has bytes that end the match")
-        return int(next_state)
+        return next_state
 
     def _refusal(self, token: int) -> TokenNotAllowed:
         """Why ``token`` cannot be accepted now (worked out only when it cannot)."""

@@ -30,7 +30,7 @@ def test_words_round_trip_and_have_no_bits_past_the_vocabulary(case):
 
 
 def test_few_ids_are_sparse_most_ids_a_complement_spread_ids_dense():
-    vocab = 1000  # 32 words: dense costs 128 bytes, a pair 8
+    vocab = 1000  # 32 words: dense costs 128 bytes, a pair 12
     few = mask_to_words(np.array([5, 500, 900]), vocab)
     assert choose_form(few)[0] == MASK_SPARSE and choose_form(few)[1].tolist() == [0, 15, 28]
     most = mask_to_words(np.setdiff1d(np.arange(vocab), [70]), vocab)
@@ -41,8 +41,8 @@ def test_few_ids_are_sparse_most_ids_a_complement_spread_ids_dense():
 
 
 def test_ties_go_to_dense():
-    one_of_two_words = mask_to_words(np.array([3]), 40)  # dense 8 bytes == one pair 8 bytes
-    assert choose_form(one_of_two_words)[0] == MASK_DENSE
+    one_of_three_words = mask_to_words(np.array([3]), 96)  # dense 12 bytes == one pair 12 bytes
+    assert choose_form(one_of_three_words)[0] == MASK_DENSE
 
 
 def test_encoded_sections_index_each_mask():

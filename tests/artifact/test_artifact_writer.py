@@ -50,7 +50,7 @@ def test_the_header_records_inputs_but_no_time(tmp_path):
     header = header_of(tmp_path / "n.idx")
     assert set(header) == {"format_version", "index_kind", "compiler_version", "byte_order", "alignment", "vocab",
                            "constraint", "options", "stats", "n_states", "n_classes", "n_masks", "start_state",
-                           "sections"}
+                           "token_class_rows", "sections"}
     assert header["vocab"] == {"size": 40, "fingerprint": "handmade-number", "eos_ids": [1]}
     assert header["constraint"]["sha256"] == hashlib.sha256(b"-?[0-9]+(\\.[0-9]+)?").hexdigest()
     assert header["options"] == {"byte_classes": True, "jobs": 1}
@@ -58,6 +58,47 @@ def test_the_header_records_inputs_but_no_time(tmp_path):
     assert summary.bytes == (tmp_path / "n.idx").stat().st_size == summary.raw_bytes
     data_start = -(-(16 + summary.header_bytes) // 64) * 64
     assert all((data_start + e["offset"]) % 64 == 0 for e in header["sections"])
+
+
+def section_array(path: Path, name: str) -> np.ndarray:
+    """A section read from the bytes as the format document says (not through the runtime)."""
+    raw = path.read_bytes()
+    _, length, _ = struct.unpack_from("<8sII", raw)
+    header = msgpack.unpackb(raw[16 : 16 + length])
+    entry = next(e for e in header["sections"] if e["name"] == name)
+    start = -(-(16 + length) // 64) * 64 + entry["offset"]
+    return np.frombuffer(raw[start : start + entry["nbytes"]], dtype=entry["dtype"]).reshape(entry["shape"])
+
+
+@pytest.mark.parametrize("n_states, dtype", [(5, np.uint8), (255, np.uint8), (256, np.uint16), (65_536, np.uint32)])
+def test_transitions_are_next_state_plus_one_in_the_narrowest_unsigned_dtype(tmp_path, n_states, dtype):
+    transitions = np.full((n_states, TABLE.n_classes), -1, dtype=np.int32)
+    transitions[:5] = TABLE.class_transitions
+    transitions[4, 0] = n_states - 1  # the last state is reachable: the widest value is stored
+    extra = n_states - 5
+    table = type(TABLE)(**{**TABLE.__dict__, "class_transitions": transitions,
+                           "accepting": np.concatenate([TABLE.accepting, np.zeros(extra, bool)]),
+                           "state_mask": np.concatenate([TABLE.state_mask, np.zeros(extra, np.int32)])})
+    write(tmp_path / "n.idx", table=table)
+    stored = section_array(tmp_path / "n.idx", "class_transitions")
+    assert stored.dtype == dtype and np.array_equal(stored.astype(np.int64) - 1, transitions)
+
+
+def test_word_indices_are_int64_and_rows_follow_the_live_share(tmp_path):
+    write(tmp_path / "n.idx")  # 28 of 40 ids live: rows by token id
+    assert section_array(tmp_path / "n.idx", "mask_word_index").dtype == np.dtype("<i8")
+    assert header_of(tmp_path / "n.idx")["token_class_rows"] == "token_id"
+    offsets = section_array(tmp_path / "n.idx", "token_class_offsets")
+    assert offsets.shape == (41,) and section_array(tmp_path / "n.idx", "live_tokens").size == 0
+    lengths = np.diff(offsets)
+    assert np.array_equal(np.flatnonzero(lengths), TABLE.live_tokens)
+    assert np.array_equal(lengths[TABLE.live_tokens], np.diff(TABLE.token_class_offsets))
+    padded = handmade.PADDED_NUMBER_TOKENS  # 28 of 100 ids live: rows by live token
+    write(tmp_path / "p.idx", table=handmade.table_from_dfa(handmade.NUMBER, padded, EOS),
+          vocab_info=handmade.vocab_info(padded, EOS, "padded"))
+    assert header_of(tmp_path / "p.idx")["token_class_rows"] == "live_tokens"
+    assert np.array_equal(section_array(tmp_path / "p.idx", "live_tokens"), TABLE.live_tokens)
+    assert np.array_equal(section_array(tmp_path / "p.idx", "token_class_offsets"), TABLE.token_class_offsets)
 
 
 def test_constraint_hash_is_checked_and_header_values_must_be_plain_data(tmp_path):

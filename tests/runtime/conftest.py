@@ -18,6 +18,14 @@ def number_artifact(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def padded_number_artifact(tmp_path: Path) -> Path:
+    """NUMBER over a 100-id vocabulary with 28 live ids: token class rows by live token."""
+    path = tmp_path / "padded.idx"
+    handmade.write_handmade(path, handmade.NUMBER, handmade.PADDED_NUMBER_TOKENS, handmade.NUMBER_EOS, "padded")
+    return path
+
+
+@pytest.fixture
 def number_index(number_artifact: Path) -> indexc_runtime.Index:
     return indexc_runtime.load(number_artifact, expected_fingerprint="handmade-number")
 

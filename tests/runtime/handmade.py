@@ -59,6 +59,9 @@ NUMBER_TOKENS: list[bytes | None] = [None, None] + [d.encode() for d in DIGITS] 
 ] + [None]
 NUMBER_EOS = (1,)
 NUMBER_SPECIALS = (0, 1, 39)
+# The same with 60 more special ids: under half the ids are live, so the writer numbers the
+# token class rows by live token (a sorted id list) instead of by token id.
+PADDED_NUMBER_TOKENS: list[bytes | None] = NUMBER_TOKENS + [None] * 60
 
 # abc(d|e) over a vocabulary without "e": every state has exactly one way on.
 FORCED = HandmadeDFA(edges={0: {"a": 1}, 1: {"b": 2}, 2: {"c": 3}, 3: {"de": 4}, 4: {}}, accepting=frozenset({4}))

@@ -1,10 +1,10 @@
 """A damaged artifact is always an ArtifactError: never another exception, a crash, a hang or a
 huge allocation.
 
-The golden file is small, so every one of its sections is checksummed at load: any single
-changed bit or truncation must be refused by ``load`` itself.  Exhaustive over offsets (one
-flipped bit per byte, every truncation length), plus random multi-byte damage (hypothesis),
-plus the zstandard shipping form.  Each load's peak Python-visible allocation (numpy reports
+The golden files (one per format version) are small, so every one of their sections is
+checksummed at load: any single changed bit or truncation must be refused by ``load`` itself.
+Exhaustive over offsets (one flipped bit per byte, every truncation length), plus random
+multi-byte damage (hypothesis), plus the zstandard shipping form.  Each load's peak Python-visible allocation (numpy reports
 to tracemalloc) must stay small: no header field may drive an allocation.
 """
 
@@ -23,8 +23,9 @@ import surgery
 from indexc_runtime import ArtifactError
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
-RAW = (GOLDEN / "format-v1-small.idx").read_bytes()
-COMPRESSED = (GOLDEN / "format-v1-small.idx.zst").read_bytes()
+RAW_BY_VERSION = {v: (GOLDEN / f"format-v{v}-small.idx").read_bytes() for v in (1, 2)}
+RAW = RAW_BY_VERSION[2]
+COMPRESSED = (GOLDEN / "format-v2-small.idx.zst").read_bytes()
 MAX_PEAK_BYTES = 4 << 20
 
 
@@ -42,24 +43,29 @@ def assert_refused(data: bytes) -> None:
     assert peak < MAX_PEAK_BYTES
 
 
-def test_the_golden_file_itself_loads():
-    indexc_runtime.load(RAW, verify=True)
+@pytest.fixture(params=sorted(RAW_BY_VERSION), ids=lambda v: f"v{v}")
+def golden_raw(request) -> bytes:
+    return RAW_BY_VERSION[request.param]
 
 
-def test_one_flipped_bit_at_every_offset_is_refused():
-    for offset in range(len(RAW)):
-        damaged = bytearray(RAW)
+def test_the_golden_file_itself_loads(golden_raw):
+    indexc_runtime.load(golden_raw, verify=True)
+
+
+def test_one_flipped_bit_at_every_offset_is_refused(golden_raw):
+    for offset in range(len(golden_raw)):
+        damaged = bytearray(golden_raw)
         damaged[offset] ^= 1 << (offset % 8)
         with pytest.raises(ArtifactError):
             indexc_runtime.load(bytes(damaged))
 
 
-def test_every_truncation_is_refused():
-    for length in range(len(RAW)):
+def test_every_truncation_is_refused(golden_raw):
+    for length in range(len(golden_raw)):
         with pytest.raises(ArtifactError):
-            indexc_runtime.load(RAW[:length])
+            indexc_runtime.load(golden_raw[:length])
     with pytest.raises(ArtifactError, match="unexpected bytes after the last section"):
-        indexc_runtime.load(RAW + b"\x00")
+        indexc_runtime.load(golden_raw + b"\x00")
 
 
 @settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow])

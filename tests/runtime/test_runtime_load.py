@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ import surgery
 from indexc_runtime import ArtifactError, FingerprintMismatch, FingerprintMismatchWarning
 
 EXPECTED = handmade.brute_force_masks(handmade.NUMBER, handmade.NUMBER_TOKENS, handmade.NUMBER_EOS)
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 
 
 def masks_of(index) -> list[set[int]]:
@@ -89,7 +91,10 @@ def test_unreadable_paths_raise_artifact_error(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda h: h.update(format_version=2), "format_version 2 is not supported"),
+    (lambda h: h.update(format_version=3), "format_version 3 is not supported"),
+    (lambda h: h.pop("token_class_rows"), "token_class_rows must be a string"),
+    (lambda h: h.update(token_class_rows="rows"), "token_class_rows must be 'live_tokens' or 'token_id'"),
+    (lambda h: h.update(token_class_rows="live_tokens"), "41 offsets for 0 live tokens"),
     (lambda h: h.update(byte_order="big"), "byte_order 'big'"),
     (lambda h: h.update(index_kind="grammar"), "index_kind"),
     (lambda h: h["vocab"].update(size=1 << 30), "vocab.size must be an integer"),
@@ -99,6 +104,8 @@ def test_unreadable_paths_raise_artifact_error(tmp_path):
     (lambda h: h.pop("sections"), "'sections' must be a list"),
     (lambda h: h["sections"].pop(4), "section 'mask_form': required section is missing"),
     (lambda h: surgery.section(h, "state_mask").update(dtype="<i8", nbytes=40), "section 'state_mask': dtype '<i8'"),
+    (lambda h: surgery.section(h, "class_transitions").update(dtype="<i4", nbytes=80),
+     "dtype '<i4', expected 'u1' or '<u2' or '<u4'"),
     (lambda h: surgery.section(h, "state_mask").update(shape=[4], nbytes=16), "dimension n_states should be 5"),
     (lambda h: surgery.section(h, "state_mask").update(nbytes=24), "nbytes 24 does not match"),
     (lambda h: surgery.section(h, "state_mask").update(offset=3), "not a multiple of 64"),
@@ -124,47 +131,72 @@ def test_unknown_header_keys_and_sections_are_ignored(raw):
     assert masks_of(index) == EXPECTED and index.header["future_key"] == {"anything": [1, 2]}
 
 
+def test_rows_by_live_token_must_agree_with_the_live_token_list(padded_number_artifact):
+    raw = padded_number_artifact.read_bytes()
+    assert surgery.split(raw)[0]["token_class_rows"] == "live_tokens"
+    with pytest.raises(ArtifactError, match="section 'live_tokens': .*dimension n_live should be 0"):
+        indexc_runtime.load(surgery.rewrite_header(raw, lambda h: h.update(token_class_rows="token_id")))
+
+
 @pytest.mark.parametrize("name, change, message", [
     ("byte_classes", lambda a: a.__setitem__(7, 200), "values must lie in \\[0, 3\\]"),
-    ("class_transitions", lambda a: a.__setitem__((0, 0), 5), "values must lie in \\[-1, 4\\]"),
+    ("class_transitions", lambda a: a.__setitem__((0, 0), 6), "values must lie in \\[0, 5\\]"),
     ("accepting", lambda a: a.__setitem__(0, 2), "values must lie in \\[0, 1\\]"),
     ("state_mask", lambda a: a.__setitem__(1, 5), "values must lie in \\[0, 4\\]"),
-    ("mask_form", lambda a: a.__setitem__(0, 3), "mask_form"),
-    ("mask_dense_row", lambda a: a.__setitem__(0, 9), "mask_dense_row"),
+    ("mask_form", lambda a: a.__setitem__(0, 3), "values must lie in \\[0, 2\\]"),
+    ("mask_dense_row", lambda a: a.__setitem__(0, 9), "values must lie in \\[0, 4\\]"),
     ("mask_word_offsets", lambda a: a.__setitem__(2, 1), "offsets must rise from 0 to the word count 0"),
     ("dense_masks", lambda a: a.__setitem__((0, 1), 0xFFFFFFFF), "bits set at ids >= vocab size 40"),
-    ("forced_token", lambda a: a.__setitem__(0, 40), "forced_token"),
-    ("live_tokens", lambda a: a.__setitem__(slice(0, 2), a[1::-1]), "increase strictly"),
-    ("token_class_offsets", lambda a: a.__setitem__(3, 0), "offsets must rise"),
+    ("forced_token", lambda a: a.__setitem__(0, 40), "values must lie in \\[-1, 39\\]"),
+    ("token_class_offsets", lambda a: a.__setitem__(5, 0), "offsets must rise"),
     ("token_class_data", lambda a: a.__setitem__(0, 4), "values must lie in \\[0, 3\\]"),
-    ("special_ids", lambda a: a.__setitem__(0, 40), "special_ids"),
+    ("special_ids", lambda a: a.__setitem__(0, 40), "values must lie in \\[0, 39\\]"),
 ])
-def test_bounds_are_checked_behind_valid_checksums(raw, name, change, message):
+def test_every_bound_is_checked_at_load_behind_valid_checksums(raw, name, change, message):
     patched = surgery.rewrite_section(raw, name, change)
-    with pytest.raises(ArtifactError, match=message):
-        indexc_runtime.load(patched, verify=True)
-    index = indexc_runtime.load(patched)  # lazily: the first use of the section refuses it
-    with pytest.raises(ArtifactError, match=message):
-        matcher = index.matcher()
-        matcher.fill_bitmask(np.zeros((1, 2), np.int32))
-        matcher.advance(2)
-        _ = index.special_token_ids
+    for verify in (False, True):
+        with pytest.raises(ArtifactError, match=f"section '{name}': .*{message}"):
+            indexc_runtime.load(patched, verify=verify)
 
 
-def test_big_sections_are_verified_on_first_use_or_with_verify(big_artifact):
-    raw = bytearray(big_artifact.read_bytes())
-    header, data = surgery.split(bytes(raw))
+@pytest.mark.parametrize("name, change, message", [
+    ("live_tokens", lambda a: a.__setitem__(slice(0, 2), a[1::-1]), "increase strictly"),
+    ("live_tokens", lambda a: a.__setitem__(-1, 100), "values must lie in \\[0, 99\\]"),
+    ("token_class_offsets", lambda a: a.__setitem__(-1, 0), "offsets must rise"),
+])
+def test_live_token_rows_are_checked_at_load(padded_number_artifact, name, change, message):
+    patched = surgery.rewrite_section(padded_number_artifact.read_bytes(), name, change)
+    with pytest.raises(ArtifactError, match=f"section '{name}': .*{message}"):
+        indexc_runtime.load(patched)
+
+
+def test_version_1_state_tables_are_bounded_after_their_conversion():
+    raw = (GOLDEN / "format-v1-small.idx").read_bytes()
+    for bad in (-2, 5, 2**31 - 1):
+        patched = surgery.rewrite_section(raw, "class_transitions", lambda a: a.__setitem__((0, 0), bad))
+        with pytest.raises(ArtifactError, match="section 'class_transitions': values must lie in \\[0, 5\\]"):
+            indexc_runtime.load(patched)
+
+
+def test_big_sections_are_hashed_only_by_verify_but_bounded_at_load(big_artifact):
+    raw = big_artifact.read_bytes()
+    header, data = surgery.split(raw)
     data_start = len(raw) - len(data)
     entry = surgery.section(header, "token_class_offsets")
-    assert entry["nbytes"] > 64 << 10
-    raw[data_start + entry["offset"] + 1000] ^= 0x10
-    index = indexc_runtime.load(bytes(raw))  # only the small sections are hashed at load
-    matcher = index.matcher()
-    matcher.fill_bitmask(np.zeros((1, index.mask_words), np.int32))
+    assert entry["nbytes"] > 64 << 10 and header["token_class_rows"] == "token_id"
+    # offsets[1000] = 1000 -> 1001: still monotonic, so only the checksum can tell
+    in_bounds = bytearray(raw)
+    in_bounds[data_start + entry["offset"] + 4 * 1000] ^= 0x01
+    index = indexc_runtime.load(bytes(in_bounds))
     with pytest.raises(ArtifactError, match="section 'token_class_offsets': checksum mismatch"):
-        matcher.advance(int(handmade.big_masks()[0][0]))
-    with pytest.raises(ArtifactError, match="checksum mismatch"):
-        indexc_runtime.load(bytes(raw), verify=True)
+        index.verify()
+    with pytest.raises(ArtifactError, match="section 'token_class_offsets': checksum mismatch"):
+        indexc_runtime.load(bytes(in_bounds), verify=True)
+    # offsets[1000] = 1000 + 2**20: out of order, refused at load without verify
+    out_of_bounds = bytearray(raw)
+    out_of_bounds[data_start + entry["offset"] + 4 * 1000 + 2] ^= 0x10
+    with pytest.raises(ArtifactError, match="section 'token_class_offsets': offsets must rise"):
+        indexc_runtime.load(bytes(out_of_bounds))
 
 
 def test_a_mask_that_disagrees_with_the_walk_is_reported_as_a_bad_artifact(raw):

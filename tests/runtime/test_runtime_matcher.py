@@ -153,14 +153,15 @@ def test_no_forced_tokens_where_the_mask_has_several(number_index):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(min_value=0, max_value=len(TOKENS) - 1), max_size=8))
+@given(st.lists(st.integers(min_value=0, max_value=len(handmade.PADDED_NUMBER_TOKENS) - 1), max_size=8))
 def test_random_token_sequences_agree_with_the_dfa(number_artifact_bytes, sequence):
     """Advance accepts a token iff the DFA (or eos rule) allows it; refused tokens change nothing."""
-    matcher = indexc_runtime.load(number_artifact_bytes).matcher()
+    data, tokens = number_artifact_bytes
+    matcher = indexc_runtime.load(data).matcher()
     state, finished = 0, False
     for token in sequence:
-        raw = TOKENS[token]
-        if finished:
+        raw = tokens[token] if token < len(tokens) else None
+        if finished or token >= len(tokens):
             allowed = False
         elif raw is None:
             allowed = token in EOS and state in handmade.NUMBER.accepting
@@ -176,22 +177,12 @@ def test_random_token_sequences_agree_with_the_dfa(number_artifact_bytes, sequen
         assert (matcher.state, matcher.is_finished()) == (state, finished)
 
 
-@pytest.fixture(scope="module")
-def number_artifact_bytes(tmp_path_factory) -> bytes:
+@pytest.fixture(scope="module", params=["token_id", "live_tokens"])
+def number_artifact_bytes(request, tmp_path_factory) -> tuple[bytes, list]:
+    """NUMBER written with token class rows by token id (40 ids) and by live token (100 ids)."""
+    tokens = TOKENS if request.param == "token_id" else handmade.PADDED_NUMBER_TOKENS
     path = tmp_path_factory.mktemp("number") / "number.idx"
-    handmade.write_handmade(path, handmade.NUMBER, TOKENS, EOS, "number")
-    return path.read_bytes()
-
-
-def test_large_state_tables_walk_the_same_through_memoryviews(number_artifact, monkeypatch):
-    import indexc_runtime.automaton
-
-    monkeypatch.setattr(indexc_runtime.automaton, "LIST_LIMIT", 0)  # as for tables of > 16k entries
-    index = indexc_runtime.load(number_artifact)
-    matcher = index.matcher()
-    assert isinstance(index._automaton.transitions, memoryview)
-    for raw in [b"-", b"12", b".", b"5"]:
-        matcher.advance(TOKEN_ID[raw])
-    assert matcher.state == 4 and set(matcher.allowed_token_ids().tolist()) == EXPECTED[4]
-    with pytest.raises(TokenNotAllowed):
-        matcher.advance(TOKEN_ID[b"."])
+    handmade.write_handmade(path, handmade.NUMBER, tokens, EOS, "number")
+    data = path.read_bytes()
+    assert indexc_runtime.load(data).header["token_class_rows"] == request.param
+    return data, tokens

@@ -1,8 +1,9 @@
-"""Write the golden artifacts of format version 1 (run once; the files are then kept forever).
+"""Write the golden artifacts of the current format version (run once per version; kept forever).
 
 A golden file proves that a newer runtime still reads what an older compiler wrote, so it is
-never regenerated to make a test pass: a format change adds new golden files beside these
-(this script refuses to overwrite without ``--force``).  The table is built by hand with the
+never regenerated to make a test pass: a format change adds new golden files beside the old
+ones, named by version (``format-v1-small.*`` were written by version 1 of this script,
+``format-v2-small.*`` by version 2; the script refuses to overwrite without ``--force``).  The table is built by hand with the
 brute-force helpers of ``tests/runtime/handmade.py``; the expected masks and walks are written
 from that brute force too, never from the runtime under test.
 
@@ -26,8 +27,9 @@ sys.path.insert(0, str(HERE.parents[1] / "runtime"))
 
 import handmade  # noqa: E402
 from indexc.artifact import write_artifact  # noqa: E402
+from indexc_runtime import FORMAT_VERSION  # noqa: E402
 
-NAME = "format-v1-small"
+NAME = f"format-v{FORMAT_VERSION}-small"
 IDENTIFIER_START = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"
 NOT_QUOTE = "".join(chr(b) for b in range(256) if b != ord('"'))
 
