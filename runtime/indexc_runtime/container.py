@@ -38,7 +38,7 @@ from indexc_runtime.format import (
     align,
 )
 from indexc_runtime.header import Header, parse_header
-from indexc_runtime.source import open_artifact_bytes
+from indexc_runtime.source import open_artifact_bytes, populate
 
 
 class Container:
@@ -71,6 +71,11 @@ class Container:
         start = self.data_start + info.offset
         flat = self._bytes[start : start + info.nbytes].view(info.dtype)
         return flat if len(info.shape) == 1 else flat.reshape(info.shape)
+
+    def prefetch(self, name: str) -> None:
+        """Map a section's pages in now (see ``source.populate``), so first reads take no page fault."""
+        info = self.header.sections[name]
+        populate(self.buffer, self.data_start + info.offset, info.nbytes)
 
     def verify_checksum(self, name: str) -> None:
         """Check a section's CRC-32 (once; later calls are free)."""

@@ -135,22 +135,23 @@ def _parse_sections(raw: object, version: int, dims: dict[str, int], check: "_Ch
 
 
 def _parse_section_entry(entry: dict, position: int, check: "_Checker") -> SectionInfo:
+    """One entry of ``sections``; the happy path in a few type tests (~1 us), the messages in ``_explain_bad_entry``."""
     get = entry.get
     name, dtype, shape, offset, nbytes, crc = get("name"), get("dtype"), get("shape"), get("offset"), \
         get("nbytes"), get("crc32")
-    well_typed = (type(name) is str and type(dtype) is str and type(shape) is list and len(shape) <= 8
-                  and type(offset) is int and type(nbytes) is int and type(crc) is int
-                  and 0 <= offset <= 2**62 and 0 <= nbytes <= 2**62 and 0 <= crc < 2**32
-                  and all(type(dim) is int and 0 <= dim <= _MAX_DIMENSION for dim in shape))
-    if not well_typed:
+    if not (type(name) is str and type(dtype) is str and type(shape) is list and len(shape) <= 8
+            and type(offset) is int and type(nbytes) is int and type(crc) is int
+            and 0 <= offset <= 2**62 and 0 <= nbytes <= 2**62 and 0 <= crc < 2**32):
         _explain_bad_entry(entry, position, check)
     if dtype not in DTYPE_ITEMSIZE:
         raise ArtifactError(f"unknown dtype {dtype!r}", source=check.source, section=name)
-    if offset % ALIGNMENT:
-        raise ArtifactError(f"offset {offset} is not a multiple of {ALIGNMENT}", source=check.source, section=name)
     expected = DTYPE_ITEMSIZE[dtype]
     for dim in shape:
+        if type(dim) is not int or not 0 <= dim <= _MAX_DIMENSION:
+            _explain_bad_entry(entry, position, check)
         expected *= dim
+    if offset % ALIGNMENT:
+        raise ArtifactError(f"offset {offset} is not a multiple of {ALIGNMENT}", source=check.source, section=name)
     if nbytes != expected:
         raise ArtifactError(f"nbytes {nbytes} does not match shape {list(shape)} of {dtype}",
                             source=check.source, section=name)

@@ -38,8 +38,11 @@ from indexc_runtime.header import SectionInfo
 from indexc_runtime.masks import MaskStore
 from indexc_runtime.matcher import Matcher
 from indexc_runtime.tokens import TokenClasses
+from indexc_runtime.warmup import warm_up_once
 
 SMALL_SECTION_BYTES = 64 << 10
+# Read at random while serving and scanned by no load-time check: mapped in at load (``source.populate``).
+PREFETCHED_SECTIONS = ("class_transitions", "dense_masks", "mask_word_value")
 
 
 class FingerprintMismatchWarning(RuntimeWarning):
@@ -58,8 +61,11 @@ def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool
         if verify or info.nbytes <= SMALL_SECTION_BYTES:
             container.verify_checksum(info.name)
     index = Index(container)
+    if verify:
+        index.verify()
     if expected_fingerprint is not None:
         index.check_fingerprint(expected_fingerprint)
+    warm_up_once(index)
     return index
 
 
@@ -83,6 +89,8 @@ class Index:
         self._automaton = Automaton.from_container(container)
         self._masks = MaskStore.from_container(container)
         self._masks.entry(self._automaton.state_mask[self.start_state])  # every matcher's first fill
+        for name in PREFETCHED_SECTIONS:
+            container.prefetch(name)
         self._tokens = TokenClasses.from_container(container)
         self._eos = frozenset(self.eos_token_ids)
         special_ids = container.array("special_ids")
@@ -126,9 +134,13 @@ class Index:
         warnings.warn(f"SERVING ANYWAY (allow_mismatch=True): {error}", FingerprintMismatchWarning, stacklevel=2)
 
     def verify(self) -> None:
-        """Check every section's checksum (the bounds were checked by ``load``); ``ArtifactError`` if one differs."""
+        """Check every section's checksum and the transition table's bound (the others were checked by ``load``).
+
+        ``ArtifactError`` on the first problem.
+        """
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
+        self._automaton.check_transitions(self._container)
 
     def mask_form_counts(self) -> dict[str, int]:
         """How many unique masks are stored densely, sparsely, as complements."""

@@ -128,22 +128,30 @@ class MaskStore:
         container.check_below("mask_dense_row", self.dense_row[dense], self.dense.shape[0])
         container.check_range("forced_token", self.forced_token, -1, self.vocab_size - 1)
         offsets = self.offsets
-        if int(offsets[0]) != 0 or int(offsets[-1]) != n_words or np.any(offsets[1:] < offsets[:-1]):
+        counts = offsets[1:] - offsets[:-1]
+        if int(offsets[0]) != 0 or int(offsets[-1]) != n_words or int(counts.min()) < 0:
             raise container.error(f"offsets must rise from 0 to the word count {n_words}", "mask_word_offsets")
-        if np.any(offsets[1:][dense] != offsets[:-1][dense]):
+        if counts[dense].any():
             raise container.error("a dense mask has words in the word lists", "mask_word_offsets")
-        container.check_below("mask_word_index", self.word_index, self.words)
-        self._check_increasing_within_masks(container)
+        self._check_word_indices(container, offsets[:-1][counts > 0])
         self._check_tail_bits(container)
 
-    def _check_increasing_within_masks(self, container: Container) -> None:
-        """Strictly increasing word indices inside each mask (``contains`` bisects them)."""
-        rises = self.word_index[1:] > self.word_index[:-1]
-        boundaries = self.offsets[1:-1]
-        inner = boundaries[(boundaries > 0) & (boundaries < self.word_index.size)]
-        rises[inner - 1] = True  # the step from one mask's last word to the next mask's first
-        if not rises.all():
-            raise container.error("word indices must increase strictly within each mask", "mask_word_index")
+    def _check_word_indices(self, container: Container, starts: np.ndarray) -> None:
+        """Word indices strictly increasing inside each mask (``contains`` bisects them) and below ``W``.
+
+        Increasing within a mask, its first index >= 0 and its last < ``W`` bound all of them:
+        one pass over the word list (the comparison), not three.  ``starts``: first word of
+        each mask that has words.
+        """
+        index = self.word_index
+        if not starts.size:
+            return
+        rises = index[1:] > index[:-1]
+        rises[starts[1:] - 1] = True  # the step into a mask's first word is not inside a mask
+        ends = np.append(starts[1:], index.size) - 1
+        if not rises.all() or int(index[starts].min()) < 0 or int(index[ends].max()) >= self.words:
+            raise container.error(f"word indices must lie in [0, {self.words - 1}] and increase strictly "
+                                  "within each mask", "mask_word_index")
 
     def _check_tail_bits(self, container: Container) -> None:
         """No bit at ids >= vocab_size; complement masks carry the partial last word."""

@@ -134,8 +134,10 @@ class Matcher:
     def _next_state(self, state: int, token: int) -> int:
         """Walk an allowed text token's byte classes (written out here: it is half of ``advance``).
 
-        Stored values are ``1 + next state`` (0: dead) and bounded by ``n_states`` at load, so
-        every read is in range; a 0 or an empty class span means the file's mask and walk disagree.
+        Stored values are ``1 + next state`` (0: dead).  The table is not scanned at load
+        (see ``automaton``): a value past ``n_states`` is caught here instead, by the
+        memoryview's own bounds check on the next read (IndexError) or by the check of the
+        final state, so a bad table is an ``ArtifactError`` and never a state out of range.
         """
         tokens = self._index._tokens
         start, end = tokens.span(token)
@@ -143,10 +145,16 @@ class Matcher:
             raise self._inconsistent(state, token, "is not among the live tokens")
         automaton = self._automaton
         table, width, next_state = automaton.transitions, automaton.n_classes, state
-        for byte_class in tokens.data[start:end]:
-            next_state = table[next_state * width + byte_class] - 1
-            if next_state < 0:
-                raise self._inconsistent(state, token, "has bytes that end the match")
+        try:
+            for byte_class in tokens.data[start:end]:
+                next_state = table[next_state * width + byte_class] - 1
+                if next_state < 0:
+                    raise self._inconsistent(state, token, "has bytes that end the match")
+        except IndexError:
+            next_state = automaton.n_states
+        if next_state >= automaton.n_states:
+            raise ArtifactError(f"a transition leads past the last state {automaton.n_states - 1}",
+                                source=self._index.source, section="class_transitions")
         return next_state
 
     def _refusal(self, token: int) -> TokenNotAllowed:

@@ -140,7 +140,6 @@ def test_rows_by_live_token_must_agree_with_the_live_token_list(padded_number_ar
 
 @pytest.mark.parametrize("name, change, message", [
     ("byte_classes", lambda a: a.__setitem__(7, 200), "values must lie in \\[0, 3\\]"),
-    ("class_transitions", lambda a: a.__setitem__((0, 0), 6), "values must lie in \\[0, 5\\]"),
     ("accepting", lambda a: a.__setitem__(0, 2), "values must lie in \\[0, 1\\]"),
     ("state_mask", lambda a: a.__setitem__(1, 5), "values must lie in \\[0, 4\\]"),
     ("mask_form", lambda a: a.__setitem__(0, 3), "values must lie in \\[0, 2\\]"),
@@ -159,6 +158,33 @@ def test_every_bound_is_checked_at_load_behind_valid_checksums(raw, name, change
             indexc_runtime.load(patched, verify=verify)
 
 
+@pytest.mark.parametrize("position, value", [(1, 0), (1, 9), (2, 10), (3, -1), (0, -5)])
+def test_word_indices_must_rise_inside_each_mask_and_stay_in_the_row(position, value):
+    """Golden v2: mask 1 (complement) holds words [0, 8, 9], mask 2 (sparse) word [0]; W = 10."""
+    raw = (GOLDEN / "format-v2-small.idx").read_bytes()
+    patched = surgery.rewrite_section(raw, "mask_word_index", lambda a: a.__setitem__(position, value))
+    with pytest.raises(ArtifactError, match="section 'mask_word_index': word indices must lie in \\[0, 9\\]"):
+        indexc_runtime.load(patched)
+
+
+def test_transitions_are_bounded_by_the_walk_and_by_verify(raw):
+    """The one table not scanned at load: a state past the end is refused where it is read."""
+    digit = int(indexc_runtime.load(raw)._automaton.byte_classes[ord("1")])
+    patched = surgery.rewrite_section(raw, "class_transitions", lambda a: a.__setitem__((0, digit), 6))
+    index = indexc_runtime.load(patched)
+    with pytest.raises(ArtifactError, match="section 'class_transitions': values must lie in \\[0, 5\\]"):
+        index.verify()
+    with pytest.raises(ArtifactError, match="section 'class_transitions': values must lie in \\[0, 5\\]"):
+        indexc_runtime.load(patched, verify=True)
+    matcher = index.matcher()
+    for piece in (b"1", b"12"):  # past the end as the last step, then as a step read from
+        with pytest.raises(ArtifactError, match="section 'class_transitions': .* past the last state 4"):
+            matcher.advance(handmade.NUMBER_TOKENS.index(piece))
+        assert matcher.state == 0
+    matcher.advance(handmade.NUMBER_TOKENS.index(b"-"))  # other transitions still serve
+    assert matcher.state == 1
+
+
 @pytest.mark.parametrize("name, change, message", [
     ("live_tokens", lambda a: a.__setitem__(slice(0, 2), a[1::-1]), "increase strictly"),
     ("live_tokens", lambda a: a.__setitem__(-1, 100), "values must lie in \\[0, 99\\]"),
@@ -175,7 +201,7 @@ def test_version_1_state_tables_are_bounded_after_their_conversion():
     for bad in (-2, 5, 2**31 - 1):
         patched = surgery.rewrite_section(raw, "class_transitions", lambda a: a.__setitem__((0, 0), bad))
         with pytest.raises(ArtifactError, match="section 'class_transitions': values must lie in \\[0, 5\\]"):
-            indexc_runtime.load(patched)
+            indexc_runtime.load(patched, verify=True)
 
 
 def test_big_sections_are_hashed_only_by_verify_but_bounded_at_load(big_artifact):
