@@ -7,7 +7,10 @@ and view every section with ``np.frombuffer`` without copying.  The layout is de
 ``indexc_runtime.format``, which both this writer and the runtime import; the prose
 specification is ``docs/artifact-format.md``.  Identical inputs give byte-identical files (no
 timestamps, sorted header maps), files are replaced atomically, and every file is read back by
-the runtime with full verification before it replaces anything.
+the runtime with full verification before it replaces anything.  Format version 2 (this
+writer) encodes three sections for the reader's speed on a freshly loaded file: the state
+table as ``next + 1`` in the narrowest unsigned dtype, word indices as int64, and token class
+rows by token id when at least half the vocabulary is live (``sections.py`` says why).
 
 Code map, in reading order:
 

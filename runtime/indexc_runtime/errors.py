@@ -1,9 +1,10 @@
 """The three things that can go wrong when serving from an artifact, as typed exceptions.
 
 - ``ArtifactError``: the file is not a valid artifact (truncated, corrupted, another format
-  version, inconsistent sections).  It is the *only* exception a bad file raises, from
-  ``load`` or, for a section checked lazily, from the first matcher call that touches it.  It
-  says which file, which section (when one is at fault) and what is wrong.
+  version, inconsistent sections).  It is the *only* exception a bad file raises: from
+  ``load``, which checks every bound but one, or from the first ``advance`` that reads a bad
+  value of the state table (bounded where it is read) or finds a mask and a walk that
+  disagree.  It says which file, which section (when one is at fault) and what is wrong.
 - ``FingerprintMismatch``: a valid artifact, built for another vocabulary.
 - ``TokenNotAllowed``: a caller asked a matcher to advance on a token its mask excludes.
 

@@ -1,24 +1,30 @@
 """``load`` and ``Index``: one artifact, opened once, shared by every matcher that serves it.
 
 Everything that is done once per artifact is done by ``load``, so that the first matcher, the
-first fill and the first advance cost what every later one costs:
-- mmap + prefix + msgpack header + layout checks;
+first fill and the first advance cost what later ones cost:
+- mmap + prefix + msgpack header + layout checks (~0.1 ms);
 - the CRC-32 of every section of at most ``SMALL_SECTION_BYTES`` (64 KiB: the header-sized
-  tables; ~10-20 us in all);
-- every bound of every section that holds indices, vectorised (``Automaton``, ``MaskStore``,
-  ``TokenClasses``, ``special_ids``), so that no later lookup can go out of range and a bad
-  value is an ``ArtifactError`` from ``load``, never a wrong read or another exception later.
+  tables; 10-25 us in all);
+- every bound of every section that holds indices, vectorised (``MaskStore``,
+  ``TokenClasses``, ``Automaton``, ``special_ids``): 50-200 us, so that no later lookup can go
+  out of range and a bad value is an ``ArtifactError`` from ``load``.  The one exception is the
+  state table, bounded where it is read (see ``automaton``);
+- the pages of the sections that serving reads at random are mapped in
+  (``PREFETCHED_SECTIONS``, ``source.populate``: ~18 us per MB), the entry of the start
+  state's mask is built, and the first load of a process warms the hot paths (``warmup``).
 
-Measured (this machine, p50, Llama-3 regex artifacts of 0.4-10 MB): load 0.2-0.4 ms, of which
-the bound checks take 15-150 us (the biggest: one ``max`` over the 3.5 MB state table of
-``[\\w ]{1,60}``); the first ``matcher()`` ~1 us; the first fill like any other.
+Measured (this machine, shared, 2 cores; p50 over 200 fresh loads in one process, Llama-3
+artifacts of 0.3-6.3 MB: the phone, URL, ``[\\w ]{1,60}`` and 128-character string regexes):
+load 0.24-0.44 ms (it was 0.20-0.26 ms, but the first ``matcher()`` then took 0.1-2.5 ms and
+the first fill 0.12-0.57 ms of lazy checks); ``matcher()`` ~1 us; first fill 2.3-4.3 us.  The
+first load of a fresh process costs 0.7-1.3 ms (cold code, and the warm-up).
 
 What ``load`` does *not* do is hash the big sections (dense mask rows, the state table, token
 class data: ~0.25 ms per MB): a flipped bit there cannot make a lookup go out of bounds (the
 bounds are checked), only give a wrong answer, which is what checksums are for.  Use
-``load(..., verify=True)`` or ``Index.verify()`` (the CRC-32 of every section) where a damaged
-file must be caught before serving; the compiler runs it on every file it writes, ``indexc
-inspect`` on every file it shows.
+``load(..., verify=True)`` or ``Index.verify()`` (every CRC-32 and the state table's bound)
+where a damaged file must be caught before serving; the compiler runs it on every file it
+writes, ``indexc inspect`` on every file it shows.
 
 Files are memory-mapped: replace an artifact with a rename (as the writer does), never by
 truncating or rewriting it in place, or a process serving the old file may crash (SIGBUS).
@@ -53,8 +59,8 @@ def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool
     """Open an artifact (a path, raw or ``.zst``, or bytes), check every bound, build the tables.
 
     ``expected_fingerprint``: the served tokenizer's vocabulary fingerprint; a different one
-    raises ``FingerprintMismatch``.  ``verify``: check the checksum of every section too (big
-    ones included), not only of the small ones.
+    raises ``FingerprintMismatch``.  ``verify``: also check the checksum of every section (big
+    ones included, not only those of at most 64 KiB) and scan the state table's bound.
     """
     container = Container.open(path_or_bytes)
     for info in container.header.sections.values():

@@ -11,22 +11,24 @@ whichever of three forms is smallest (the writer chose; ``format.MASK_*``):
   it is never all-ones and is always among the pairs: the scatter clears the tail by itself.
 
 ``fill`` is the hot path.  A mask's *entry* is (form, row or word-index slice, value slice,
-start, end): two numpy slices and three memoryview reads (~0.5 us), made on the mask's first
-use and kept, so a later fill is a list lookup plus one or two numpy calls.  Nothing else
+start, end): two numpy slices and three memoryview reads (~0.4-0.7 us), made on the mask's
+first use and kept, so a later fill is a list lookup plus one or two numpy calls (~1.0-1.2 us
+for a 128k vocabulary); the entry of the start state's mask is made by ``load``.  Nothing else
 happens on first use: the word indices are stored as int64 (format version 2), which numpy's
 scatter takes as they are (``intp``), where int32 indices cost ~2 us more per call for the
-conversion.  A version-1 file's int32 indices are converted once at load (~10 us per 50k words).
-Zeroing a 16 KB row by copying from a cached zero row takes 0.4 us, half of ``ndarray.fill(0)``.
-The first touch of a mask's bytes in a freshly mapped file adds a page fault (~3 us here).
+conversion; a version-1 file's int32 indices are converted once at load (~10 us per 50k
+words).  Zeroing a 16 KB row by copying from a cached zero row takes 0.4 us, half of
+``ndarray.fill(0)``.
 
 ``contains`` (the bit test of ``advance``) reads one memoryview item for a dense mask and
 bisects the word indices (``bisect`` over a memoryview, between the entry's bounds) otherwise.
 
-Checks (``MaskStore.from_container``, at load, vectorised, one pass over the mask sections:
-~20-60 us for Llama-3 regex artifacts): forms known, dense rows in range, word offsets
-starting at 0, monotonic and ending at the word count, dense masks without words, word
-indices below ``W`` and strictly increasing within a mask (``contains`` bisects them), no bit
-set at ids >= ``vocab_size``, every complement mask holding the partial last word, forced
+Checks (``MaskStore.from_container``, at load, vectorised: 50-100 us for Llama-3 regex
+artifacts, most of it a few microseconds per numpy call): forms known, dense rows in range,
+word offsets starting at 0, monotonic and ending at the word count, dense masks without words,
+word indices strictly increasing within each mask (``contains`` bisects them) and, through the
+first and last word of each mask, all in ``[0, W)`` (one pass over the words, not three), no
+bit set at ids >= ``vocab_size``, every complement mask holding the partial last word, forced
 tokens in ``[-1, vocab_size)``.
 """
 

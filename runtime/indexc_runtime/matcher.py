@@ -15,14 +15,16 @@ State model.  A matcher is at a DFA state (``state``) and is either running or *
   one token, stopping before an eos and after going once around a cycle (a constraint like
   ``a+b`` over a vocabulary without ``b`` forces ``a`` forever).
 
-Measured on this machine (Python 3.11, numpy 2.4, 128,256-id vocabulary; per call, p50 / p99):
-``fill_bitmask`` 1.0 / 1.8 us (dense), 1.7 / 2.5 us (sparse, 300 ids), 1.35 / 1.9 us
-(complement); on a real phone-number artifact, whose masks are lists of ~680 words, 2.75 / 3.4 us
-(the scatter costs ~1.5 ns a word; a dense row would fill in ~1 us but is 3x larger on disk).
-``advance`` 1.0-1.9 us for a token seen before, 2.0-3.2 us the first time a token is seen (its
-class sequence is read from the file once per Index); 2.1 / 4.5 us walking real phone numbers.
-A bit test for ``advance`` is one numpy scalar read (dense masks) or one ``searchsorted`` (word
-lists); the byte-class walk is plain Python ints.
+Measured on this machine (Python 3.11, numpy 2.4, shared 2-core VM; Llama-3 artifacts of the
+phone, URL, ``[\\w ]{1,60}`` and 128-character string regexes, walking each regex's example):
+``fill_bitmask`` p50 1.0-1.2 us once the mask has been used (a dense 16 KB row copy, or a zeroed
+row plus a scatter of at most 256 words), 1.3-1.9 us on a mask's first use after a fresh
+``load`` (p99 3.2-4.2 us), ~3 us for a dense mask first read in a fresh process (its 16 KB come
+from memory, not from a cache).  ``advance`` p50 1.3-1.6 us warm, 1.6-2.0 us on a fresh load
+(p99 ~6 us): a bit test (one memoryview read for a dense mask, a ``bisect`` over the word
+indices otherwise), the token's class span (two reads, or a bisection of the live ids), and
+the walk in plain Python ints over memoryviews.  Nothing is built on first use, so cold and
+warm differ only by what the CPU caches hold.
 """
 
 from __future__ import annotations
