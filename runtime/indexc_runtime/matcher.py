@@ -142,7 +142,10 @@ class Matcher:
         final state, so a bad table is an ``ArtifactError`` and never a state out of range.
         """
         tokens = self._index._tokens
-        start, end = tokens.span(token)
+        if tokens.by_id:  # TokenClasses.span, written out for the common layout
+            start, end = tokens.offsets[token], tokens.offsets[token + 1]
+        else:
+            start, end = tokens.span(token)
         if start == end:
             raise self._inconsistent(state, token, "is not among the live tokens")
         automaton = self._automaton
