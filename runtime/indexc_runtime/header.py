@@ -167,7 +167,7 @@ def _explain_bad_entry(entry: dict, position: int, check: "_Checker") -> None:
     check.integer(entry, "offset", 0, 2**62, where=where)
     check.integer(entry, "nbytes", 0, 2**62, where=where)
     check.integer(entry, "crc32", 0, 2**32 - 1, where=where)
-    raise AssertionError("unreachable: one of the checks above fails")  # pragma: no cover
+    raise check.fail(f"sections[{position}] is malformed")  # not reached: one check above fails
 
 
 def _bind_shape(symbols: tuple, info: SectionInfo, dims: dict[str, int], source: str) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
+import numpy as np
 import pytest
 import zstandard
 from hypothesis import HealthCheck, given, settings
@@ -111,3 +112,34 @@ def _inflates_to_the_original(data: bytes) -> bool:
 ])
 def test_crafted_huge_sizes_with_valid_checksums_allocate_nothing(change):
     assert_refused(surgery.rewrite_header(RAW, change))
+
+
+SECTION_NAMES = [entry["name"] for entry in surgery.split(RAW)[0]["sections"] if entry["nbytes"]]
+
+
+@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SECTION_NAMES), st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(-(1 << 31), (1 << 32) - 1)),
+                                                min_size=1, max_size=3), st.lists(st.integers(0, 299), max_size=12))
+def test_bad_values_behind_valid_checksums_are_artifact_errors_or_serve(name, edits, tokens):
+    """Values the checksums cannot catch (rewritten with fresh CRCs): load refuses them, or the
+    matcher serves, refusing tokens or raising ArtifactError where a walk meets one; nothing else."""
+    def change(array):
+        flat = array.reshape(-1)
+        info = np.iinfo(flat.dtype)
+        for position, value in edits:
+            flat[position % flat.size] = min(max(value, info.min), info.max)
+
+    patched = surgery.rewrite_section(RAW, name, change)
+    try:
+        index = indexc_runtime.load(patched)
+        out = np.zeros((1, index.mask_words), dtype=np.int32)
+        matcher = index.matcher()
+        for token in tokens:
+            matcher.fill_bitmask(out)
+            matcher.forced_tokens()
+            try:
+                matcher.advance(token)
+            except indexc_runtime.TokenNotAllowed:
+                pass
+    except ArtifactError:
+        pass
