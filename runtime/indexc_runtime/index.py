@@ -15,8 +15,8 @@ first fill and the first advance cost what later ones cost:
 
 Measured (this machine, shared, 2 cores; p50 over 200 fresh loads in one process, Llama-3
 artifacts of 0.3-6.3 MB: the phone, URL, ``[\\w ]{1,60}`` and 128-character string regexes):
-load 0.24-0.44 ms (it was 0.20-0.26 ms, but the first ``matcher()`` then took 0.1-2.5 ms and
-the first fill 0.12-0.57 ms of lazy checks); ``matcher()`` ~1 us; first fill 2.3-4.3 us.  The
+load 0.24-0.48 ms (it was 0.19-0.24 ms, but the first ``matcher()`` then took 0.09-2.3 ms and
+the first fill 0.12-0.50 ms of lazy checks); ``matcher()`` ~1 us; first fill 2.3-4.7 us.  The
 first load of a fresh process costs 0.7-1.3 ms (cold code, and the warm-up).
 
 What ``load`` does *not* do is hash the big sections (dense mask rows, the state table, token

@@ -18,10 +18,10 @@ State model.  A matcher is at a DFA state (``state``) and is either running or *
 Measured on this machine (Python 3.11, numpy 2.4, shared 2-core VM; Llama-3 artifacts of the
 phone, URL, ``[\\w ]{1,60}`` and 128-character string regexes, walking each regex's example):
 ``fill_bitmask`` p50 1.0-1.2 us once the mask has been used (a dense 16 KB row copy, or a zeroed
-row plus a scatter of at most 256 words), 1.3-1.9 us on a mask's first use after a fresh
-``load`` (p99 3.2-4.2 us), ~3 us for a dense mask first read in a fresh process (its 16 KB come
-from memory, not from a cache).  ``advance`` p50 1.3-1.6 us warm, 1.6-2.0 us on a fresh load
-(p99 ~6 us): a bit test (one memoryview read for a dense mask, a ``bisect`` over the word
+row plus a scatter of at most 256 words), 1.3-2.1 us on a mask's first use after a fresh
+``load`` (p99 3.0-5.0 us), ~3 us for a dense mask first read in a fresh process (its 16 KB come
+from memory, not from a cache).  ``advance`` p50 1.3-1.6 us warm, 1.7-2.1 us on a fresh load
+(p99 5-9 us): a bit test (one memoryview read for a dense mask, a ``bisect`` over the word
 indices otherwise), the token's class span (two reads, or a bisection of the live ids), and
 the walk in plain Python ints over memoryviews.  Nothing is built on first use, so cold and
 warm differ only by what the CPU caches hold.
