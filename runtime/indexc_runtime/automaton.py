@@ -30,9 +30,6 @@ import numpy as np
 
 from indexc_runtime.container import Container, scalar_view
 
-SECTIONS = ("byte_classes", "class_transitions", "accepting", "state_mask")
-
-
 @dataclass(frozen=True)
 class Automaton:
     n_states: int

@@ -41,10 +41,6 @@ import numpy as np
 from indexc_runtime.container import Container, scalar_view
 from indexc_runtime.format import MASK_COMPLEMENT, MASK_DENSE, MASK_FORM_NAMES, MASK_SPARSE
 
-SECTIONS = ("mask_form", "mask_dense_row", "mask_word_offsets", "forced_token",
-            "dense_masks", "mask_word_index", "mask_word_value")
-
-
 class MaskStore:
     """The validated mask sections of one artifact."""
 

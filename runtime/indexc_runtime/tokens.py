@@ -29,9 +29,6 @@ import numpy as np
 from indexc_runtime.container import Container, scalar_view
 from indexc_runtime.format import TOKEN_ROWS_BY_ID
 
-SECTIONS = ("live_tokens", "token_class_offsets", "token_class_data")
-
-
 class TokenClasses:
     """token id -> its span of ``data`` (the byte classes of its bytes); an empty span: not live."""
 
