@@ -39,6 +39,7 @@ class IndexcEngine:
 
     def __init__(self, jobs: int = 1):
         self.jobs = jobs
+        self._loaded: dict = {}
 
     def load_tokenizer(self, tokenizer_path: str, eos_ids: Sequence[int]) -> tuple[str, tuple[int, ...]]:
         return tokenizer_path, tuple(eos_ids)  # the command line reads it itself
@@ -62,7 +63,9 @@ class IndexcEngine:
         import numpy as np
         import indexc_runtime
 
-        index = indexc_runtime.load(str(compiled.handle))
+        index = self._loaded.get(compiled.handle)
+        if index is None:  # loaded once per compiled constraint, as a server does
+            index = self._loaded[compiled.handle] = indexc_runtime.load(str(compiled.handle))
         matcher = index.matcher()
         bitmask = np.zeros((1, index.mask_words), dtype=np.int32)
         return MaskWalk(

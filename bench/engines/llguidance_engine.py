@@ -33,6 +33,7 @@ class LlguidanceEngine:
 
     def start_walk(self, compiled: Compiled) -> MaskWalk:
         tokenizer, matcher = compiled.handle
+        matcher.reset()  # each walk starts from the start state (the lexer state built so far is kept)
         bitmask = new_bitmask(tokenizer.vocab_size)
 
         def advance(token: int) -> None:

@@ -31,7 +31,6 @@ Code map, in reading order:
     tokens.py     byte-class sequences of live tokens (what advance walks)
     index.py      load() and Index: metadata, the checked tables, fingerprint check, verify
     matcher.py    Matcher (fill_bitmask, advance, rollback, forced_tokens...) and fill_bitmasks
-    warmup.py     the first load of a process runs fill and advance on a scratch matcher
 """
 
 from indexc_runtime.errors import ArtifactError, FingerprintMismatch, TokenNotAllowed

@@ -10,14 +10,16 @@ first fill and the first advance cost what later ones cost:
   out of range and a bad value is an ``ArtifactError`` from ``load``.  The one exception is the
   state table, bounded where it is read (see ``automaton``);
 - the pages of the sections that serving reads at random are mapped in
-  (``PREFETCHED_SECTIONS``, ``source.populate``: ~18 us per MB), the entry of the start
-  state's mask is built, and the first load of a process warms the hot paths (``warmup``).
+  (``PREFETCHED_SECTIONS``, ``source.populate``: ~18 us per MB), and the entry of the start
+  state's mask is built.  Nothing runs the hot paths ahead of the caller: the first calls of a
+  fresh process run CPython's generic bytecode (it specialises after ~8 calls) and read cold
+  caches, so the bench reports a first walk apart from the steady state.
 
 Measured (this machine, shared, 2 cores; p50 over 200 fresh loads in one process, Llama-3
 artifacts of 0.3-6.3 MB: the phone, URL, ``[\\w ]{1,60}`` and 128-character string regexes):
 load 0.24-0.48 ms (it was 0.19-0.24 ms, but the first ``matcher()`` then took 0.09-2.3 ms and
 the first fill 0.12-0.50 ms of lazy checks); ``matcher()`` ~1 us; first fill 2.3-4.7 us.  The
-first load of a fresh process costs 0.7-1.3 ms (cold code, and the warm-up).
+first load of a fresh process costs more (cold code and imports).
 
 What ``load`` does *not* do is hash the big sections (dense mask rows, the state table, token
 class data: ~0.25 ms per MB): a flipped bit there cannot make a lookup go out of bounds (the
@@ -44,7 +46,6 @@ from indexc_runtime.header import SectionInfo
 from indexc_runtime.masks import MaskStore
 from indexc_runtime.matcher import Matcher
 from indexc_runtime.tokens import TokenClasses
-from indexc_runtime.warmup import warm_up_once
 
 SMALL_SECTION_BYTES = 64 << 10
 # Read at random while serving and scanned by no load-time check: mapped in at load (``source.populate``).
@@ -71,7 +72,6 @@ def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool
         index.verify()
     if expected_fingerprint is not None:
         index.check_fingerprint(expected_fingerprint)
-    warm_up_once(index)
     return index
 
 
