@@ -12,9 +12,7 @@ the copy bundled with the tests; EOS ids from the tokenizer_config.json found be
 (``<stem>.tokenizer_config.json`` or ``configs/<stem>.tokenizer_config.json``), else
 llguidance's guess; one thread or process per engine (``--jobs``), as the machine has 2 cores.
 
-An engine whose package is missing is listed as "not installed"; indexc is "not available"
-when its ``compile`` command fails on the trivial regex ``a`` (which is also the baseline of
-its peak-memory figure).  The example is walked ten times on the same compiled constraint: the
+An engine whose package is missing is listed as "not installed".  The example is walked ten times on the same compiled constraint: the
 first walk, in a fresh process, is reported apart (its median and slowest mask: lazy engines
 build their state there); mask and advance percentiles (nearest-rank) are over the other nine
 walks, the steady state of a server.
@@ -38,7 +36,6 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` i
     sys.path.insert(0, str(REPO))
 
 from bench.engines import ENGINE_MODULES, unavailable_reason  # noqa: E402
-from bench.engines.indexc_engine import PEAK_BASELINE_REGEX  # noqa: E402
 
 EXAMPLES = REPO / "bench" / "data" / "regex_examples.json"
 SHARED_LLAMA3 = REPO.parent / "shared" / "tokenizers" / "llama3.json"
@@ -78,10 +75,9 @@ def main(argv: list[str]) -> int:
             job = {"engine": engine, "regex": entry["regex"], "tokenizer": args.tokenizer,
                    "eos_ids": eos_ids, "token_ids": token_ids, "jobs": args.jobs}
             cells.append(Cell(entry["name"], engine, run_job(job, args.timeout)))
-    baseline_kib = notes.pop("_indexc_baseline_kib", None)
-    print(render_table(cells, baseline_kib))
-    print(render_notes(args.tokenizer, eos_ids, notes, baseline_kib))
-    _save(args, eos_ids, cells, notes, baseline_kib)
+    print(render_table(cells))
+    print(render_notes(args.tokenizer, eos_ids, notes))
+    _save(args, eos_ids, cells, notes)
     return 0
 
 
@@ -123,21 +119,10 @@ def tokenize_examples(tokenizer_path: str, texts: list[str]) -> list[list[int]]:
 
 
 def available_engines(args: argparse.Namespace, eos_ids: list[int]) -> tuple[list[str], dict]:
-    """Engines to run, and a note per engine left out (plus indexc's peak baseline)."""
+    """Engines to run, and a note per engine left out."""
     engines, notes = [], {}
     for name in args.engines.split(","):
         reason = unavailable_reason(name)
-        if reason is None and name == "indexc":
-            # twice: the first run may fill indexc's vocabulary cache, which every later run reads
-            probe_job = {"engine": "indexc", "regex": PEAK_BASELINE_REGEX, "tokenizer": args.tokenizer,
-                         "eos_ids": eos_ids, "token_ids": None, "jobs": args.jobs}
-            probe = run_job(probe_job, args.timeout)
-            if "error" not in probe:
-                probe = run_job(probe_job, args.timeout)
-            if "error" in probe:
-                reason = f"not available ({probe['error']})"
-            else:
-                notes["_indexc_baseline_kib"] = probe["peak_kib"]
         if reason is None:
             engines.append(name)
         else:
@@ -168,38 +153,31 @@ COLUMNS = ["regex", "engine", "compile ms", "peak MB", "peak MB w/ walk", "size"
            "first walk: advance p50 µs", "valid example accepted"]
 
 
-def render_table(cells: list[Cell], baseline_kib: int | None) -> str:
+def render_table(cells: list[Cell]) -> str:
     rows = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
     for cell in cells:
-        rows.append("| " + " | ".join([cell.regex, cell.engine, *_row(cell.result, baseline_kib)]) + " |")
+        rows.append("| " + " | ".join([cell.regex, cell.engine, *_row(cell.result)]) + " |")
     return "\n".join(rows)
 
 
-def _row(result: dict, baseline_kib: int | None) -> list[str]:
+def _row(result: dict) -> list[str]:
     if "error" in result:
         return ["error: " + result["error"].replace("|", "\\|")[:120]] + [""] * (len(COLUMNS) - 3)
     peak = result["peak_kib"]
-    mark = ""
-    if result.get("peak_is_process") and baseline_kib is not None:
-        peak, mark = max(peak - baseline_kib, 0), "†"  # below the baseline: noise, shown as 0
     mask, advance = result.get("mask_us") or [], result.get("advance_us") or []
     first_mask, first_advance = result.get("first_mask_us") or [], result.get("first_advance_us") or []
     accepted = "yes" if result.get("accepted") else f"no: {result.get('failure', '')}"
     walk_peak = result.get("walk_peak_kib")
-    return [f"{result['compile_ms']:,.1f}", f"{peak / 1024:,.1f}{mark}",
+    return [f"{result['compile_ms']:,.1f}", f"{peak / 1024:,.1f}",
             f"{walk_peak / 1024:,.1f}" if walk_peak is not None else "—", _size(result["serialized_bytes"]),
             f"{result['states']:,}" if result.get("states") is not None else "—",
             _percentile(mask, 50), _percentile(mask, 99), _percentile(advance, 50),
             f"{_percentile(first_mask, 50)} / {_percentile(first_mask, 100)}", _percentile(first_advance, 50), accepted]
 
 
-def render_notes(tokenizer: str, eos_ids: list[int], notes: dict, baseline_kib: int | None) -> str:
+def render_notes(tokenizer: str, eos_ids: list[int], notes: dict) -> str:
     lines = ["", f"Tokenizer: `{tokenizer}`; EOS ids {eos_ids}."]
     lines += [f"- {name}: {reason}" for name, reason in notes.items()]
-    if baseline_kib is not None:
-        lines.append(f"- † indexc: peak RSS of the `indexc compile` process minus that of the same command on "
-                     f"the regex `{PEAK_BASELINE_REGEX}` ({baseline_kib / 1024:,.1f} MB); about ±1 MB of noise, "
-                     f"negative differences shown as 0.")
     lines.append("- Compile excludes loading the tokenizer (every engine caches it per tokenizer); "
                  "llguidance builds its lexer lazily, so its work shows in the first masks and in "
                  "\"peak MB w/ walk\" (growth from before the compile to the end of the walk; for indexc, "
@@ -232,10 +210,10 @@ def _selected_entries(names: str | None) -> list[dict]:
 
 
 def _save(args: argparse.Namespace, eos_ids: list[int], cells: list[Cell], notes: dict,
-          baseline_kib: int | None) -> None:
+) -> None:
     path = Path(args.json_out) if args.json_out else RESULTS_DIR / f"regex-{Path(args.tokenizer).name.split('.')[0]}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"tokenizer": args.tokenizer, "eos_ids": eos_ids, "notes": notes, "indexc_baseline_kib": baseline_kib,
+    payload = {"tokenizer": args.tokenizer, "eos_ids": eos_ids, "notes": notes,
                "cells": [{"regex": c.regex, "engine": c.engine, **c.result} for c in cells]}
     path.write_text(json.dumps(payload, indent=1), encoding="utf-8")
     _progress(f"results: {path}")

@@ -10,7 +10,10 @@ Code map, in the order data flows (one way: each package imports only those abov
 4. ``indexc.masks``     where masks are computed: byte classes, token classes, the prefix-graph
                         (trie x DFA) traversal, deduplicated state-to-mask tables.
 5. ``indexc.artifact``  where the file is written: header + aligned sections, atomically.
-6. ``indexc.cli``       the ``indexc`` command line.
+6. ``indexc.pipeline``  the whole compile in one call (the only module that knows every stage).
+7. ``indexc.cli``       the ``indexc`` command line.
+
+``indexc.errors`` (typed errors) and ``indexc.arrays`` (numpy helpers) sit below all of them.
 
 The serving side is the separate package ``indexc_runtime`` (``runtime/``): it reads the
 artifact with numpy, msgpack and zstandard only and never imports ``indexc``.

@@ -11,6 +11,7 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 
+from indexc.artifact import write_artifact
 from indexc.automaton import compile_regex as regex_to_dfa
 from indexc.automaton.compile import DEFAULT_MAX_STATES
 from indexc.masks import MaskOptions, MaskTable, compute_mask_table
@@ -67,8 +68,6 @@ def compile_regex(
 
 def write(result: CompileResult, vocab: Vocabulary, path: str, *, compress: bool = False):
     """Write ``result`` as an artifact (atomically); returns the writer's summary."""
-    from indexc.artifact import write_artifact
-
     t0 = time.perf_counter()
     summary = write_artifact(
         result.table,

@@ -1,37 +1,25 @@
-"""indexc in the benchmark: the ``indexc compile`` command line, then ``indexc_runtime``.
+"""indexc in the benchmark: the compile pipeline in process, then ``indexc_runtime``.
 
-Compile runs ``python -m indexc compile --tokenizer T --regex=R -o OUT --json --jobs N`` in a
-child process (``--regex=R`` in one word, so that a regex starting with ``-`` is not an option).  Its JSON line gives ``compile_ms`` (regex -> DFA -> masks -> file; the
-vocabulary read ``vocab_ms`` and the trie build ``trie_ms`` are per-tokenizer costs and are
-reported apart, as every other engine's tokenizer load is), ``bytes`` (the artifact) and
-``states``.  The peak memory is the child's own ``ru_maxrss`` (``os.wait4``): a whole process
-with Python, numpy and the vocabulary, so the driver subtracts the peak of the same command on
-the regex ``a`` (``PEAK_BASELINE_REGEX``) to compare growth with growth.
-
-The walk loads the artifact with ``indexc_runtime.load`` and drives ``Matcher.fill_bitmask`` /
-``Matcher.advance``.  If the command line is missing or fails, ``compile`` raises
-``IndexcUnavailable`` with its last stderr line, and the driver prints "not available".
+Measured exactly like the other engines: the tokenizer is loaded first, untimed
+(``load_vocabulary_and_trie``, with the bench's eos ids; every engine caches its tokenizer),
+then ``compile`` times what ``indexc compile --json`` reports as ``compile_ms``: regex ->
+DFA -> masks -> artifact file (``indexc.pipeline.compile_regex`` + ``write``, ``--jobs``
+worker processes allowed).  Peak memory is the process's VmHWM growth over the compile, as for
+the others.  The size is the artifact file's; the walk loads it once with
+``indexc_runtime.load`` (as a server does) and drives ``Matcher.fill_bitmask`` /
+``Matcher.advance``.
 """
 
 from __future__ import annotations
 
 import atexit
-import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Sequence
 
 from bench.engines.common import Compiled, MaskWalk, bit_is_set
-
-PEAK_BASELINE_REGEX = "a"
-
-
-class IndexcUnavailable(RuntimeError):
-    """The ``indexc compile`` command did not produce an artifact."""
 
 
 class IndexcEngine:
@@ -41,26 +29,31 @@ class IndexcEngine:
         self.jobs = jobs
         self._loaded: dict = {}
 
-    def load_tokenizer(self, tokenizer_path: str, eos_ids: Sequence[int]) -> tuple[str, tuple[int, ...]]:
-        return tokenizer_path, tuple(eos_ids)  # the command line reads it itself
+    def load_tokenizer(self, tokenizer_path: str, eos_ids: Sequence[int]):
+        import indexc.pipeline  # noqa: F401  (imports are not compile time, for any engine)
+        from indexc.trie.cache import load_vocabulary_and_trie
 
-    def compile(self, tokenizer: tuple[str, tuple[int, ...]], regex: str) -> Compiled:
-        tokenizer_path, eos_ids = tokenizer
+        vocab, trie, _ = load_vocabulary_and_trie(tokenizer_path, eos_ids=list(eos_ids))
+        return vocab, trie
+
+    def compile(self, tokenizer, regex: str) -> Compiled:
+        from indexc.masks import MaskOptions
+        from indexc.pipeline import CompileOptions, compile_regex, write  # imported by load_tokenizer
+
+        vocab, trie = tokenizer
         output = _scratch_dir() / "bench.idx"
-        command = [sys.executable, "-m", "indexc", "compile", "--tokenizer", tokenizer_path,
-                   "--eos", ",".join(map(str, eos_ids)), f"--regex={regex}", "-o", str(output),
-                   "--json", "--jobs", str(self.jobs)]
-        stdout, stderr, status, peak_kb = _run_measured(command)
-        if status != 0 or not output.exists():
-            last = (stderr.strip().splitlines() or [f"exit status {status}"])[-1]
-            raise IndexcUnavailable(f"indexc compile failed: {last}")
-        report = json.loads(stdout.strip().splitlines()[-1])
-        extra = {k: report[k] for k in ("vocab_ms", "trie_ms", "unique_masks", "classes") if k in report}
-        return Compiled(output, serialized_bytes=int(report["bytes"]), states=report.get("states"),
-                        compile_ms=float(report["compile_ms"]), peak_kb=peak_kb, extra=extra)
+        started = time.perf_counter()
+        result = compile_regex(regex, vocab, trie, CompileOptions(MaskOptions(jobs=self.jobs)))
+        summary = write(result, vocab, str(output))
+        compile_ms = (time.perf_counter() - started) * 1000.0
+        extra = {"unique_masks": len(result.table.masks), "classes": result.table.n_classes,
+                 **result.timings, **result.stage_timings}
+        return Compiled(output, serialized_bytes=int(summary.bytes), states=result.table.n_states,
+                        compile_ms=compile_ms, extra=extra)
 
     def start_walk(self, compiled: Compiled) -> MaskWalk:
         import numpy as np
+
         import indexc_runtime
 
         index = self._loaded.get(compiled.handle)
@@ -80,17 +73,6 @@ def _scratch_dir() -> Path:
     path = Path(tempfile.mkdtemp(prefix="indexc-bench-"))
     atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
-
-
-def _run_measured(command: list[str]) -> tuple[str, str, int, int]:
-    """Run ``command``; (stdout, stderr, exit status, the child's peak RSS in KiB)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        child = subprocess.Popen(command, stdout=out, stderr=err)
-        _, wait_status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(wait_status)  # reaped here, not by Popen
-        out.seek(0)
-        err.seek(0)
-        return out.read().decode(errors="replace"), err.read().decode(errors="replace"), child.returncode, usage.ru_maxrss
 
 
 ENGINE = IndexcEngine()

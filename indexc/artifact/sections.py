@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from indexc.arrays import sorted_unique
 from indexc.artifact.mask_encoding import EncodedMasks, encode_masks
 from indexc.masks.table import MaskTable
 from indexc_runtime.format import (
@@ -53,7 +54,7 @@ def table_sections(
         "live_tokens": live,
         "token_class_offsets": offsets,
         "token_class_data": table.token_class_data,
-        "special_ids": np.unique(np.asarray(special_ids, dtype=np.int64)),
+        "special_ids": sorted_unique(np.asarray(special_ids, dtype=np.int64)),
     }
     typed = {spec.name: _as_file_dtype(arrays[spec.name], spec.dtypes, spec.name) for spec in SECTIONS}
     return typed, masks, token_rows

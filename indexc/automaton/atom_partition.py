@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from indexc.arrays import sorted_unique
 from indexc.automaton.code_point_sets import CodePointSet
 
 NO_ATOM = -1
@@ -46,14 +47,14 @@ class AtomPartition:
         starts = _interval_starts(sets)
         interval, member = _memberships(sets, starts)
         interval_atom, n_atoms = _refine(len(starts), interval, member)
-        set_atoms = tuple(np.unique(interval_atom[interval[member == k]]) for k in range(len(sets)))
+        set_atoms = tuple(sorted_unique(interval_atom[interval[member == k]]) for k in range(len(sets)))
         return cls(starts, interval_atom, set_atoms, n_atoms)
 
 
 def _interval_starts(sets: tuple[CodePointSet, ...]) -> np.ndarray:
     cuts = [np.array([0, UNIVERSE_END], dtype=np.int64)]
     cuts += [s.ranges[:, 0] for s in sets] + [s.ranges[:, 1] + 1 for s in sets]
-    starts = np.unique(np.concatenate(cuts))
+    starts = sorted_unique(np.concatenate(cuts))
     return starts[starts < UNIVERSE_END]
 
 

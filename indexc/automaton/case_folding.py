@@ -33,6 +33,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from indexc.arrays import sorted_unique
 from indexc.automaton.code_point_sets import CodePointSet
 from indexc.automaton.unicode_classes import all_characters
 
@@ -68,7 +69,7 @@ def case_key(code_point: int) -> int:
 def fold_case(chars: CodePointSet) -> CodePointSet:
     """Every code point that matches some member of ``chars`` case-insensitively."""
     related, keys = _case_keys()
-    wanted = np.unique(keys[chars.contains_all(related)])
+    wanted = sorted_unique(keys[chars.contains_all(related)])
     if not len(wanted):
         return chars
     extra = related[np.isin(keys, wanted)]

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from indexc.arrays import sorted_unique
 from indexc.automaton.atom_partition import NO_ATOM, AtomPartition
 from indexc.automaton.byte_dfa import DEAD, ByteDFA
 from indexc.automaton.determinize import AtomDFA
@@ -87,7 +88,7 @@ class BlockTree:
     def _mixed_blocks(cuts: np.ndarray, level: int) -> np.ndarray:
         """Blocks cut inside, except those only an overlong sequence would reach (the
         64-blocks of ASCII, and block 0 at levels 2 and 3, replaced by the masked E0/F0 nodes)."""
-        blocks = np.unique(cuts[cuts % _FANOUT**level != 0] // _FANOUT**level)
+        blocks = sorted_unique(cuts[cuts % _FANOUT**level != 0] // _FANOUT**level)
         return blocks[blocks >= (2 if level == 1 else 1)]
 
     def codes(self, level: int, blocks: np.ndarray) -> np.ndarray:
@@ -121,7 +122,7 @@ class BlockTree:
             owner, flat = ragged_gather(offsets[child], offsets[child + 1] - offsets[child])
             nodes.append(parent[via][owner])
             atoms.append(child_atoms[flat])
-        keys = np.unique(np.concatenate(nodes) * self.n_atoms + np.concatenate(atoms))
+        keys = sorted_unique(np.concatenate(nodes) * self.n_atoms + np.concatenate(atoms))
         return keys // self.n_atoms, keys % self.n_atoms
 
     def _root(self) -> tuple[np.ndarray, np.ndarray]:
@@ -176,7 +177,7 @@ class _Relabeling:
             return targets
         chains = self.chains[level]
         live = targets[targets != DEAD]
-        missing = np.unique(live[chains[live] == DEAD])
+        missing = sorted_unique(live[chains[live] == DEAD])
         if len(missing):
             below = self.chain_ids(level - 1, missing)
             ids = self.allocate(len(missing))
@@ -220,7 +221,7 @@ class _Relabeling:
         offsets = np.searchsorted(tree_atoms[by_atom], np.arange(self.tree.n_atoms + 1))
         states, atoms = np.nonzero(self.dfa.transitions != DEAD)
         owner, flat = ragged_gather(offsets[atoms], offsets[atoms + 1] - offsets[atoms])
-        return np.unique(states[owner] * len(self.tree.nodes[level]) + tree_nodes[by_atom][flat])
+        return sorted_unique(states[owner] * len(self.tree.nodes[level]) + tree_nodes[by_atom][flat])
 
     def level(self, level: int) -> None:
         children = self.tree.nodes[level]

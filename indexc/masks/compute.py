@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from indexc.arrays import sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_bytes
 from indexc.masks.class_trie import build_class_trie
@@ -180,7 +181,7 @@ def _live_tokens(expander: HitExpander, slices: Slices, interner: MaskInterner, 
     if not len(interner):
         return np.zeros(0, np.int32)
     flags = np.zeros(vocab_size, dtype=bool)
-    expander.mark(np.unique(np.concatenate(interner.hit_sets)), flags)
+    expander.mark(sorted_unique(np.concatenate(interner.hit_sets)), flags)
     for slice_id in set(interner.slice_ids) - {-1}:
         flags[slices.tokens[slice_id]] = True
     return np.flatnonzero(flags).astype(np.int32)

@@ -24,6 +24,8 @@ from itertools import accumulate
 
 import numpy as np
 
+from indexc.arrays import sorted_unique
+
 UNMAPPED = 0xFFFF  # in BYTE_OF_CODEPOINT: this code point is not the image of any byte
 
 
@@ -64,6 +66,6 @@ def byte_level_bytes(strings: Sequence[str]) -> list[bytes]:
     result = [flat[start:end] for start, end in zip([0, *ends[:-1]], ends)]
     unmapped = np.flatnonzero(values == UNMAPPED)
     if len(unmapped):
-        for index in np.unique(np.searchsorted(ends, unmapped, side="right")).tolist():
+        for index in sorted_unique(np.searchsorted(ends, unmapped, side="right")).tolist():
             result[index] = strings[index].encode("utf-8")
     return result
