@@ -1,14 +1,15 @@
 """The mask stage's driver: byte DFA + token trie -> MaskTable.
 
 Order of work, each step its own module:
-1. ``alphabet``: byte classes of the DFA (and the dead classes);
-2. ``literals``: the states of long literals, muted out of the walk's classes;
-   ``class_trie``: the token trie over the walk's classes, dead subtrees pruned;
-   ``slices``: the token groups that wide self-loops accept at once;
+1. ``alphabet``: byte classes of the DFA, and the bytes dead in every state;
+2. ``slices``: the token groups that wide self-loops accept at once;
+   ``literals``: the states of long literals, muted out of the walk's classes;
+   ``class_trie``: the token trie over the walk's classes, dead subtrees never entered;
 3. ``traverse``: the level-by-level frontier walk, in chunks of origin states, in worker
-   processes (joblib) when the estimated work is big enough to pay for them (a loky worker
-   pool costs ~0.3-1 s to start, more than a whole small compile);
-4. ``dedupe``: each state's mask (text tokens, plus the eos ids where it accepts) stored once;
+   processes (joblib) only when the first chunk's time projects the rest past the pool's
+   start-up (~1 s here, more than a whole small compile);
+4. ``dedupe``: states with the same (accepting, slice, hit set) share a mask;
+   ``expand``: each distinct mask's token ids (text tokens, plus eos where it accepts);
 5. ``token_sequences``: class sequences of the live tokens, for ``advance``.
 """
 
@@ -23,13 +24,13 @@ from indexc.arrays import sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_bytes
 from indexc.masks.class_trie import build_class_trie
-from indexc.masks.literals import muted_states
 from indexc.masks.dedupe import MaskInterner
+from indexc.masks.expand import HitExpander
+from indexc.masks.literals import muted_states
 from indexc.masks.options import MaskOptions
 from indexc.masks.slices import Slices, find_slices
 from indexc.masks.table import MaskTable
 from indexc.masks.token_sequences import class_sequences
-from indexc.masks.expand import HitExpander
 from indexc.masks.traverse import WalkPlan, hit_sets_by_origin
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
@@ -55,7 +56,7 @@ def compute_mask_table(
     alphabet = byte_alphabet(dfa, merge=options.byte_classes)
     slices = find_slices(dfa, trie, min_tokens=options.min_slice_tokens) if options.slices else Slices.none(dfa.n_states)
     plan = _walk_plan(dfa, trie, alphabet, slices, options)
-    timings["class_trie_ms"] = _ms_since(t0)
+    timings["class_trie_ms"] = _ms_since(t0)  # with the alphabet and the slices
 
     t1 = time.perf_counter()
     per_state = _walk_all_states(plan, dfa.n_states, options)
@@ -146,7 +147,7 @@ def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> lis
 
 
 def _expand_masks(expander: HitExpander, slices: Slices, interner: MaskInterner, vocab: Vocabulary):
-    """Sorted token ids of each distinct mask (scatter into one reused flag row, no sort).
+    """Sorted token ids of each distinct mask: its slice's flag row, its hits marked, no sort.
 
     Returns the masks and, per hit set, its mask id: two hit sets can spell the same tokens
     (one reached a literal in class mode, the other in byte mode), so masks are deduplicated
