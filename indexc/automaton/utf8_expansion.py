@@ -56,7 +56,19 @@ from indexc.errors import LimitError
 _FANOUT = 64
 _CONTINUATION = slice(0x80, 0xC0)
 _CHUNK_CELLS = 1 << 20
-_ROW_WEIGHTS = np.random.default_rng(0x1DE8).integers(1, 2**63, size=_FANOUT, dtype=np.uint64) | np.uint64(1)
+
+
+def _splitmix64(n: int) -> np.ndarray:
+    """``n`` well-mixed 64-bit constants (SplitMix64), without importing ``numpy.random``
+    (10 ms per process)."""
+    with np.errstate(over="ignore"):
+        z = np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+_ROW_WEIGHTS = _splitmix64(_FANOUT) | np.uint64(1)
 
 
 class BlockTree:
