@@ -15,7 +15,7 @@ once (the code points viewed as a ``U1`` array): 10-35 ms per class.  (A Python 
 ``chr(c).isalnum()`` takes 0.2 s per class.)  Every ``indexc compile`` is a fresh process, so
 that cost would be paid by every compile that uses a class: the derived ranges are therefore
 also shipped, for the Unicode version they were derived with, in
-``data/unicode-classes-<version>.npz`` (6 KB; ``python -m indexc.automaton.unicode_classes``
+``data/unicode-classes-<version>.npz`` (13 KB; ``python -m indexc.automaton.unicode_classes``
 writes it, and a test checks it equals a fresh derivation).  A run on an interpreter with
 another Unicode version derives its own tables instead of using a stale file.
 """
