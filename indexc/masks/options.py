@@ -17,7 +17,7 @@ class MaskOptions:
     token_classes: bool = True  # walk tokens with the same class sequence once (class trie)
     mute_literals: bool = True  # states inside long literals leave the walk's classes (exact)
     min_literal_length: int = 3  # literal states in a run for it to count as long
-    slices: bool = True  # tokens inside a wide self-loop are added as one precomputed group
+    slices: bool = False  # tokens inside a wide self-loop added as one group (measured: no gain here)
     min_slice_tokens: int = 256  # a self-loop's slice must hold this many tokens to be kept
     jobs: int = 0  # worker processes for big compiles; 0 = all cores, 1 = in-process
     states_per_chunk: int = 256  # origin states walked together (bounds the frontier's memory)

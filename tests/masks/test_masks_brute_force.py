@@ -27,9 +27,9 @@ ABLATIONS = [
     MaskOptions(jobs=1, states_per_chunk=1),
     MaskOptions(jobs=1, mute_literals=False),
     MaskOptions(jobs=1, min_literal_length=1),
-    MaskOptions(jobs=1, slices=False),
-    MaskOptions(jobs=1, min_slice_tokens=1),
-    MaskOptions(jobs=1, min_slice_tokens=1, token_classes=False),
+    MaskOptions(jobs=1, slices=True),
+    MaskOptions(jobs=1, slices=True, min_slice_tokens=1),
+    MaskOptions(jobs=1, slices=True, min_slice_tokens=1, token_classes=False),
 ]
 
 ALPHABET = ["a", "b", "1", ".", "é", "-"]
@@ -80,7 +80,7 @@ PATTERNS = [
 @pytest.mark.parametrize("pattern", PATTERNS)
 @pytest.mark.parametrize("options", ABLATIONS, ids=["default", "no-byte-classes", "no-token-classes",
                                                      "no-dead-byte-pruning", "chunk-1", "no-muting",
-                                                     "mute-every-literal", "no-slices", "every-slice",
+                                                     "mute-every-literal", "slices", "every-slice",
                                                      "every-slice-byte-trie"])
 def test_fixed_patterns_match_brute_force(pattern, options):
     assert_masks_exact(pattern, FIXED_VOCAB, options)
@@ -111,7 +111,7 @@ def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
         tokens = tokens + [b"\xc3", b"\xa9"]
     vocab = small_vocab(tokens)
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
-    assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1, min_slice_tokens=1))
+    assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1, slices=True, min_slice_tokens=1))
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, byte_classes=False, token_classes=False))
 
 
