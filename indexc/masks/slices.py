@@ -21,7 +21,7 @@ Measured (bench/bench_ablation.py, Llama-3): in this ahead-of-time regex compile
 not pay, so they are off by default (``--slices`` turns them on).  The class trie already
 folds a loop's tokens into a handful of class nodes (``[^"]*``: one chain of class nodes), so
 the walk saves little, while finding each slice is one more breadth-first pass down the trie:
-email 30 -> 45 ms, url 107 -> 129 ms, unicode_words and json_person within noise.  Their
+email 30 -> 45 ms in two runs; the other regexes of the bench within run-to-run noise.  Their
 place is the live path of grammars (seed 001), where every step would otherwise walk the
 trie at serving time.
 """
