@@ -24,8 +24,9 @@ class MaskOptions:
     parallel_min_seconds: float = 1.0  # projected walk time below which no worker process is started
 
     def as_dict(self) -> dict:
-        """The options that shape the artifact (not ``jobs`` and chunking: those change only speed)."""
+        """The options recorded in the artifact (not ``jobs`` and chunking: they change only speed)."""
         return {k: v for k, v in asdict(self).items() if k in OUTPUT_SHAPING}
 
 
-OUTPUT_SHAPING = ("byte_classes", "dead_byte_pruning", "token_classes", "mute_literals", "min_literal_length")
+OUTPUT_SHAPING = ("byte_classes", "dead_byte_pruning", "token_classes", "mute_literals", "min_literal_length",
+                  "slices", "min_slice_tokens")  # recorded in the header (they show in its statistics)
