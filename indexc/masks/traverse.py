@@ -148,7 +148,8 @@ def _cat(parts: list) -> np.ndarray:
 
 
 def hit_sets_by_origin(plan: WalkPlan, origins: np.ndarray) -> list[np.ndarray]:
-    """For each origin (ascending), its hit set: class nodes, then ``-1 - byte node`` (sorted)."""
+    """For each origin (ascending), its sorted hit set: class nodes as themselves (>= 0), byte
+    nodes as ``-1 - node`` (< 0)."""
     class_origin, class_node, byte_origin, byte_node = walk_hits(plan, origins)
     origin = np.concatenate([class_origin, byte_origin])
     node = np.concatenate([class_node, -1 - byte_node])
