@@ -13,7 +13,6 @@ prefix dies, over byte *classes* so that tokens that act alike are walked once:
     traverse.py         the level-by-level numpy frontier over (origin, state, node)
     dedupe.py           identical masks found on hit sets, before any token is expanded
     expand.py           hit sets -> token flags (scatter or gather, whichever is cheaper)
-    runs.py             the CSR run expansion every level of the walk uses
     token_sequences.py  class sequences of live tokens (what ``advance`` walks)
     compute.py          the driver (chunking, joblib workers)
     options.py          the switches (each technique can be turned off) and limits

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from indexc.arrays import unique_rows
 from indexc.automaton.byte_dfa import DEAD, ByteDFA
 
 
@@ -41,8 +42,7 @@ def byte_alphabet(dfa: ByteDFA, *, merge: bool = True, rows: np.ndarray | None =
     table = dfa.transitions if rows is None else dfa.transitions[rows]
     columns = np.ascontiguousarray(table.T)  # (256, n_rows)
     if merge:
-        _, first_index, inverse = np.unique(columns, axis=0, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        first_index, inverse = unique_rows(columns)
         # Renumber classes by the smallest byte in each, so numbering is deterministic and stable.
         rank = np.empty(len(first_index), dtype=np.int64)
         rank[np.argsort(first_index, kind="stable")] = np.arange(len(first_index))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexc.masks.runs import expand_runs
+from indexc.arrays import expand_runs
 from indexc.masks.traverse import WalkPlan
 
 GATHER_FROM_TOKENS = 8_192  # class-node tokens in a hit set above which the gather is cheaper

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc.automaton.byte_dfa import ByteDFA
-from indexc.masks.runs import expand_runs
+from indexc.arrays import expand_runs
 from indexc.trie import TokenTrie
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexc.masks.runs import expand_runs
+from indexc.arrays import expand_runs
 from indexc.vocab.model import Vocabulary
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc.masks.class_trie import ClassTrie
-from indexc.masks.runs import expand_runs
+from indexc.arrays import expand_runs
 from indexc.trie import TokenTrie
 
 
