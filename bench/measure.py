@@ -68,8 +68,7 @@ def measure(job: dict) -> dict:
     peak_kib = peak_rss_kib() - rss_before
     result = {
         "compile_ms": compiled.compile_ms if compiled.compile_ms is not None else compile_ms,
-        "peak_kib": compiled.peak_kb if compiled.peak_kb is not None else peak_kib,
-        "peak_is_process": compiled.peak_kb is not None,
+        "peak_kib": peak_kib,
         "serialized_bytes": compiled.serialized_bytes,
     }
     if job.get("token_ids") is not None:

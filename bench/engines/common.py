@@ -29,7 +29,6 @@ class Compiled:
     serialized_bytes: int | None = None  # None: the engine has no serialized form
     states: int | None = None
     compile_ms: float | None = None  # set by engines that time themselves
-    peak_kb: int | None = None  # set by an engine that measures its own peak (none does now)
     extra: dict = field(default_factory=dict)
 
 

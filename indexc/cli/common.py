@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 
 from indexc.errors import IndexcError
@@ -59,9 +58,3 @@ def read_text_file(path: str, what: str) -> str:
             return handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise IndexcError(f"cannot read {what}: {exc}", source=path) from None
-
-
-def say(args: argparse.Namespace, message: str) -> None:
-    """A progress or status line on stderr, unless ``-q``/``--json``."""
-    if not getattr(args, "quiet", False) and not getattr(args, "json", False):
-        print(message, file=sys.stderr)

@@ -20,24 +20,11 @@ import indexc_runtime
 from indexc.pipeline import compile_regex, write
 from indexc.trie import build_trie
 from indexc.vocab import vocabulary_from_tokens
+from tests.masks.regex_strategies import regexes
 from tests.reference.brute_force import BruteForceReference
 
 PIECES = ["a", "b", "c", "1", "-", ".", "é", "😀"]
 ATOMS = ["a", "b", "c", "1", r"\-", r"\.", "é", "😀", "[ab]", "[^a]", "[a-c1]", ".", "(ab|c)"]
-
-
-def regexes() -> st.SearchStrategy[str]:
-    def extend(inner):
-        return st.one_of(
-            st.tuples(inner, inner).map("".join),
-            st.tuples(inner, inner).map(lambda p: f"({p[0]}|{p[1]})"),
-            inner.map(lambda p: f"({p})*"),
-            inner.map(lambda p: f"({p})+"),
-            inner.map(lambda p: f"({p})?"),
-            st.tuples(inner, st.integers(0, 3), st.integers(0, 3)).map(
-                lambda p: f"({p[0]}){{{min(p[1], p[2])},{max(p[1], p[2])}}}"),
-        )
-    return st.recursive(st.sampled_from(ATOMS), extend, max_leaves=7)
 
 
 def vocabularies() -> st.SearchStrategy[list[bytes]]:
@@ -47,7 +34,7 @@ def vocabularies() -> st.SearchStrategy[list[bytes]]:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(pattern=regexes(), tokens=vocabularies(), seed=st.integers(0, 2**16))
+@given(pattern=regexes(ATOMS, max_repeat=3, max_leaves=7), tokens=vocabularies(), seed=st.integers(0, 2**16))
 def test_runtime_masks_match_the_reference(pattern, tokens, seed, tmp_path):
     tokens = tokens + [tokens[0]]  # a duplicate id with the same bytes
     eos = len(tokens)

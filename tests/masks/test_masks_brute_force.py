@@ -18,6 +18,7 @@ from indexc.automaton import compile_regex
 from indexc.masks import MaskOptions, compute_mask_table
 from indexc.trie import build_trie
 from indexc.vocab import vocabulary_from_tokens
+from tests.masks.regex_strategies import regexes
 
 ABLATIONS = [
     MaskOptions(jobs=1),
@@ -86,25 +87,14 @@ def test_fixed_patterns_match_brute_force(pattern, options):
     assert_masks_exact(pattern, FIXED_VOCAB, options)
 
 
-def regexes() -> st.SearchStrategy[str]:
-    atom = st.sampled_from(["a", "b", "1", r"\.", "é", "-", "[ab]", "[^a]", ".", r"\d"])
-    def extend(inner):
-        return st.one_of(
-            st.tuples(inner, inner).map("".join),
-            st.tuples(inner, inner).map(lambda p: f"({p[0]}|{p[1]})"),
-            inner.map(lambda p: f"({p})*"),
-            inner.map(lambda p: f"({p})?"),
-            st.tuples(inner, st.integers(0, 2), st.integers(0, 2)).map(
-                lambda p: f"({p[0]}){{{min(p[1], p[2])},{max(p[1], p[2])}}}"),
-        )
-    return st.recursive(atom, extend, max_leaves=6)
+REGEXES = regexes(["a", "b", "1", r"\.", "é", "-", "[ab]", "[^a]", ".", r"\d"], max_repeat=2, max_leaves=6)
 
 
 token_bytes = st.lists(st.sampled_from(ALPHABET), min_size=1, max_size=4).map(lambda cs: "".join(cs).encode())
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pattern=regexes(), tokens=st.lists(token_bytes, min_size=1, max_size=25, unique=True),
+@given(pattern=REGEXES, tokens=st.lists(token_bytes, min_size=1, max_size=25, unique=True),
        split_utf8=st.booleans())
 def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
     if split_utf8:  # partial UTF-8 sequences are ordinary tokens
