@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import argparse
 
+from indexc.cli import grammar_args, schema_args
 from indexc.cli.common import add_tokenizer_arguments, load_tokenizer_and_trie, print_json, read_text_file
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("compile", help="compile a regex with a tokenizer into an index artifact",
+    p = subparsers.add_parser("compile", help="compile a regex, JSON Schema or grammar with a tokenizer into an index artifact",
                               description="Compile a constraint and a tokenizer's vocabulary into an index file.")
     add_tokenizer_arguments(p)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--regex", metavar="PATTERN", help="the regular expression (whole-string match)")
     what.add_argument("--regex-file", metavar="FILE", help="a file holding the regular expression")
+    what.add_argument("--json-schema", metavar="FILE", help="a JSON Schema file (.json)")
+    what.add_argument("--grammar", metavar="FILE", help="a Lark (.lark) or GBNF (.gbnf) grammar file")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="artifact path (.idx; .zst for the compressed form)")
     p.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default 0: all cores)")
     p.add_argument("--max-states", type=int, default=None, metavar="N", help="refuse a DFA with more states")
@@ -25,17 +28,15 @@ def register(subparsers) -> None:
     p.add_argument("--slices", action="store_true", help="add self-loop token groups at once (off: measured slower here)")
     p.add_argument("--json", action="store_true", help="print one JSON object (last line)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    schema_args.add_arguments(p.add_argument_group("JSON Schema options"))
+    grammar_args.add_arguments(p.add_argument_group("grammar options"))
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from indexc.masks import MaskOptions
-    from indexc.pipeline import CompileOptions, compile_regex, write
+    from indexc.pipeline import CompileOptions, write
 
-    if args.regex is not None:
-        pattern, source = args.regex, "--regex"
-    else:
-        pattern, source = read_text_file(args.regex_file, "regex file").rstrip("\r\n"), args.regex_file
     vocab, trie, vocab_ms, cache_hit = load_tokenizer_and_trie(args)
     masks = MaskOptions(
         byte_classes=not args.no_byte_classes,
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
     )
     options = CompileOptions(masks=masks) if args.max_states is None else CompileOptions(masks, args.max_states)
-    result = compile_regex(pattern, vocab, trie, options, source=source)
+    result = compile_constraint(args, vocab, trie, options)
     summary = write(result, vocab, args.output, compress=args.compress)
     report = {
         "path": result.constraint["path"],
@@ -70,3 +71,18 @@ def run(args: argparse.Namespace) -> int:
             f"(vocabulary and trie {vocab_ms:.1f} ms{', cached' if cache_hit else ''})"
         )
     return 0
+
+
+def compile_constraint(args: argparse.Namespace, vocab, trie, options):
+    """Dispatch on the constraint kind given on the command line -> CompileResult."""
+    if args.json_schema is not None:
+        return schema_args.compile_from_args(args, vocab, trie, options)
+    if args.grammar is not None:
+        return grammar_args.compile_from_args(args, vocab, trie, options)
+    from indexc.pipeline import compile_regex
+
+    if args.regex is not None:
+        pattern, source = args.regex, "--regex"
+    else:
+        pattern, source = read_text_file(args.regex_file, "regex file").rstrip("\r\n"), args.regex_file
+    return compile_regex(pattern, vocab, trie, options, source=source)

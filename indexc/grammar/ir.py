@@ -1,0 +1,68 @@
+"""The grammar IR: the one data structure every grammar front end produces and the Earley path reads.
+
+Lark, GBNF and recursive JSON Schemas are all lowered to this before anything is compiled, so
+the lexeme tables and the Earley parser know one shape only:
+
+- a *terminal* is a named regular language, given as a regex in indexc's dialect (the one
+  ``indexc.automaton.compile_regex`` reads: whole-string match, UTF-8, Unicode classes).  A
+  string literal is a terminal whose regex is the escaped literal.  Terminals are the lexemes.
+- a *rule* is ``lhs -> rhs`` with ``rhs`` a tuple of symbol names (terminals or
+  nonterminals); an empty ``rhs`` is epsilon.  Front ends desugar ``?``, ``*``, ``+``,
+  ``{n,m}`` and groups into plain rules, so the parser sees BNF only.
+- ``ignore`` names terminals that may appear between any two terminals (Lark's ``%ignore``).
+
+Names are unique across terminals and nonterminals.  ``validate()`` checks the references;
+the front ends call it and raise ``GrammarError`` with the line and column they know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from indexc.errors import IndexcError
+
+
+class GrammarError(IndexcError):
+    """A grammar is malformed, refers to an undefined symbol, or has an empty language."""
+
+
+@dataclass(frozen=True)
+class Terminal:
+    name: str
+    regex: str            # indexc regex dialect, whole-string match
+    is_literal: bool = False  # True when the regex is an escaped string literal (for display)
+
+
+@dataclass(frozen=True)
+class Rule:
+    lhs: str
+    rhs: tuple[str, ...]  # symbol names; () is epsilon
+
+
+@dataclass(frozen=True)
+class Grammar:
+    start: str
+    rules: tuple[Rule, ...]
+    terminals: dict[str, Terminal] = field(default_factory=dict)
+    ignore: tuple[str, ...] = ()
+    source: str = "<grammar>"
+
+    @property
+    def nonterminals(self) -> frozenset[str]:
+        return frozenset(rule.lhs for rule in self.rules)
+
+    def validate(self) -> None:
+        """Every rhs symbol and ignored name is defined; names do not clash; start has rules."""
+        nonterminals = self.nonterminals
+        clash = nonterminals & self.terminals.keys()
+        if clash:
+            raise GrammarError(f"names used both as rule and terminal: {sorted(clash)}", source=self.source)
+        if self.start not in nonterminals:
+            raise GrammarError(f"start symbol {self.start!r} has no rules", source=self.source)
+        for rule in self.rules:
+            for symbol in rule.rhs:
+                if symbol not in nonterminals and symbol not in self.terminals:
+                    raise GrammarError(f"rule {rule.lhs!r} refers to undefined symbol {symbol!r}", source=self.source)
+        for name in self.ignore:
+            if name not in self.terminals:
+                raise GrammarError(f"%ignore names undefined terminal {name!r}", source=self.source)
