@@ -29,14 +29,20 @@ Code map, in reading order:
     automaton.py  state tables (class transitions, accepting, state -> mask) for the walk
     masks.py      the three mask forms: fill a bitmask row, test one token, list ids
     tokens.py     byte-class sequences of live tokens (what advance walks)
-    index.py      load() and Index: metadata, the checked tables, fingerprint check, verify
-    matcher.py    Matcher (fill_bitmask, advance, rollback, forced_tokens...) and fill_bitmasks
+    index.py      load(), load_bytes() and Index: metadata, the checked tables, fingerprint check, verify
+    matcher.py    Matcher (fill_bitmask, advance, rollback, validate_tokens, forced_tokens...)
+    fast_forward.py  jump-forward: forced bytes, and the tokens safe to append (llguidance's back-off)
+    batch.py      fill_bitmasks: one call for a batch of matchers (mixed artifacts, other matcher kinds)
+    logits.py     apply_bitmask: -inf for disallowed (and padding) ids, numpy or torch, in place
+    adapters/     optional: a transformers LogitsProcessor, vLLM-style processor and backend
 """
 
 from indexc_runtime.errors import ArtifactError, FingerprintMismatch, TokenNotAllowed
 from indexc_runtime.format import FORMAT_VERSION
-from indexc_runtime.index import FingerprintMismatchWarning, Index, load
-from indexc_runtime.matcher import Matcher, fill_bitmasks
+from indexc_runtime.batch import fill_bitmasks
+from indexc_runtime.index import FingerprintMismatchWarning, Index, load, load_bytes
+from indexc_runtime.logits import apply_bitmask
+from indexc_runtime.matcher import Matcher
 
 __all__ = [
     "FORMAT_VERSION",
@@ -46,6 +52,8 @@ __all__ = [
     "Index",
     "Matcher",
     "TokenNotAllowed",
+    "apply_bitmask",
     "fill_bitmasks",
     "load",
+    "load_bytes",
 ]

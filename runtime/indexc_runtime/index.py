@@ -28,7 +28,10 @@ bounds are checked), only give a wrong answer, which is what checksums are for. 
 where a damaged file must be caught before serving; the compiler runs it on every file it
 writes, ``indexc inspect`` on every file it shows.
 
-Files are memory-mapped: replace an artifact with a rename (as the writer does), never by
+Files are memory-mapped read-only and never copied: processes that load one artifact (a
+server's workers) share one copy of its pages in the page cache (tested with two processes in
+``tests/runtime/test_serving_load_bytes.py``).  ``load_bytes`` opens an artifact from memory.
+Replace an artifact with a rename (as the writer does), never by
 truncating or rewriting it in place, or a process serving the old file may crash (SIGBUS).
 """
 
@@ -75,6 +78,17 @@ def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool
     return index
 
 
+def load_bytes(data, *, expected_fingerprint: str | None = None, verify: bool = False) -> "Index":
+    """Open an artifact held in memory (raw or ``.zst`` bytes, a bytearray, a memoryview): no file needed.
+
+    The same checks as ``load``.  Raw bytes are used in place when 8-byte aligned (else copied
+    once); unlike a memory-mapped file, each process holds its own copy.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"load_bytes() takes bytes, a bytearray or a memoryview, not {type(data).__name__}")
+    return load(data, expected_fingerprint=expected_fingerprint, verify=verify)
+
+
 class Index:
     """A loaded artifact: metadata, the checked tables, and a factory of matchers."""
 
@@ -102,6 +116,7 @@ class Index:
         special_ids = container.array("special_ids")
         container.check_below("special_ids", special_ids, self.vocab_size)
         self.special_token_ids: np.ndarray = special_ids
+        self._fast_forward = None  # fast_forward.FastForwardTables, built by the first jump-forward
 
     def matcher(self) -> Matcher:
         return Matcher(self)

@@ -13,7 +13,17 @@ State model.  A matcher is at a DFA state (``state``) and is either running or *
   states it passed through (one int per token) so this is O(n).
 - ``forced_tokens()`` follows, without moving, the chain of states whose mask holds exactly
   one token, stopping before an eos and after going once around a cycle (a constraint like
-  ``a+b`` over a vocabulary without ``b`` forces ``a`` forever).
+  ``a+b`` over a vocabulary without ``b`` forces ``a`` forever).  Every token of that chain is
+  the only token the model could pick, so it needs no back-off; over a real vocabulary it is
+  rarely longer than zero (``o``, ``or`` and ``order`` all fit a forced ``order``).
+- ``forced_bytes()`` / ``fast_forward_tokens()`` are the jump-forward of a server: the bytes
+  the constraint forces, and the tokens for them that are safe to append (llguidance's back-off
+  rule; see ``fast_forward``).
+- ``validate_tokens(draft)`` counts how many tokens of a speculative draft would be accepted,
+  without moving; with ``rollback`` it is what speculative decoding needs.
+- Stop tokens: every id of ``stop_token_ids`` (the artifact's eos set, several ids for
+  Llama-3's ``<|end_of_text|>`` and ``<|eot_id|>``) is in every accepting mask, and each one
+  finishes the matcher in ``advance`` and ``validate_tokens``; none is in a forced chain.
 
 Measured on this machine (Python 3.11, numpy 2.4, shared 2-core VM; Llama-3 artifacts of the
 phone, URL, ``[\\w ]{1,60}`` and 128-character string regexes, walking each regex's example):
@@ -34,7 +44,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from indexc_runtime import fast_forward
 from indexc_runtime.errors import ArtifactError, TokenNotAllowed
+from indexc_runtime.fast_forward import Tokenize
 
 _INT32 = np.dtype(np.int32)
 
@@ -50,6 +62,16 @@ class Matcher:
         self._state: int = self._automaton.start_state
         self._finished = False
         self._history: list[int] = []
+
+    @property
+    def stop_token_ids(self) -> tuple[int, ...]:
+        """The end-of-sequence ids: each one is allowed exactly in accepting states and finishes the matcher."""
+        return self._index.eos_token_ids
+
+    @property
+    def num_tokens(self) -> int:
+        """How many tokens were accepted since the start (what ``rollback`` can undo)."""
+        return len(self._history)
 
     @property
     def state(self) -> int:
@@ -69,7 +91,11 @@ class Matcher:
         self._history.clear()
 
     def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:
-        """Write the allowed-token bitmask into ``out[row]`` (``out``: int32, shape ``(batch, W)``)."""
+        """Write the allowed-token bitmask into ``out[row]`` (``out``: int32, shape ``(batch, W)``).
+
+        For a bitmask as wide as a padded model vocabulary, use ``fill_bitmasks`` (which zeroes
+        the padding words) or pass ``out[:, :W]``.
+        """
         index = self._index
         if type(out) is not np.ndarray or out.dtype is not _INT32 or out.ndim != 2 or out.shape[1] != index.mask_words:
             if not _is_bitmask(out, index.mask_words):  # the slow path accepts subclasses and equal dtypes
@@ -100,6 +126,41 @@ class Matcher:
             return
         self._state = self._next_state(state, token)
         self._history.append(state)
+
+    def validate_tokens(self, tokens: Sequence[int]) -> int:
+        """How many leading tokens of ``tokens`` ``advance`` would accept, one after the other (no state change).
+
+        A speculative draft is checked in one call; accept that many, then ``rollback`` what
+        the model rejects.  An eos counts (where the walk accepts) and ends the count there.
+        """
+        index, masks, state_mask = self._index, self._index._masks, self._automaton.state_mask
+        state, finished = self._state, self._finished
+        for count, token_id in enumerate(tokens):
+            token = operator.index(token_id)
+            if finished or not 0 <= token < index.vocab_size or not masks.contains(state_mask[state], token):
+                return count
+            if token in index._eos:
+                finished = True
+            else:
+                state = self._next_state(state, token)
+        return len(tokens)
+
+    def forced_bytes(self) -> bytes:
+        """The bytes every continuation starts with (empty where the text may end or branch); no state change."""
+        if self._finished:
+            return b""
+        return fast_forward.forced_path(self._index, self._state).data
+
+    def fast_forward_tokens(self, tokenize: Tokenize | None = None, max_tokens: int = fast_forward.BACK_OFF_TOKENS
+                            ) -> list[int]:
+        """Tokens a server may append at once for ``forced_bytes()``, last ambiguous ones backed off.
+
+        ``tokenize``: the model's tokenizer as bytes -> ids (canonical tokens); without it the
+        forced bytes are cut greedily into the longest allowed tokens.  See ``fast_forward``.
+        """
+        if self._finished:
+            return []
+        return fast_forward.fast_forward_tokens(self._index, self._state, tokenize, max_tokens)
 
     def rollback(self, n: int) -> None:
         """Undo the last ``n`` accepted tokens (``ValueError`` if fewer were accepted)."""
@@ -184,23 +245,6 @@ class Matcher:
     def __repr__(self) -> str:
         status = "finished" if self._finished else ("accepting" if self.is_accepting() else "running")
         return f"<indexc_runtime.Matcher state={self._state} {status} tokens={len(self._history)}>"
-
-
-def fill_bitmasks(matchers: Sequence[Matcher], out: np.ndarray) -> None:
-    """Fill ``out[i]`` with the bitmask of ``matchers[i]`` for every i (``out`` is checked once)."""
-    if not matchers:
-        return
-    first = matchers[0]._index
-    if not _is_bitmask(out, first.mask_words):
-        _reject_bitmask(out, first)
-    if len(matchers) > out.shape[0]:
-        raise ValueError(f"{len(matchers)} matchers need a bitmask of at least {len(matchers)} rows, "
-                         f"got {out.shape[0]}")
-    for row, matcher in enumerate(matchers):
-        if matcher._index.mask_words != first.mask_words:
-            raise ValueError(f"matcher {row} serves a vocabulary of {matcher._index.vocab_size} ids, "
-                             f"matcher 0 one of {first.vocab_size}: one bitmask cannot hold both")
-        matcher._fill_row(out, row)
 
 
 def _is_bitmask(out: object, words: int) -> bool:
