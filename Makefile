@@ -9,7 +9,8 @@ JOBS ?= 0
 $(VENV)/.stamp-test: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[test,adapters]'
 	touch $@
 
 venv: $(VENV)/.stamp-test
