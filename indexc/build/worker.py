@@ -1,0 +1,101 @@
+"""What runs on a worker: one pair -> the artifact's bytes and facts, or the reason it failed.
+
+A worker (a joblib process, a Dask worker thread or process, or the driver itself) loads each
+tokenizer once per process through the vocabulary+trie cache (``_VOCABULARIES``; ~40 ms a hit
+for Llama-3) and keeps it for every later pair.  The artifact is written by the pipeline's own
+writer (which reads the file back with the runtime's full verification) into a private
+temporary directory, and its *bytes* are returned: the driver alone writes into the output
+directory, so a Dask worker needs no shared file system for the output, a failed or killed
+worker leaves nothing behind, and the manifest never names a file that is not complete.
+Every exception a pair raises becomes a failed outcome (input errors with their message,
+anything else as "internal error"), so one bad constraint never stops the others.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexc.build.kinds import compile_text
+from indexc.build.plan import PairTask, compile_options
+from indexc.build.project import TokenizerSpec
+from indexc.errors import IndexcError
+
+_VOCABULARIES: dict[TokenizerSpec, tuple] = {}
+_LOCK = threading.Lock()  # Dask workers may be threads: load a tokenizer once, not once per thread
+
+
+@dataclass
+class PairOutcome:
+    artifact: str
+    ok: bool
+    reason: str | None = None
+    data: bytes = b""  # the artifact file (empty on failure)
+    path_taken: str | None = None
+    compile_ms: float = 0.0  # the pipeline's own stages (vocabulary loading excluded)
+    wall_ms: float = 0.0  # the whole task on the worker, loading included
+    stats: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+
+
+def remember_vocabulary(spec: TokenizerSpec, vocab, trie) -> None:
+    """Seed this process's memo (the driver has already loaded every tokenizer)."""
+    with _LOCK:
+        _VOCABULARIES[spec] = (vocab, trie)
+
+
+def vocabulary_and_trie(spec: TokenizerSpec):
+    """(Vocabulary, TokenTrie) of ``spec``, loaded at most once per process."""
+    with _LOCK:
+        cached = _VOCABULARIES.get(spec)
+        if cached is None:
+            from indexc.trie.cache import load_vocabulary_and_trie
+
+            vocab, trie, _ = load_vocabulary_and_trie(spec.path, config_path=spec.config, eos_ids=spec.eos,
+                                                      vocab_size=spec.vocab_size)
+            cached = _VOCABULARIES[spec] = (vocab, trie)
+    return cached
+
+
+def compile_pair(task: PairTask, jobs: int = 1) -> PairOutcome:
+    """Compile one pair; never raises for a problem with the pair itself."""
+    start = time.perf_counter()
+    if task.error is not None:
+        return PairOutcome(task.artifact, ok=False, reason=task.error)
+    try:
+        outcome = _compile(task, jobs)
+    except IndexcError as exc:
+        outcome = PairOutcome(task.artifact, ok=False, reason=str(exc))
+    except Exception as exc:  # a compiler bug must not cost the other pairs their artifacts
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        outcome = PairOutcome(task.artifact, ok=False, reason=f"internal error: {type(exc).__name__}: {exc} "
+                                                              f"({Path(where.filename).name}:{where.lineno})")
+    outcome.wall_ms = round((time.perf_counter() - start) * 1000.0, 3)
+    return outcome
+
+
+def _compile(task: PairTask, jobs: int) -> PairOutcome:
+    from indexc.pipeline import write
+
+    vocab, trie = vocabulary_and_trie(task.tokenizer)
+    if vocab.fingerprint != task.fingerprint:
+        raise IndexcError(f"the tokenizer file changed during the build (fingerprint {vocab.fingerprint[:12]} "
+                          f"on the worker, {task.fingerprint[:12]} in the plan)", source=task.tokenizer.path)
+    result = compile_text(task.constraint, task.text, vocab, trie, compile_options(task.constraint, jobs))
+    with tempfile.TemporaryDirectory(prefix="indexc-build-") as directory:
+        path = Path(directory) / "artifact.idx"
+        write(result, vocab, str(path))
+        data = path.read_bytes()
+    return PairOutcome(
+        task.artifact,
+        ok=True,
+        data=data,
+        path_taken=result.constraint.get("path"),
+        compile_ms=result.compile_ms,
+        stats=dict(result.table.stats),
+        timings=dict(result.timings),
+    )
