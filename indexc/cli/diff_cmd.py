@@ -1,0 +1,62 @@
+"""``indexc diff``: two artifacts (or two build directories) -> which states and tokens changed.
+
+Exit 0 when the masks are identical, 1 when they differ, 2 on error (unreadable artifact,
+grammar artifact, different vocabularies without their tokenizers).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from indexc.cli.common import print_json
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("diff", help="compare the masks of two artifacts (or two builds)",
+                              description="Walk two artifacts' automata in lock-step and report every reachable "
+                                          "state pair whose masks differ, with a shortest text reaching it.")
+    p.add_argument("a", metavar="A", help="the old artifact (with --manifest: the old build directory)")
+    p.add_argument("b", metavar="B", help="the new artifact (with --manifest: the new build directory)")
+    p.add_argument("--manifest", action="store_true", help="compare two `indexc build` output directories")
+    p.add_argument("--limit", type=int, default=10, metavar="N",
+                   help="list at most N state pairs and N tokens per list (totals count all; default 10)")
+    p.add_argument("--tokenizer", metavar="FILE", default=None, help="the tokenizer of both (for readable tokens)")
+    p.add_argument("--tokenizer-a", metavar="FILE", default=None, help="A's tokenizer (when the vocabularies differ)")
+    p.add_argument("--tokenizer-b", metavar="FILE", default=None, help="B's tokenizer (when the vocabularies differ)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (last line)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from indexc.diff import diff_artifacts, diff_builds
+    from indexc.diff.report import artifact_json, artifact_text, build_json, build_text
+
+    limit = max(0, args.limit)
+    if args.manifest:
+        report = diff_builds(args.a, args.b, limit=limit)
+        print_json(build_json(report)) if args.json else print(build_text(report))
+        return 0 if report.identical else 1
+    vocab_a, vocab_b = _vocabularies(args)
+    report = diff_artifacts(args.a, args.b, vocab_a=vocab_a, vocab_b=vocab_b, limit=limit)
+    print_json(artifact_json(report)) if args.json else print(artifact_text(report))
+    return 0 if report.identical else 1
+
+
+def _vocabularies(args: argparse.Namespace):
+    """Each side's vocabulary: --tokenizer-a/-b, else --tokenizer, else the build manifest beside it."""
+    import indexc_runtime
+    from indexc.diff.vocabularies import load_tokenizer, vocabulary_from_manifest
+
+    vocabularies = []
+    for path, tokenizer in ((args.a, args.tokenizer_a), (args.b, args.tokenizer_b)):
+        tokenizer = tokenizer or args.tokenizer
+        if tokenizer is not None:
+            vocabularies.append(load_tokenizer(tokenizer))
+            continue
+        try:
+            fingerprint = indexc_runtime.load(path).fingerprint
+        except (indexc_runtime.ArtifactError, OSError):
+            vocabularies.append(None)  # diff_artifacts reports the unreadable file
+            continue
+        vocabularies.append(vocabulary_from_manifest(path, fingerprint))
+    return vocabularies
