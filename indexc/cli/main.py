@@ -16,7 +16,7 @@ import sys
 from indexc import __version__
 from indexc.errors import IndexcError
 
-SUBCOMMANDS = ("vocab", "compile", "inspect", "check")
+SUBCOMMANDS = ("vocab", "compile", "inspect", "check", "build", "diff")
 
 
 def build_parser() -> argparse.ArgumentParser:
