@@ -23,7 +23,30 @@ from indexc.errors import IndexcError
 
 
 class GrammarError(IndexcError):
-    """A grammar is malformed, refers to an undefined symbol, or has an empty language."""
+    """A grammar is malformed, refers to an undefined symbol, or has an empty language.
+
+    ``line`` and ``column`` (1-based, optional) locate the offending construct in the grammar
+    text; when given they print as ``source:line:column: message``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        position: int | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ):
+        super().__init__(message, source=source, position=position)
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return super().__str__()
+        where = f"{self.source}:" if self.source is not None else ""
+        return f"{where}{self.line}:{self.column}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -46,6 +69,9 @@ class Grammar:
     terminals: dict[str, Terminal] = field(default_factory=dict)
     ignore: tuple[str, ...] = ()
     source: str = "<grammar>"
+    # Optional, added by the front ends: "line:column: message" notes (unreachable or
+    # unproductive rules) that do not stop a compile.
+    warnings: tuple[str, ...] = ()
 
     @property
     def nonterminals(self) -> frozenset[str]:

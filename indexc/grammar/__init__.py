@@ -1,0 +1,60 @@
+"""Where grammars are read: Lark and GBNF text -> the grammar IR the Earley path compiles.
+
+Design note.  Every context-free constraint reaches the compiler as one IR (``ir.Grammar``):
+terminals are named regexes (the lexemes, each later a byte DFA), rules are plain BNF, and
+``ignore`` lists the terminals allowed between any two others.  The front ends share one
+expression tree (``expression``) and one desugaring (``lowering``), so the two syntaxes differ
+only in their parsers and in one policy:
+
+- Lark has a lexer: literals, ``/regex/`` and capitalised definitions are the terminals, a
+  terminal definition is expanded into a single regex, ``%ignore`` applies between terminals.
+- GBNF has none: it is a CFG over characters.  Its regular parts are folded into as few, as
+  large terminals as possible (``gbnf_folding``), which keeps the language exactly and puts
+  the work into precompiled lexeme masks; the Earley path must lex GBNF with the all-splits
+  rule (a terminal may end wherever its DFA accepts).
+
+Checks: an undefined name is an error at the reference (line and column); unreachable and
+unproductive rules are warnings (``Grammar.warnings``) and are left out of the IR; a grammar
+whose language is empty is an error.  After loading, every IR rule is reachable and
+productive, every terminal's regex compiles and matches something.
+
+Code map, in reading order:
+
+- ``ir``               the contract: Terminal, Rule, Grammar, GrammarError
+- ``source_position``  offsets -> line and column for errors and warnings
+- ``expression``       the shared right-hand-side tree (Lexeme, Ref, Seq, Alt, Repeat)
+- ``regex_text``       literals, classes and expressions written as indexc regexes
+- ``lowering``         expressions -> BNF rules (helpers for groups and repetitions)
+- ``checks``           undefined / unreachable names, unproductive rules, empty language
+- ``lark_tokens``      Lark text -> tokens (newline and continuation rules)
+- ``lark_parser``      tokens -> definitions and directives
+- ``lark_common``      the ``%import common`` terminals
+- ``lark``             Lark -> IR (terminal expansion, %ignore, checks)
+- ``gbnf_parser``      GBNF text -> rule definitions
+- ``gbnf_folding``     regular GBNF parts -> single terminals
+- ``gbnf``             GBNF -> IR
+- ``load``             ``load_grammar``: pick the front end by syntax or file extension
+
+Then the compile side of the Earley path, which reads the IR:
+
+- ``lexemes``          every terminal as a byte DFA, side by side in one lexer automaton
+- ``earley_tables``    the rules as flat arrays for the runtime's Earley parser
+- ``grammar_table``    everything a grammar artifact holds, before encoding
+"""
+
+from indexc.grammar.gbnf import parse_gbnf
+from indexc.grammar.ir import Grammar, GrammarError, Rule, Terminal
+from indexc.grammar.lark import parse_lark
+from indexc.grammar.load import load_grammar, load_grammar_file, syntax_of
+
+__all__ = [
+    "Grammar",
+    "GrammarError",
+    "Rule",
+    "Terminal",
+    "load_grammar",
+    "load_grammar_file",
+    "parse_gbnf",
+    "parse_lark",
+    "syntax_of",
+]

@@ -1,0 +1,159 @@
+"""GBNF's character-level meaning mapped onto lexemes: regular parts folded into one terminal.
+
+GBNF has no lexer: a grammar is a CFG over characters, and llama.cpp accepts exactly its
+language (every way of splitting the text is tried).  The IR has terminals, so some mapping is
+needed, and any mapping that keeps the language is correct *as long as the Earley path uses
+the all-splits rule for GBNF* (a terminal may end at any position where its DFA accepts, not
+only at the longest match) — there is no ``%ignore`` in GBNF, so concatenating or uniting
+terminals never changes the language.  The mapping chosen makes lexemes as large as possible,
+because the precompiled in-lexeme masks are fast and the live Earley steps are slow:
+
+1. A rule is *regular* when no rule it reaches (itself included) lies on a cycle of the rule
+   graph; its language is then regular, and it is written as one regex (the rules it uses
+   inlined).  ``json.gbnf``'s ``string``, ``number`` and ``ws`` are regular; ``value``,
+   ``object`` and ``array`` are not.  If a whole grammar is regular (``chess``, ``english``,
+   ``list``, ``vllm-sql``), ``root`` becomes a single terminal: a plain DFA.
+2. Inside the remaining rules, every maximal regular piece becomes one terminal: a run of
+   adjacent regular items in a sequence (``"{" ws`` and ``string ":" ws`` in ``object``), and
+   the regular options of an alternation together (``string | number | ... ws`` in ``value``).
+3. Only the start rule and the non-regular rules remain as IR rules; regular rules are used
+   only through the terminals that inline them.
+
+A regex longer than ``MAX_FOLDED_REGEX`` characters (inlining a DAG of rules can grow
+exponentially) is not folded: that rule stays a rule and its users treat it as non-regular.
+The empty string is never folded into a terminal (an empty option stays an empty option).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from indexc.grammar.expression import EMPTY, Alt, Definition, Expr, Lexeme, Ref, Repeat, Seq, display, references
+from indexc.grammar.expression import alternation, first_offset, sequence
+from indexc.grammar.regex_text import expression_regex
+
+MAX_FOLDED_REGEX = 20_000
+
+
+def fold_regular_parts(definitions: Mapping[str, Definition], start: str) -> dict[str, Expr]:
+    """The bodies of the rules that remain (start + non-regular), regular parts as lexemes."""
+    folder = _Folder(definitions)
+    kept = [name for name in definitions if name == start or not folder.is_regular_rule(name)]
+    return {name: folder.fold(definitions[name].body) for name in kept}
+
+
+class _Folder:
+    def __init__(self, definitions: Mapping[str, Definition]):
+        self.definitions = definitions
+        self.on_cycle = _names_on_cycles(definitions)
+        self.rule_regex: dict[str, str | None] = {}  # None: not regular
+
+    def is_regular_rule(self, name: str) -> bool:
+        return self.regex_of_rule(name) is not None
+
+    def regex_of_rule(self, name: str) -> str | None:
+        if name not in self.rule_regex:
+            self.rule_regex[name] = self._compute_rule_regex(name)
+        return self.rule_regex[name]
+
+    def _compute_rule_regex(self, name: str) -> str | None:
+        if name in self.on_cycle:
+            return None
+        body = self.definitions[name].body
+        if not all(self.is_regular_rule(ref.name) for ref in references(body)):
+            return None
+        regex = expression_regex(body, lambda ref: self.rule_regex[ref.name])
+        return regex if len(regex) <= MAX_FOLDED_REGEX else None
+
+    def is_regular(self, expr: Expr) -> bool:
+        return all(self.is_regular_rule(ref.name) for ref in references(expr))
+
+    def lexeme(self, expr: Expr) -> Expr:
+        """``expr`` (regular) as one lexeme; the empty sequence stays empty."""
+        if expr == EMPTY or isinstance(expr, Lexeme):
+            return expr
+        regex = expression_regex(expr, lambda ref: self.rule_regex[ref.name])
+        if regex == "":
+            return EMPTY
+        return Lexeme(regex, display(expr), False, first_offset(expr))
+
+    def fold(self, expr: Expr) -> Expr:
+        if self.is_regular(expr) and (not isinstance(expr, Alt) or EMPTY not in expr.options):
+            return self.lexeme(expr)
+        if isinstance(expr, Seq):
+            return self._fold_sequence(expr)
+        if isinstance(expr, Alt):
+            return self._fold_alternation(expr)
+        if isinstance(expr, Repeat):
+            return Repeat(self.fold(expr.item), expr.min, expr.max)
+        return expr  # a Ref to a non-regular rule
+
+    def _fold_sequence(self, expr: Seq) -> Expr:
+        items: list[Expr] = []
+        run: list[Expr] = []
+        for item in expr.items:
+            if self.is_regular(item):
+                run.append(item)
+                continue
+            if run:
+                items.append(self.lexeme(sequence(run)))
+                run = []
+            items.append(self.fold(item))
+        if run:
+            items.append(self.lexeme(sequence(run)))
+        return sequence(items)
+
+    def _fold_alternation(self, expr: Alt) -> Expr:
+        regular = [option for option in expr.options if self.is_regular(option) and option != EMPTY]
+        others = [self.fold(option) for option in expr.options if option not in regular]
+        merged = [self.lexeme(alternation(regular))] if regular else []
+        return alternation(merged + others)
+
+
+def _names_on_cycles(definitions: Mapping[str, Definition]) -> set[str]:
+    """Rules that can reach themselves through references (Tarjan's SCCs, iteratively)."""
+    graph = {name: [ref.name for ref in references(d.body) if ref.name in definitions] for name, d in definitions.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cyclic: set[str] = set()
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            advanced = False
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = counter
+                    counter += 1
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(graph[successor])))
+                    advanced = True
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in graph[node]:
+                    cyclic.update(component)
+    return cyclic
