@@ -21,16 +21,10 @@ test: $(VENV)/.stamp-test
 clean:
 	rm -rf $(VENV) artifacts/*.idx artifacts/*.zst .pytest_cache
 
-# The main job: every example constraint in schemas/ -> artifacts/ (incremental through make).
-TOKENIZER ?= tests/data/tokenizers/llama3.json.zst
-REGEXES := $(wildcard schemas/*.regex)
-ARTIFACTS := $(patsubst schemas/%.regex,artifacts/%.idx,$(REGEXES))
-
-compile: $(VENV)/.stamp-test $(ARTIFACTS)
-	@echo "compiled $(words $(ARTIFACTS)) constraints into artifacts/"
-
-artifacts/%.idx: schemas/%.regex $(TOKENIZER) $(VENV)/.stamp-test
-	$(VENV)/bin/indexc compile --tokenizer $(TOKENIZER) --regex-file $< -o $@ --jobs $(JOBS)
+# The main job: every constraint x tokenizer of schemas/indexc.toml -> artifacts/<tokenizer>/<name>.idx
+# (incremental through artifacts/manifest.json: an unchanged pair is not recompiled; docs/build.md).
+compile: $(VENV)/.stamp-test
+	$(VENV)/bin/indexc build schemas/indexc.toml -o artifacts/ --jobs $(JOBS)
 
 # Benchmark against outlines-core, llguidance and xgrammar (bench/README.md), in its own venv.
 # xgrammar needs torch: the CPU wheel torch==2.13.0 (on disk) goes in first, as any other torch
