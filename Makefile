@@ -47,3 +47,17 @@ $(BENCH_VENV)/.stamp-bench: pyproject.toml
 
 bench: $(BENCH_VENV)/.stamp-bench
 	$(BENCH_PY) -m bench.bench_regex $(BENCH_ARGS)
+
+# MaskBench protocol on real JSON Schemas (bench/maskbench/README.md). Runs in the main venv;
+# xgrammar's workers use $(BENCH_PY) when that venv exists (make bench builds it), else xgrammar
+# is reported as not run. Examples: make bench-maskbench MASKBENCH_ARGS="--expected --limit 200"
+#   make bench-maskbench MASKBENCH_ENGINES=indexc,llguidance,outlines-core,xgrammar MASKBENCH_ARGS="--every 23"
+MASKBENCH_DIR ?= ../shared/maskbench
+MASKBENCH_ENGINES ?= indexc,llguidance
+MASKBENCH_ARGS ?=
+
+.PHONY: bench-maskbench
+
+bench-maskbench: $(VENV)/.stamp-test
+	$(PY) -m bench.maskbench $(MASKBENCH_DIR) --engines $(MASKBENCH_ENGINES) --xgrammar-python $(BENCH_PY) \
+		--compare-llguidance $(MASKBENCH_ARGS)
