@@ -53,10 +53,11 @@ class ContainerPlan:
         return buffer.getvalue()
 
 
-def plan_container(fields: dict, arrays: dict[str, np.ndarray]) -> ContainerPlan:
-    """Lay out ``arrays`` (one per ``SECTIONS`` entry, file dtypes) after a header of ``fields``."""
+def plan_container(fields: dict, arrays: dict[str, np.ndarray], specs=SECTIONS) -> ContainerPlan:
+    """Lay out ``arrays`` (one per entry of ``specs``, the regex ``SECTIONS`` unless a grammar's
+    are given; file dtypes) after a header of ``fields``."""
     entries, placed, offset = [], [], 0
-    for spec in SECTIONS:
+    for spec in specs:
         array = arrays[spec.name]
         offset = align(offset)
         entries.append({

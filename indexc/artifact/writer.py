@@ -73,21 +73,19 @@ def write_artifact(
     ``ValueError`` for a table or metadata that cannot be encoded.
     """
     path = Path(path)
-    vocab = _vocab_fields(vocab_info)
+    if not isinstance(table, MaskTable):  # a GrammarTable: the grammar path's own sections
+        from indexc.artifact.grammar_writer import write_grammar_artifact
+
+        return write_grammar_artifact(table, path, vocab_info=vocab_info, constraint=constraint, options=options,
+                                      stats=stats, compress=compress)
+    vocab = vocab_fields(vocab_info)
     special_ids = np.asarray(getattr(vocab_info, "special_ids", ()), dtype=np.int64)
     arrays, masks, token_rows = table_sections(table, vocab["size"], special_ids)
     fields = header_fields(vocab=vocab, constraint=constraint, options=options, stats=stats,
                            n_states=table.n_states, n_classes=table.n_classes, n_masks=len(table.masks),
                            token_class_rows=token_rows)
     plan = plan_container(fields, arrays)
-    compressed = compress or path.name.endswith(".zst")
-    if compressed:
-        raw = plan.to_bytes()
-        level = STRONG_LEVEL if len(raw) <= STRONG_LEVEL_MAX_BYTES else FAST_LEVEL
-        payload = zstandard.ZstdCompressor(level=level, write_checksum=True).compress(raw)
-        size = write_atomically(path, lambda handle: handle.write(payload), _self_check)
-    else:
-        size = write_atomically(path, plan.write_to, _self_check)
+    compressed, size = write_container(plan, path, compress)
     return ArtifactSummary(
         path=path,
         bytes=size,
@@ -99,7 +97,18 @@ def write_artifact(
     )
 
 
-def _vocab_fields(vocab_info) -> dict:
+def write_container(plan, path: Path, compress: bool) -> tuple[bool, int]:
+    """Write a planned container, raw or as the zstandard shipping form; (compressed?, bytes on disk)."""
+    compressed = compress or path.name.endswith(".zst")
+    if compressed:
+        raw = plan.to_bytes()
+        level = STRONG_LEVEL if len(raw) <= STRONG_LEVEL_MAX_BYTES else FAST_LEVEL
+        payload = zstandard.ZstdCompressor(level=level, write_checksum=True).compress(raw)
+        return True, write_atomically(path, lambda handle: handle.write(payload), _self_check)
+    return False, write_atomically(path, plan.write_to, _self_check)
+
+
+def vocab_fields(vocab_info) -> dict:
     size = int(vocab_info.size)
     eos_ids = sorted({int(i) for i in vocab_info.eos_ids})
     if not all(0 <= i < size for i in eos_ids):

@@ -66,6 +66,12 @@ def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool
     raises ``FingerprintMismatch``.  ``verify``: also check the checksum of every section (big
     ones included, not only those of at most 64 KiB) and scan the state table's bound.
     """
+    from indexc_runtime.grammar.kind import is_grammar_artifact  # grammar artifacts: their own reader
+
+    if is_grammar_artifact(path_or_bytes):
+        from indexc_runtime.grammar import load_grammar_index
+
+        return load_grammar_index(path_or_bytes, expected_fingerprint=expected_fingerprint, verify=verify)
     container = Container.open(path_or_bytes)
     for info in container.header.sections.values():
         if verify or info.nbytes <= SMALL_SECTION_BYTES:

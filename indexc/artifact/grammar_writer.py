@@ -1,0 +1,112 @@
+"""``write_grammar_artifact``: a GrammarTable -> one grammar artifact (same container, own sections).
+
+The container, the checksums, the atomic write, the shipping form and the self-check are the
+regex writer's (``layout.plan_container`` with the grammar's section table,
+``writer.write_container``); what differs is the section list
+(``indexc_runtime.grammar.format.GRAMMAR_SECTIONS``) and the header's counts.  The in-lexeme
+masks go through the regex writer's ``encode_masks`` (dense, sparse or complement words), so
+the runtime's ``MaskStore`` reads them unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from indexc import __version__
+from indexc.arrays import sorted_unique
+from indexc.artifact.header import canonical, checked_constraint
+from indexc.artifact.layout import plan_container
+from indexc.artifact.mask_encoding import encode_masks
+from indexc.artifact.sections import _as_file_dtype
+from indexc.grammar.grammar_table import GrammarTable
+from indexc_runtime.format import ALIGNMENT, BYTE_ORDER, state_dtype
+from indexc_runtime.grammar.format import (
+    GRAMMAR_FORMAT_VERSION,
+    GRAMMAR_INDEX_KIND,
+    GRAMMAR_SECTIONS,
+    LEXING_ALL_SPLITS,
+)
+
+
+def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, constraint: dict, options: dict,
+                           stats: dict, compress: bool = False):
+    """Write ``table`` to ``path`` atomically (verified by the runtime first); the writer's summary."""
+    from indexc.artifact.writer import ArtifactSummary, vocab_fields, write_container
+
+    vocab = vocab_fields(vocab_info)
+    special_ids = np.asarray(getattr(vocab_info, "special_ids", ()), dtype=np.int64)
+    arrays, masks = grammar_sections(table, vocab["size"], special_ids)
+    fields = _header_fields(table, vocab, constraint, options, stats)
+    plan = plan_container(fields, arrays, GRAMMAR_SECTIONS)
+    compressed, size = write_container(plan, path, compress)
+    return ArtifactSummary(path=path, bytes=size, raw_bytes=plan.size, compressed=compressed,
+                           header_bytes=len(plan.header),
+                           section_bytes={name: int(array.nbytes) for name, array in arrays.items()},
+                           mask_forms=masks.form_counts())
+
+
+def grammar_sections(table: GrammarTable, vocab_size: int, special_ids: np.ndarray):
+    """Every grammar section's array in its file dtype, and the encoded masks."""
+    lexer, earley, trie = table.lexer, table.earley, table.trie
+    masks = encode_masks(table.masks.masks, vocab_size)
+    n_states = lexer.dfa.n_states
+    arrays = {
+        "byte_classes": table.masks.byte_classes,
+        "class_transitions": (table.masks.class_transitions.astype(np.int64) + 1).astype(state_dtype(n_states)),
+        "accepting": lexer.dfa.accepting.astype(np.uint8),
+        "state_terminal": lexer.state_terminal,
+        "terminal_start": lexer.starts,
+        "state_mask": table.masks.state_mask,
+        "mask_form": masks.form,
+        "mask_dense_row": masks.dense_row,
+        "mask_word_offsets": masks.word_offsets,
+        "forced_token": masks.forced_token,
+        "dense_masks": masks.dense,
+        "mask_word_index": masks.word_index,
+        "mask_word_value": masks.word_value,
+        "rule_lhs": earley.rule_lhs,
+        "rule_rhs_offsets": earley.rule_rhs_offsets,
+        "rule_rhs": earley.rule_rhs,
+        "symbol_nullable": earley.symbol_nullable,
+        "prediction_offsets": earley.prediction_offsets,
+        "prediction_rule": earley.prediction_rule,
+        "prediction_dot": earley.prediction_dot,
+        "ignore_terminals": earley.ignore,
+        "trie_node_class": trie.node_class,
+        "trie_child_offsets": trie.child_offsets,
+        "trie_children": trie.children,
+        "trie_token_start": trie.token_start,
+        "trie_token_end": trie.token_end,
+        "trie_subtree_token_end": trie.subtree_token_end,
+        "trie_sorted_tokens": trie.sorted_tokens,
+        "token_class_offsets": table.token_class_offsets,
+        "token_class_data": table.token_class_data,
+        "special_ids": sorted_unique(special_ids),
+    }
+    return {spec.name: _as_file_dtype(arrays[spec.name], spec.dtypes, spec.name) for spec in GRAMMAR_SECTIONS}, masks
+
+
+def _header_fields(table: GrammarTable, vocab: dict, constraint: dict, options: dict, stats: dict) -> dict:
+    earley = table.earley
+    return {
+        "format_version": GRAMMAR_FORMAT_VERSION,
+        "index_kind": GRAMMAR_INDEX_KIND,
+        "compiler_version": __version__,
+        "byte_order": BYTE_ORDER,
+        "alignment": ALIGNMENT,
+        "vocab": vocab,
+        "constraint": checked_constraint(constraint),
+        "options": canonical(options, "options"),
+        "stats": canonical(stats, "stats"),
+        "lexing": LEXING_ALL_SPLITS,
+        "n_lexer_states": table.lexer.dfa.n_states,
+        "n_classes": table.n_classes,
+        "n_masks": len(table.masks.masks),
+        "n_terminals": table.lexer.n_terminals,
+        "n_nonterminals": len(earley.nonterminal_names),
+        "n_rules": earley.n_rules,
+        "terminal_names": list(earley.terminal_names),
+        "nonterminal_names": list(earley.nonterminal_names),
+    }

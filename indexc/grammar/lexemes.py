@@ -1,0 +1,94 @@
+"""Lexemes: every terminal of a grammar as one byte DFA, all of them in one *lexer automaton*.
+
+The Earley path never lexes greedily: a terminal may end at any byte where its DFA accepts
+(the "all splits" rule of ``docs/grammar-path.md``), so the runtime follows several lexemes at
+once, each a *thread* (terminal, DFA state).  To give those threads one table, the terminals'
+minimal DFAs (``indexc.automaton.compile_regex``) are laid side by side: terminal ``i`` owns
+the global states ``offsets[i] .. offsets[i+1]-1`` and starts at ``offsets[i]``; a transition
+never leaves its terminal's block.  That disjoint union is an ordinary ``ByteDFA`` (every state
+live), so the regex mask machinery (``indexc.masks.compute_mask_table``, shared, not copied)
+gives, for each global state, the *in-lexeme mask*: the tokens whose bytes stay inside the
+lexeme from that state.  It is computed with every state non-accepting, so no mask holds an
+end-of-sequence id: whether the text may end is the parser's business, not the lexeme's.
+
+A terminal whose regex matches only the empty string is kept (its DFA is one accepting state
+with no way out): the parser treats it as nullable and its thread never moves.  A terminal
+with an empty language is a ``GrammarError`` naming the terminal.
+
+Measured (Llama-3, 2 cores): see ``docs/grammar-path.md`` (the mask stage dominates the
+compile; the DFAs of a grammar's terminals take a few ms in all).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexc.automaton.byte_dfa import DEAD, ByteDFA
+from indexc.automaton.compile import compile_regex
+from indexc.errors import LimitError, RegexError
+from indexc.grammar.ir import GrammarError, Terminal
+from indexc.masks import MaskOptions, MaskTable, compute_mask_table
+from indexc.trie import TokenTrie
+from indexc.vocab.model import Vocabulary
+
+
+@dataclass(frozen=True)
+class Lexer:
+    """The lexer automaton: the terminals' DFAs side by side (global state numbering)."""
+
+    names: tuple[str, ...]  # terminal names, in terminal-id order
+    dfa: ByteDFA  # disjoint union; ``accepting`` is each lexeme's own accepting set
+    offsets: np.ndarray  # int64 (n_terminals + 1,): terminal i owns states offsets[i]:offsets[i+1]
+
+    @property
+    def n_terminals(self) -> int:
+        return len(self.names)
+
+    @property
+    def starts(self) -> np.ndarray:
+        return self.offsets[:-1]
+
+    @property
+    def state_terminal(self) -> np.ndarray:
+        """int32 (n_states,): the terminal each global state belongs to."""
+        return np.repeat(np.arange(self.n_terminals, dtype=np.int32), np.diff(self.offsets))
+
+    @property
+    def nullable(self) -> np.ndarray:
+        """bool (n_terminals,): terminals whose regex matches the empty string."""
+        return self.dfa.accepting[self.starts]
+
+
+def build_lexer(terminals: list[Terminal], *, max_states: int, source: str) -> Lexer:
+    """Compile each terminal's regex and lay the DFAs side by side."""
+    if not terminals:
+        raise GrammarError("the grammar uses no terminal: its language is at most the empty string, "
+                           "which has no tokens to mask", source=source)
+    blocks: list[ByteDFA] = []
+    for terminal in terminals:
+        try:
+            blocks.append(compile_regex(terminal.regex, max_states=max_states, source=source))
+        except (RegexError, LimitError) as exc:
+            raise GrammarError(f"terminal {terminal.name} (/{terminal.regex}/): {exc.message}", source=source) from None
+    sizes = np.array([block.n_states for block in blocks], dtype=np.int64)
+    offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    transitions = np.concatenate([
+        np.where(block.transitions == DEAD, DEAD, block.transitions + offset)
+        for block, offset in zip(blocks, offsets[:-1].tolist())
+    ]).astype(np.int32)
+    accepting = np.concatenate([block.accepting for block in blocks]).astype(bool)
+    return Lexer(tuple(t.name for t in terminals), ByteDFA(transitions, accepting), offsets)
+
+
+def in_lexeme_masks(lexer: Lexer, trie: TokenTrie, vocab: Vocabulary, options: MaskOptions,
+                    *, timings: dict | None = None) -> MaskTable:
+    """Per global lexer state, the tokens whose bytes stay inside its lexeme (no eos ids).
+
+    The table's ``accepting`` is all False (that is how eos is kept out of the masks); the
+    lexer's own accepting flags are ``lexer.dfa.accepting``.
+    """
+    silent = ByteDFA(lexer.dfa.transitions, np.zeros(lexer.dfa.n_states, dtype=bool))
+    return compute_mask_table(silent, trie, vocab, options, timings=timings)

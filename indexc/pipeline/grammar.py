@@ -1,0 +1,73 @@
+"""A grammar constraint: Grammar IR -> lexer tables ahead of time + Earley tables (the live path).
+
+Steps, each timed into ``CompileResult.timings``:
+1. ``earley_tables.trimmed``: unproductive and unreachable rules out (warnings), empty language refused;
+2. ``lexemes.build_lexer``: each terminal's minimal byte DFA, side by side;
+3. ``lexemes.in_lexeme_masks``: the regex mask machinery over the lexer automaton;
+4. ``earley_tables.build_tables`` and ``grammar_table.build_grammar_table``: rules as flat
+   arrays, the trie's walk arrays, every token's class sequence.
+
+``compile_grammar`` reads Lark or GBNF text through the front end (``indexc.grammar.load_grammar``);
+``compile_grammar_ir`` takes an IR built elsewhere (recursive JSON Schemas, tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+from indexc.grammar.earley_tables import build_tables, trimmed
+from indexc.grammar.grammar_table import build_grammar_table
+from indexc.grammar.ir import Grammar
+from indexc.grammar.lexemes import build_lexer, in_lexeme_masks
+from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
+from indexc.trie import TokenTrie
+from indexc.vocab.model import Vocabulary
+
+
+def compile_grammar_ir(
+    grammar: Grammar,
+    vocab: Vocabulary,
+    trie: TokenTrie,
+    options: CompileOptions = CompileOptions(),
+    *,
+    source: str,
+) -> CompileResult:
+    """IR -> ``GrammarTable`` (in ``CompileResult.table``); ``source`` is the text recorded in the header."""
+    t0 = time.perf_counter()
+    grammar.validate()
+    rules, terminal_names, warnings = trimmed(grammar)
+    terminals = [grammar.terminals[name] for name in terminal_names]
+    lexer = build_lexer(terminals, max_states=options.max_states, source=grammar.source)
+    t1 = time.perf_counter()
+    stage_timings: dict[str, float] = {}
+    masks = in_lexeme_masks(lexer, trie, vocab, options.masks, timings=stage_timings)
+    t2 = time.perf_counter()
+    earley = build_tables(grammar, rules, terminal_names, lexer.nullable, warnings)
+    table = build_grammar_table(lexer, masks, earley, trie, vocab)
+    t3 = time.perf_counter()
+    constraint = {
+        "kind": "grammar",
+        "source": source,
+        "sha256": hashlib.sha256(source.encode("utf-8")).hexdigest(),
+        "path": "earley",
+        "lexing": "all_splits",
+    }
+    timings = {"lexer_ms": elapsed_ms(t0, t1), "masks_ms": elapsed_ms(t1, t2), "tables_ms": elapsed_ms(t2, t3)}
+    return CompileResult(table, constraint, options, timings, stage_timings)
+
+
+def compile_grammar(
+    text: str,
+    vocab: Vocabulary,
+    trie: TokenTrie,
+    options: CompileOptions = CompileOptions(),
+    *,
+    syntax: str | None = None,
+    source: str = "<grammar>",
+) -> CompileResult:
+    """Lark or GBNF text (``syntax``: ``"lark"``, ``"gbnf"`` or None to tell from ``source``) -> CompileResult."""
+    from indexc.grammar import load_grammar  # the front ends' entry point
+
+    grammar = load_grammar(text, syntax=syntax, source=source)
+    return compile_grammar_ir(grammar, vocab, trie, options, source=text)

@@ -1,0 +1,41 @@
+"""The grammar live path of the runtime: an Earley parser over lexemes and a live token-trie walk.
+
+Design note.  A grammar artifact holds the lexer tables computed ahead of time (the
+terminals' DFAs side by side and, per lexer state, the mask of tokens that stay inside the
+lexeme), the Earley rules as flat arrays, and the token trie.  At serving time the matcher
+keeps a *configuration*: the lexer threads (Earley origin, terminal, lexer state) alive after
+the text so far.  A mask is the OR of the in-lexeme masks of those threads, plus the tokens
+that cross a lexeme boundary, found by a numpy level-by-level walk of the trie over a table
+of configuration transitions built lazily by the parser (seed 001's row reuse is the memo of
+interned Earley sets and configurations).
+
+Semantics (exact, "all splits"): a text token ``t`` is allowed iff the text so far followed by
+``t``'s bytes is a prefix of some sentence of the grammar, where the language is the
+context-free grammar with each terminal standing for its regular language and the ignored
+terminals allowed (any number of times) before, between and after terminals, and where a
+lexeme may end at *any* byte at which its regular language accepts (every way of cutting the
+text into lexemes counts, as in GBNF's character-level meaning; no longest-match lexer).  An
+end-of-sequence id is allowed iff the text so far is a sentence; other special tokens never.
+
+Code map, in reading order:
+
+    format.py   the grammar artifact's sections and header keys (shared with the writer)
+    kind.py     is_grammar_artifact: the header says index_kind "grammar" (load's dispatch)
+    header.py   the grammar header, checked; section shapes bound
+    errors.py   GrammarLimits and GrammarLimitExceeded (explicit limits of the live path)
+    tables.py   lexer, Earley and trie tables, checked at load
+    earley.py   EarleySets: interned Earley sets, scan + closure, memoised
+    configs.py  Configs: lexer threads per position and their lazily built transition table
+    walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
+    matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting
+    index.py    load_grammar_index and GrammarIndex
+"""
+
+from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.index import GrammarIndex, load_grammar_index
+from indexc_runtime.grammar.kind import is_grammar_artifact
+from indexc_runtime.grammar.format import GRAMMAR_INDEX_KIND
+from indexc_runtime.grammar.matcher import GrammarMatcher
+
+__all__ = ["GRAMMAR_INDEX_KIND", "GrammarIndex", "GrammarLimitExceeded", "GrammarLimits", "GrammarMatcher",
+           "is_grammar_artifact", "load_grammar_index"]

@@ -1,0 +1,120 @@
+"""Parser configurations: the lexer threads alive at one text position, and their transitions.
+
+Lexing follows the *all splits* rule: a lexeme may end at any byte where its DFA accepts, and
+every way of cutting the text into lexemes is followed at once.  The state after a text
+prefix is therefore a set of *threads* ``(origin set, terminal, lexer state)``: "at Earley set
+``origin`` the parser expected ``terminal`` (or it is an ignored terminal), and the bytes since
+then took its DFA to ``lexer state``".  Every lexer state is live and every Earley item can
+complete (the compiler trims the grammar), so a configuration with at least one thread is a
+prefix of some sentence; the empty configuration is dead.
+
+On a byte class ``c`` every thread steps in its DFA; a thread that dies is dropped; a thread
+that reaches an accepting state also *completes* its lexeme: the parser scans it from the
+thread's origin (``EarleySets.scan``) and the resulting set starts one fresh thread per
+terminal it expects and per ignored terminal; an ignored terminal's completion returns to its
+origin set unchanged (it starts the same fresh threads again).  The configuration accepts
+(eos allowed) when a set completed at this position holds ``S' -> start .``.
+
+Configurations are interned (id = sorted threads + accepting flag) and their transitions kept
+in a numpy table ``configs x classes`` filled lazily (``UNKNOWN`` until first asked): this is a
+DFA over configurations built on demand, which the live trie walk reads with one gather per
+trie level and ``advance`` with one read per byte.  Limits: threads per configuration and
+configurations per memo (``GrammarLimits``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexc_runtime.grammar.earley import EarleySets
+from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.tables import LexerTables
+
+UNKNOWN = -2
+DEAD = -1
+
+
+class Configs:
+    """Interned configurations of one matcher and their lazily built transition table."""
+
+    def __init__(self, lexer: LexerTables, sets: EarleySets, ignore: frozenset[int], n_classes: int,
+                 limits: GrammarLimits):
+        self._lexer = lexer
+        self._sets = sets
+        self._ignore = tuple(sorted(ignore))
+        self._limits = limits
+        self._id_of: dict[tuple, int] = {}
+        self.threads: list[tuple[tuple[int, int, int], ...]] = []
+        self.accepting: list[bool] = []
+        self.table = np.full((64, n_classes), UNKNOWN, dtype=np.int64)
+        self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
+        self.initial = self._intern(set(self.fresh(sets.initial)), sets.accepting[sets.initial])
+
+    def __len__(self) -> int:
+        return len(self.threads)
+
+    def fresh(self, set_id: int) -> tuple[tuple[int, int, int], ...]:
+        """The threads a new Earley set starts: its expected terminals and the ignored ones."""
+        found = self._fresh.get(set_id)
+        if found is None:
+            starts = self._lexer.terminal_start
+            terminals = sorted(set(self._sets.expected[set_id]).union(self._ignore))
+            found = tuple((set_id, t, starts[t]) for t in terminals)
+            self._fresh[set_id] = found
+        return found
+
+    def next(self, config: int, byte_class: int) -> int:
+        """The configuration after one byte of ``byte_class`` (``DEAD`` if no thread survives)."""
+        found = int(self.table[config, byte_class])
+        if found == UNKNOWN:
+            found = self._step(config, byte_class)
+            self.table[config, byte_class] = found
+        return found
+
+    def resolve(self, configs: np.ndarray, classes: np.ndarray) -> None:
+        """Fill the table for every (configuration, class) pair given (the walk's unknown entries)."""
+        for config, byte_class in set(zip(configs.tolist(), classes.tolist())):
+            if self.table[config, byte_class] == UNKNOWN:
+                self.table[config, byte_class] = self._step(config, byte_class)
+
+    def _step(self, config: int, byte_class: int) -> int:
+        lexer, sets, ignore = self._lexer, self._sets, self._ignore
+        rows, accepting_state = lexer.next_rows, lexer.accepting
+        threads: set[tuple[int, int, int]] = set()
+        accepting = False
+        for origin, terminal, state in self.threads[config]:
+            state = rows[state][byte_class]
+            if state < 0:
+                continue
+            threads.add((origin, terminal, state))
+            if not accepting_state[state]:
+                continue
+            if terminal in ignore:
+                threads.update(self.fresh(origin))
+                accepting = accepting or sets.accepting[origin]
+            after = sets.scan(origin, terminal)
+            if after >= 0:
+                threads.update(self.fresh(after))
+                accepting = accepting or sets.accepting[after]
+        if not threads:
+            return DEAD
+        return self._intern(threads, accepting)
+
+    def _intern(self, threads: set, accepting: bool) -> int:
+        key = (tuple(sorted(threads)), accepting)
+        found = self._id_of.get(key)
+        if found is not None:
+            return found
+        if len(threads) > self._limits.max_threads:
+            raise GrammarLimitExceeded("max_threads", self._limits.max_threads, "too many lexer threads at once")
+        if len(self.threads) >= self._limits.max_configs:
+            raise GrammarLimitExceeded("max_configs", self._limits.max_configs, "too many parser configurations")
+        config = len(self.threads)
+        self._id_of[key] = config
+        self.threads.append(key[0])
+        self.accepting.append(accepting)
+        if config >= self.table.shape[0]:
+            grown = np.full((2 * self.table.shape[0], self.table.shape[1]), UNKNOWN, dtype=np.int64)
+            grown[: self.table.shape[0]] = self.table
+            self.table = grown
+        return config

@@ -1,0 +1,65 @@
+"""The grammar artifact's sections, as data: shared by the writer (``indexc.artifact``) and this reader.
+
+Same container as a regex artifact (magic, msgpack header, 64-byte aligned checksummed
+sections: ``indexc_runtime.format``), with ``index_kind = "grammar"`` so that a runtime that
+only knows DFA artifacts refuses the file instead of serving the lexer as if it were the
+constraint.  Three groups of sections (``docs/artifact-format.md``, section 8):
+
+- the *lexer*: the terminals' DFAs side by side, over byte classes, and each lexer state's
+  in-lexeme mask, in exactly the regex artifact's mask sections (so ``MaskStore`` reads them);
+- the *Earley tables*: rules, nullable symbols, prediction closures (``indexc.grammar.earley_tables``);
+- the *token trie* (DFS order, CSR children, token runs; ``docs/token-trie.md``) with each
+  node's byte class, which the live walk reads, and every text token's class sequence by id,
+  which ``advance`` reads.
+
+Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
+``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
+``lexing`` (``"all_splits"``: the only rule this version writes).
+"""
+
+from __future__ import annotations
+
+from indexc_runtime.format import STATE_DTYPES, SectionSpec
+
+GRAMMAR_INDEX_KIND = "grammar"
+GRAMMAR_FORMAT_VERSION = 2  # the container family's content version; sections below
+LEXING_ALL_SPLITS = "all_splits"
+
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = (
+    # lexer
+    SectionSpec("byte_classes", ("u1",), (256,), "class id of each byte value"),
+    SectionSpec("class_transitions", STATE_DTYPES, ("n_lexer_states", "n_classes"),
+                "1 + next lexer state after a byte of class c; 0: the lexeme dies"),
+    SectionSpec("accepting", ("u1",), ("n_lexer_states",), "1 where the state's lexeme may end"),
+    SectionSpec("state_terminal", ("<i4",), ("n_lexer_states",), "terminal id of each lexer state"),
+    SectionSpec("terminal_start", ("<i4",), ("n_terminals",), "start lexer state of each terminal"),
+    SectionSpec("state_mask", ("<i4",), ("n_lexer_states",), "in-lexeme mask id of each lexer state"),
+    SectionSpec("mask_form", ("u1",), ("n_masks",), "0 dense, 1 sparse, 2 complement"),
+    SectionSpec("mask_dense_row", ("<i4",), ("n_masks",), "row of dense_masks for a dense mask, else -1"),
+    SectionSpec("mask_word_offsets", ("<i8",), ("n_masks+1",), "mask m's word pairs"),
+    SectionSpec("forced_token", ("<i4",), ("n_masks",), "the mask's only token, else -1"),
+    SectionSpec("dense_masks", ("<u4",), ("n_dense", "mask_words"), "bitset rows"),
+    SectionSpec("mask_word_index", ("<i8",), ("n_words",), "word indices, strictly increasing within a mask"),
+    SectionSpec("mask_word_value", ("<u4",), ("n_words",), "the word at that index"),
+    # Earley tables
+    SectionSpec("rule_lhs", ("<i4",), ("n_rules",), "nonterminal id of each rule's left side"),
+    SectionSpec("rule_rhs_offsets", ("<i4",), ("n_rules+1",), "rule r's symbols are rule_rhs[offsets[r]:offsets[r+1]]"),
+    SectionSpec("rule_rhs", ("<i4",), ("n_rhs",), "symbol ids: terminal t is t, nonterminal a is n_terminals + a"),
+    SectionSpec("symbol_nullable", ("u1",), ("n_symbols",), "1 where the symbol derives the empty string"),
+    SectionSpec("prediction_offsets", ("<i4",), ("n_nonterminals+1",), "CSR of each nonterminal's prediction closure"),
+    SectionSpec("prediction_rule", ("<i4",), ("n_predictions",), "rule of each predicted item"),
+    SectionSpec("prediction_dot", ("<i4",), ("n_predictions",), "dot of each predicted item"),
+    SectionSpec("ignore_terminals", ("<i4",), ("n_ignore",), "terminals allowed between any two terminals"),
+    # token trie and token classes
+    SectionSpec("trie_node_class", ("u1",), ("n_nodes",), "byte class of the edge into each node (root: 0)"),
+    SectionSpec("trie_child_offsets", ("<i4",), ("n_nodes+1",), "children of p are trie_children[offsets[p]:offsets[p+1]]"),
+    SectionSpec("trie_children", ("<i4",), ("n_edges",), "child node ids, in byte order"),
+    SectionSpec("trie_token_start", ("<i4",), ("n_nodes",), "tokens ending at p: sorted_tokens[start[p]:end[p]]"),
+    SectionSpec("trie_token_end", ("<i4",), ("n_nodes",), "end of the run of tokens ending at p"),
+    SectionSpec("trie_subtree_token_end", ("<i4",), ("n_nodes",), "end of the run of tokens in p's subtree"),
+    SectionSpec("trie_sorted_tokens", ("<i4",), ("n_trie_tokens",), "text token ids ordered by bytes"),
+    SectionSpec("token_class_offsets", ("<i4",), ("vocab_size+1",), "token t's classes: data[offsets[t]:offsets[t+1]]"),
+    SectionSpec("token_class_data", ("u1",), ("n_class_bytes",), "byte classes of every text token, by id"),
+    SectionSpec("special_ids", ("<i4",), ("n_special",), "sorted ids of special (control) tokens"),
+)
+GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

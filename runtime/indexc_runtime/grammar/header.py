@@ -1,0 +1,92 @@
+"""Check a grammar artifact's msgpack header and bind its section shapes.
+
+The common keys are checked as for a DFA artifact (format version, byte order, alignment,
+vocabulary), with the same ``_Checker`` and section-entry checks (``indexc_runtime.header``),
+then the grammar's counts, and every section of ``GRAMMAR_SECTIONS`` against its spec: dtype,
+rank, symbolic dimensions bound to the header's counts and to each other.  ``GrammarHeader``
+has the attributes ``Container`` and ``MaskStore`` read (``sections``, ``dims``,
+``vocab_size``), so both are reused as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.format import ALIGNMENT, BYTE_ORDER, MAX_SECTIONS, MAX_VOCAB_SIZE, mask_words
+from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION, GRAMMAR_INDEX_KIND, GRAMMAR_SECTIONS, LEXING_ALL_SPLITS
+from indexc_runtime.header import SectionInfo, _bind_shape, _Checker, _parse_section_entry
+
+_INT32_MAX = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class GrammarHeader:
+    raw: dict
+    format_version: int
+    vocab_size: int
+    fingerprint: str
+    eos_ids: tuple[int, ...]
+    n_lexer_states: int
+    n_classes: int
+    n_masks: int
+    n_terminals: int
+    n_nonterminals: int
+    n_rules: int
+    terminal_names: tuple[str, ...]
+    sections: dict[str, SectionInfo]  # in file order
+    dims: dict[str, int]
+
+
+def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
+    """Typed fields; ``ArtifactError`` naming the key for anything missing or out of range."""
+    check = _Checker(source)
+    top = check.mapping(raw, "header")
+    version = check.integer(top, "format_version", 0, _INT32_MAX)
+    if version != GRAMMAR_FORMAT_VERSION:
+        raise ArtifactError(f"grammar format_version {version} is not supported (this runtime reads "
+                            f"{GRAMMAR_FORMAT_VERSION})", source=source)
+    if check.string(top, "index_kind") != GRAMMAR_INDEX_KIND:
+        raise ArtifactError(f"index_kind {top['index_kind']!r} is not {GRAMMAR_INDEX_KIND!r}", source=source)
+    if check.string(top, "byte_order") != BYTE_ORDER:
+        raise ArtifactError(f"byte_order {top['byte_order']!r} is not {BYTE_ORDER!r}", source=source)
+    if check.integer(top, "alignment", 1, 1 << 20) != ALIGNMENT:
+        raise ArtifactError(f"alignment {top['alignment']} is not {ALIGNMENT}", source=source)
+    if check.string(top, "lexing") != LEXING_ALL_SPLITS:
+        raise check.fail(f"lexing {top['lexing']!r:.40} is not supported (this runtime reads {LEXING_ALL_SPLITS!r})")
+    vocab = check.mapping(top.get("vocab"), "vocab")
+    vocab_size = check.integer(vocab, "size", 1, MAX_VOCAB_SIZE, where="vocab.")
+    fingerprint = check.string(vocab, "fingerprint", where="vocab.")
+    eos_ids = check.integers(vocab, "eos_ids", 0, vocab_size - 1, where="vocab.")
+    counts = {key: check.integer(top, key, 1, _INT32_MAX)
+              for key in ("n_lexer_states", "n_masks", "n_terminals", "n_nonterminals", "n_rules")}
+    n_classes = check.integer(top, "n_classes", 1, 256)
+    names = top.get("terminal_names")
+    if not isinstance(names, list) or len(names) != counts["n_terminals"] or not all(type(n) is str for n in names):
+        raise check.fail("terminal_names must be a list of n_terminals strings")
+    dims = {**counts, "n_classes": n_classes, "mask_words": mask_words(vocab_size), "vocab_size": vocab_size,
+            "n_symbols": counts["n_terminals"] + counts["n_nonterminals"]}
+    sections = _parse_sections(top.get("sections"), dims, check)
+    return GrammarHeader(top, version, vocab_size, fingerprint, eos_ids, counts["n_lexer_states"], n_classes,
+                         counts["n_masks"], counts["n_terminals"], counts["n_nonterminals"], counts["n_rules"],
+                         tuple(names), sections, dims)
+
+
+def _parse_sections(raw: object, dims: dict[str, int], check: _Checker) -> dict[str, SectionInfo]:
+    if not isinstance(raw, list) or len(raw) > MAX_SECTIONS:
+        raise ArtifactError(f"header: 'sections' must be a list of at most {MAX_SECTIONS} entries", source=check.source)
+    found: dict[str, SectionInfo] = {}
+    for position, entry in enumerate(raw):
+        info = _parse_section_entry(check.mapping(entry, f"sections[{position}]"), position, check)
+        if info.name in found:
+            raise ArtifactError("the section appears twice", source=check.source, section=info.name)
+        found[info.name] = info
+    for spec in GRAMMAR_SECTIONS:
+        info = found.get(spec.name)
+        if info is None:
+            raise ArtifactError("required section is missing", source=check.source, section=spec.name)
+        if info.dtype not in spec.dtypes:
+            raise ArtifactError(f"dtype {info.dtype!r}, expected one of {spec.dtypes}", source=check.source,
+                                section=spec.name)
+        _bind_shape(spec.shape, info, dims, check.source)
+    return dict(sorted(found.items(), key=lambda item: (item[1].offset, item[1].nbytes)))

@@ -1,0 +1,133 @@
+"""``load_grammar_index`` and ``GrammarIndex``: a grammar artifact, opened once, shared by its matchers.
+
+Loading does what a DFA artifact's load does (mmap, prefix, header, layout, the CRC-32 of
+every section of at most 64 KiB, every bound of every index-carrying section) with the
+grammar's header and sections, and shapes the tables for the live path (``tables``).  The
+index itself holds no per-sequence state: every matcher keeps its own Earley sets,
+configurations and mask memo (``GrammarMatcher``), so matchers never contend and a long-lived
+index never grows.
+
+The attributes a DFA ``Index`` offers for tools (``vocab_size``, ``mask_words``,
+``eos_token_ids``, ``special_token_ids``, ``header``, ``sections``, ``section``, ``verify``,
+``check_fingerprint``, ``mask_form_counts``, ``mask_token_ids``) are offered here with the
+same meaning; ``n_states`` counts lexer states.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+
+from indexc_runtime.container import Container, _check_layout, _decode_msgpack, _read_prefix
+from indexc_runtime.errors import FingerprintMismatch
+from indexc_runtime.format import PREFIX, align
+from indexc_runtime.grammar.errors import GrammarLimits
+from indexc_runtime.grammar.header import parse_grammar_header
+from indexc_runtime.grammar.matcher import GrammarMatcher
+from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
+from indexc_runtime.masks import MaskStore
+from indexc_runtime.source import open_artifact_bytes
+
+SMALL_SECTION_BYTES = 64 << 10
+
+
+def load_grammar_index(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool = False,
+                       limits: GrammarLimits = GrammarLimits()) -> "GrammarIndex":
+    """Open a grammar artifact (path, raw or ``.zst``, or bytes) and check it; see ``indexc_runtime.load``."""
+    buffer, source = open_artifact_bytes(path_or_bytes)
+    header_bytes = _read_prefix(buffer, source)
+    header = parse_grammar_header(_decode_msgpack(header_bytes, source), source)
+    data_start = align(PREFIX.size + len(header_bytes))
+    _check_layout(buffer, source, header, PREFIX.size + len(header_bytes), data_start)
+    container = Container(buffer, source, header, data_start)
+    for info in header.sections.values():
+        if verify or info.nbytes <= SMALL_SECTION_BYTES:
+            container.verify_checksum(info.name)
+    index = GrammarIndex(container, limits)
+    if expected_fingerprint is not None:
+        index.check_fingerprint(expected_fingerprint)
+    return index
+
+
+class GrammarIndex:
+    """A loaded grammar artifact: metadata, checked tables, a factory of matchers."""
+
+    kind = "grammar"
+
+    def __init__(self, container: Container, limits: GrammarLimits = GrammarLimits()):
+        self._container = container
+        header = container.header
+        self.source: str = container.source
+        self.vocab_size: int = header.vocab_size
+        self.fingerprint: str = header.fingerprint
+        self.eos_token_ids: tuple[int, ...] = header.eos_ids
+        self.n_states: int = header.n_lexer_states
+        self.n_classes: int = header.n_classes
+        self.n_masks: int = header.n_masks
+        self.start_state: int = 0
+        self.mask_words: int = header.dims["mask_words"]
+        self.format_version: int = header.format_version
+        self.terminal_names: tuple[str, ...] = header.terminal_names
+        self.limits = limits
+        self._lexer = LexerTables.from_container(container)
+        self._rules = EarleyRules.from_container(container)
+        self._trie = TrieArrays.from_container(container)
+        self._masks = MaskStore.from_container(container)
+        special_ids = container.array("special_ids")
+        container.check_below("special_ids", special_ids, self.vocab_size)
+        self.special_token_ids: np.ndarray = special_ids
+        self._eos = frozenset(self.eos_token_ids)
+
+    def matcher(self, limits: GrammarLimits | None = None) -> GrammarMatcher:
+        return GrammarMatcher(self, limits or self.limits)
+
+    @property
+    def header(self) -> dict:
+        return copy.deepcopy(self._container.header.raw)
+
+    @property
+    def sections(self):
+        return tuple(self._container.header.sections.values())
+
+    @property
+    def nbytes(self) -> int:
+        return self._container.nbytes
+
+    @property
+    def n_live_tokens(self) -> int:
+        """Text tokens of the trie (any of them may cross a lexeme boundary)."""
+        return int(self._trie.sorted_tokens.size)
+
+    def check_fingerprint(self, fingerprint: str, *, allow_mismatch: bool = False) -> None:
+        if fingerprint == self.fingerprint:
+            return
+        error = FingerprintMismatch(self.fingerprint, fingerprint, source=self.source)
+        if not allow_mismatch:
+            raise error
+        warnings.warn(f"SERVING ANYWAY (allow_mismatch=True): {error}", RuntimeWarning, stacklevel=2)
+
+    def verify(self) -> None:
+        """Check every section's checksum (the bounds were checked by ``load``)."""
+        for name in self._container.header.sections:
+            self._container.verify_checksum(name)
+
+    def mask_form_counts(self) -> dict[str, int]:
+        return self._masks.form_counts()
+
+    def mask_token_ids(self, mask_id: int) -> np.ndarray:
+        """Sorted token ids of one stored in-lexeme mask."""
+        if not 0 <= mask_id < self.n_masks:
+            raise IndexError(f"mask {mask_id} is outside [0, {self.n_masks})")
+        return self._masks.token_ids(mask_id)
+
+    def section(self, name: str) -> np.ndarray:
+        if name not in self._container.header.sections:
+            raise KeyError(f"no section {name!r} in {self.source}")
+        self._container.verify_checksum(name)
+        return self._container.array(name)
+
+    def __repr__(self) -> str:
+        return (f"<indexc_runtime.GrammarIndex {self.source!r}: {len(self.terminal_names)} terminals, "
+                f"{self.n_states} lexer states, vocab {self.vocab_size}>")

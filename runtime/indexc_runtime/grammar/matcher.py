@@ -1,0 +1,153 @@
+"""``GrammarMatcher``: one sequence's position in a grammar, with the regex ``Matcher``'s API.
+
+State model (the same as the DFA matcher's, with a parser configuration for a DFA state):
+- the matcher is at a configuration (``configs``) and is running or *finished*;
+- ``advance(t)`` accepts ``t`` iff ``fill_bitmask`` would set bit ``t``: an eos id iff the
+  configuration accepts (it then finishes the matcher), a text token iff walking its byte
+  classes through the configuration table leaves a thread alive (one table read per byte, the
+  parser runs only for entries never asked before); otherwise ``TokenNotAllowed`` and nothing
+  changes;
+- ``rollback(n)`` restores the configuration of ``n`` tokens ago (configurations are immutable
+  and interned, so history is one int per token);
+- ``forced_tokens()`` follows, without moving, the chain of configurations whose mask holds
+  exactly one token, stopping before an eos, at a configuration seen before, or after
+  ``MAX_FORCED`` tokens.
+
+Every matcher owns its memo (Earley sets, configurations, masks): a matcher is cheap to create
+(one Earley set and one configuration), not thread-safe, and its memory is bounded by
+``GrammarLimits``.  A limit reached raises ``GrammarLimitExceeded`` and leaves the position as
+it was.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from indexc_runtime.errors import TokenNotAllowed
+from indexc_runtime.grammar.configs import DEAD, Configs
+from indexc_runtime.grammar.earley import EarleySets
+from indexc_runtime.grammar.errors import GrammarLimits
+from indexc_runtime.grammar.walker import MaskWalker
+
+_INT32 = np.dtype(np.int32)
+MAX_FORCED = 256
+
+
+class GrammarMatcher:
+    """Per-sequence cursor over a ``GrammarIndex``."""
+
+    def __init__(self, index, limits: GrammarLimits):
+        self._index = index
+        self._sets = EarleySets(index._rules, limits)
+        self._configs = Configs(index._lexer, self._sets, index._rules.ignore, index.n_classes, limits)
+        self._walker = MaskWalker(index._lexer, index._masks, index._trie, self._configs, index.vocab_size,
+                                  index.eos_token_ids, limits)
+        self._config = self._configs.initial
+        self._finished = False
+        self._history: list[int] = []
+
+    @property
+    def state(self) -> int:
+        """The configuration id (an opaque number, stable for this matcher's life)."""
+        return self._config
+
+    def is_finished(self) -> bool:
+        return self._finished
+
+    def is_accepting(self) -> bool:
+        """May the sequence end here (is the text so far a sentence of the grammar)?"""
+        return self._configs.accepting[self._config]
+
+    def reset(self) -> None:
+        self._config = self._configs.initial
+        self._finished = False
+        self._history.clear()
+
+    def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:
+        """Write the allowed-token bitmask into ``out[row]`` (``out``: int32, shape ``(batch, W)``)."""
+        words = self._index.mask_words
+        if not (isinstance(out, np.ndarray) and out.dtype == _INT32 and out.ndim == 2 and out.shape[1] == words):
+            raise ValueError(f"the bitmask must be an int32 numpy array of shape (batch, {words}); "
+                             f"got {type(out).__name__} {getattr(out, 'dtype', '')} {getattr(out, 'shape', '')}")
+        if self._finished:
+            out[row] = 0
+        else:
+            out[row] = self._walker.mask(self._config)
+
+    def allowed_token_ids(self) -> np.ndarray:
+        """Sorted int32 ids allowed next (empty once finished)."""
+        if self._finished:
+            return np.zeros(0, dtype=np.int32)
+        bits = np.unpackbits(self._walker.mask(self._config).view(np.uint8), bitorder="little")
+        return np.flatnonzero(bits[: self._index.vocab_size]).astype(np.int32)
+
+    def advance(self, token_id: int) -> None:
+        """Accept one token, or raise ``TokenNotAllowed`` and leave the matcher as it was."""
+        token = operator.index(token_id)
+        index = self._index
+        if self._finished or not 0 <= token < index.vocab_size:
+            raise self._refusal(token, "the matcher is finished" if self._finished else "outside the vocabulary")
+        if token in index._eos:
+            if not self.is_accepting():
+                raise self._refusal(token, "end-of-sequence is allowed only where the text is a sentence")
+            self._history.append(self._config)
+            self._finished = True
+            return
+        after = self._walk(self._config, token)
+        if after == DEAD:
+            raise self._refusal(token, "its bytes cannot continue the text in the grammar")
+        self._history.append(self._config)
+        self._config = after
+
+    def rollback(self, n: int) -> None:
+        """Undo the last ``n`` accepted tokens (``ValueError`` if fewer were accepted)."""
+        n = operator.index(n)
+        if not 0 <= n <= len(self._history):
+            raise ValueError(f"cannot roll back {n} tokens: {len(self._history)} accepted since the start")
+        if n:
+            self._config = self._history[-n]
+            del self._history[-n:]
+            self._finished = False
+
+    def forced_tokens(self) -> list[int]:
+        """The tokens that are the only way on from here, in order (the position does not change)."""
+        if self._finished:
+            return []
+        config, chain, seen = self._config, [], {self._config}
+        eos = self._index._eos
+        while len(chain) < MAX_FORCED:
+            bits = np.unpackbits(self._walker.mask(config).view(np.uint8), bitorder="little")
+            allowed = np.flatnonzero(bits[: self._index.vocab_size])
+            if allowed.size != 1 or int(allowed[0]) in eos:
+                break
+            token = int(allowed[0])
+            config = self._walk(config, token)
+            chain.append(token)
+            if config in seen:
+                break
+            seen.add(config)
+        return chain
+
+    def _walk(self, config: int, token: int) -> int:
+        """The configuration after a text token's bytes (``DEAD`` if none survives; also for non-text ids)."""
+        classes = self._index._trie.token_classes(token)
+        if not classes:
+            return DEAD
+        configs = self._configs
+        for byte_class in classes:
+            config = configs.next(config, byte_class)
+            if config == DEAD:
+                return DEAD
+        return config
+
+    def _refusal(self, token: int, reason: str) -> TokenNotAllowed:
+        if 0 <= token < self._index.vocab_size and token in set(self._index.special_token_ids.tolist()) \
+                and token not in self._index._eos:
+            reason = "special tokens are never allowed"
+        return TokenNotAllowed(token, self._config, reason)
+
+    def __repr__(self) -> str:
+        status = "finished" if self._finished else ("accepting" if self.is_accepting() else "running")
+        return f"<indexc_runtime.GrammarMatcher config={self._config} {status} tokens={len(self._history)}>"

@@ -1,0 +1,132 @@
+"""The grammar artifact's tables, checked once at load and shaped for the live path.
+
+Three groups, each bounded with vectorised checks so that no later lookup can go out of range
+(a bad value is an ``ArtifactError`` from ``load``):
+
+- ``LexerTables``: the lexer automaton over byte classes (``next``: -1 where the lexeme dies),
+  each state's lexeme-accepting flag and terminal, each terminal's start state;
+- ``EarleyRules``: rules as Python tuples (grammars have tens to hundreds of rules: tuples
+  read faster than arrays in the parser's per-item loop), nullable symbols, prediction
+  closures;
+- ``TrieArrays``: the token trie's walk arrays as int64/intp numpy arrays (the walk gathers
+  with them), and each token's byte classes (``advance``).
+
+The in-lexeme masks are read by the regex runtime's ``MaskStore`` unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexc_runtime.container import Container
+
+
+@dataclass(frozen=True)
+class LexerTables:
+    byte_classes: np.ndarray  # uint8 (256,)
+    next: np.ndarray  # int64 (n_states, n_classes): next state, -1 dead
+    next_rows: tuple[tuple[int, ...], ...]  # the same as Python ints, per state
+    accepting: tuple[bool, ...]
+    state_terminal: tuple[int, ...]
+    terminal_start: tuple[int, ...]
+    state_mask: tuple[int, ...]
+
+    @classmethod
+    def from_container(cls, c: Container) -> "LexerTables":
+        dims = c.header.dims
+        n_states, n_terminals = dims["n_lexer_states"], dims["n_terminals"]
+        c.check_below("byte_classes", c.array("byte_classes"), dims["n_classes"])
+        raw = c.array("class_transitions")
+        c.check_below("class_transitions", raw, n_states + 1)
+        c.check_below("accepting", c.array("accepting"), 2)
+        c.check_below("state_terminal", c.array("state_terminal"), n_terminals)
+        c.check_below("terminal_start", c.array("terminal_start"), n_states)
+        c.check_below("state_mask", c.array("state_mask"), dims["n_masks"])
+        nxt = raw.astype(np.int64) - 1
+        return cls(c.array("byte_classes"), nxt, tuple(map(tuple, nxt.tolist())),
+                   tuple(bool(a) for a in c.array("accepting").tolist()),
+                   tuple(c.array("state_terminal").tolist()), tuple(c.array("terminal_start").tolist()),
+                   tuple(c.array("state_mask").tolist()))
+
+
+@dataclass(frozen=True)
+class EarleyRules:
+    n_terminals: int
+    lhs_symbol: tuple[int, ...]  # symbol id of each rule's left side
+    rhs: tuple[tuple[int, ...], ...]
+    nullable: tuple[bool, ...]  # by symbol id
+    predictions: tuple[tuple[tuple[int, int], ...], ...]  # by nonterminal id: (rule, dot) items
+    ignore: frozenset[int]
+
+    @classmethod
+    def from_container(cls, c: Container) -> "EarleyRules":
+        dims = c.header.dims
+        T, N, R = dims["n_terminals"], dims["n_nonterminals"], dims["n_rules"]
+        c.check_below("rule_lhs", c.array("rule_lhs"), N)
+        offsets = _checked_offsets(c, "rule_rhs_offsets", dims["n_rhs"])
+        c.check_below("rule_rhs", c.array("rule_rhs"), T + N)
+        c.check_below("symbol_nullable", c.array("symbol_nullable"), 2)
+        pred_offsets = _checked_offsets(c, "prediction_offsets", dims["n_predictions"])
+        pred_rule, pred_dot = c.array("prediction_rule"), c.array("prediction_dot")
+        c.check_below("prediction_rule", pred_rule, R)
+        lengths = np.diff(offsets.astype(np.int64))
+        if pred_dot.size and ((pred_dot < 0) | (pred_dot > lengths[pred_rule])).any():
+            raise c.error("a predicted item's dot lies outside its rule", "prediction_dot")
+        c.check_below("ignore_terminals", c.array("ignore_terminals"), T)
+        rhs_all = c.array("rule_rhs").tolist()
+        bounds = offsets.tolist()
+        rhs = tuple(tuple(rhs_all[bounds[r]:bounds[r + 1]]) for r in range(R))
+        items = list(zip(pred_rule.tolist(), pred_dot.tolist()))
+        p = pred_offsets.tolist()
+        predictions = tuple(tuple(items[p[x]:p[x + 1]]) for x in range(N))
+        return cls(T, tuple(T + a for a in c.array("rule_lhs").tolist()), rhs,
+                   tuple(bool(v) for v in c.array("symbol_nullable").tolist()), predictions,
+                   frozenset(c.array("ignore_terminals").tolist()))
+
+
+@dataclass(frozen=True)
+class TrieArrays:
+    node_class: np.ndarray  # intp (n_nodes,)
+    child_offsets: np.ndarray  # intp (n_nodes + 1,)
+    children: np.ndarray  # intp
+    token_start: np.ndarray  # intp
+    token_end: np.ndarray  # intp
+    subtree_token_end: np.ndarray  # intp
+    sorted_tokens: np.ndarray  # intp
+    token_class_offsets: tuple[int, ...] | memoryview  # by token id
+    token_class_data: bytes
+
+    @classmethod
+    def from_container(cls, c: Container) -> "TrieArrays":
+        dims = c.header.dims
+        n_nodes, n_tokens = dims["n_nodes"], dims["n_trie_tokens"]
+        c.check_below("trie_node_class", c.array("trie_node_class"), dims["n_classes"])
+        child_offsets = _checked_offsets(c, "trie_child_offsets", dims["n_edges"])
+        c.check_below("trie_children", c.array("trie_children"), n_nodes)
+        for name in ("trie_token_start", "trie_token_end", "trie_subtree_token_end"):
+            c.check_below(name, c.array(name), n_tokens + 1)
+        start, end, subtree_end = (c.array(n).astype(np.intp) for n in
+                                   ("trie_token_start", "trie_token_end", "trie_subtree_token_end"))
+        if ((start > end) | (end > subtree_end)).any():
+            raise c.error("token runs must satisfy start <= end <= subtree end", "trie_token_end")
+        c.check_below("trie_sorted_tokens", c.array("trie_sorted_tokens"), dims["vocab_size"])
+        class_offsets = _checked_offsets(c, "token_class_offsets", dims["n_class_bytes"])
+        c.check_below("token_class_data", c.array("token_class_data"), dims["n_classes"])
+        return cls(c.array("trie_node_class").astype(np.intp), child_offsets.astype(np.intp),
+                   c.array("trie_children").astype(np.intp), start, end, subtree_end,
+                   c.array("trie_sorted_tokens").astype(np.intp), memoryview(class_offsets).cast("B").cast("i"),
+                   c.array("token_class_data").tobytes())
+
+    def token_classes(self, token: int) -> bytes:
+        """The byte classes of a text token's bytes (empty: not a text token)."""
+        return self.token_class_data[self.token_class_offsets[token]:self.token_class_offsets[token + 1]]
+
+
+def _checked_offsets(c: Container, name: str, total: int) -> np.ndarray:
+    """A CSR offsets section: starts at 0, never decreases, ends at ``total``."""
+    offsets = c.array(name)
+    if offsets[0] != 0 or offsets[-1] != total or (np.diff(offsets.astype(np.int64)) < 0).any():
+        raise c.error(f"offsets must rise from 0 to {total}", name)
+    return offsets

@@ -1,0 +1,132 @@
+"""A configuration's token mask: precomputed in-lexeme masks, plus a live walk of the token trie.
+
+mask(C) = eos if C accepts, plus every text token whose bytes leave some thread of C alive.
+Two parts:
+
+1. *In-lexeme*: a token whose bytes stay inside one thread's lexeme is allowed (the thread
+   stays live); those tokens are the compiled mask of the thread's lexer state.  The OR of
+   the masks of C's distinct lexer states is written first (a dense copy or a scatter each).
+2. *Live walk*: the tokens that complete a lexeme part-way (and go on in the next one) are
+   found by walking the token trie level by level with numpy: the frontier is an array of
+   (trie node, configuration) pairs, a level is one gather in the configurations' transition
+   table (``Configs.table``; entries never asked before are computed by the parser, in
+   Python, and kept), dead pairs are dropped, the tokens ending at live nodes are allowed.
+   A subtree whose tokens are all allowed already (counted with a prefix sum of part 1 in
+   trie order) is not entered, so inside a wide lexeme (a string body) the walk only goes
+   where a token can leave it.
+
+The mask of each configuration is memoised (bounded, least recently used) with the prefix
+sums of part 1 per set of lexer masks.  Cost and where it goes: ``docs/grammar-path.md``.
+The walk stops with ``GrammarLimitExceeded`` past ``walk_budget`` frontier pairs.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from indexc_runtime.grammar.configs import UNKNOWN, Configs
+from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.tables import LexerTables, TrieArrays
+from indexc_runtime.masks import MaskStore
+
+MASK_MEMO = 64  # memoised masks per matcher (16 KB each for a 128k vocabulary)
+
+
+class MaskWalker:
+    """Computes (and memoises) the bitmask row of configurations of one matcher."""
+
+    def __init__(self, lexer: LexerTables, masks: MaskStore, trie: TrieArrays, configs: Configs,
+                 vocab_size: int, eos_ids: tuple[int, ...], limits: GrammarLimits):
+        self._lexer, self._masks, self._trie, self._configs = lexer, masks, trie, configs
+        self._vocab_size = vocab_size
+        self._words = masks.words
+        self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
+        self._limits = limits
+        self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._lexeme_memo: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._scratch = np.zeros((1, self._words), dtype=np.int32)
+        root = slice(int(trie.child_offsets[0]), int(trie.child_offsets[1]))
+        self._root_children = trie.children[root]
+        self._root_classes = trie.node_class[self._root_children]
+
+    def mask(self, config: int) -> np.ndarray:
+        """The int32 bitmask row of ``config`` (memoised: do not modify it)."""
+        row = self._memo.get(config)
+        if row is not None:
+            self._memo.move_to_end(config)
+            return row
+        states = {state for _, _, state in self._configs.threads[config]}
+        mask_ids = tuple(sorted({self._lexer.state_mask[s] for s in states}))
+        base, covered = self._in_lexeme(mask_ids)
+        flags = np.unpackbits(base.view(np.uint8), bitorder="little")
+        self._walk(config, covered, flags)
+        flags[self._eos] = self._configs.accepting[config]
+        row = np.packbits(flags, bitorder="little").view(np.int32)
+        self._memo[config] = row
+        if len(self._memo) > MASK_MEMO:
+            self._memo.popitem(last=False)
+        return row
+
+    def _in_lexeme(self, mask_ids: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """OR of the in-lexeme masks, and its prefix sums over the trie's token order."""
+        found = self._lexeme_memo.get(mask_ids)
+        if found is not None:
+            self._lexeme_memo.move_to_end(mask_ids)
+            return found
+        row = np.zeros(self._words, dtype=np.int32)
+        for mask_id in mask_ids:
+            self._masks.fill(mask_id, self._scratch, 0)
+            row |= self._scratch[0]
+        flags = np.unpackbits(row.view(np.uint8), bitorder="little")
+        covered = np.zeros(self._trie.sorted_tokens.size + 1, dtype=np.int32)
+        np.cumsum(flags[self._trie.sorted_tokens], out=covered[1:])
+        self._lexeme_memo[mask_ids] = (row, covered)
+        if len(self._lexeme_memo) > MASK_MEMO // 4:
+            self._lexeme_memo.popitem(last=False)
+        return row, covered
+
+    def _walk(self, config: int, covered: np.ndarray, flags: np.ndarray) -> None:
+        """Set the flags of tokens reached alive by the live walk (see the module note)."""
+        trie, configs = self._trie, self._configs
+        nodes = self._root_children
+        classes = self._root_classes
+        current = np.full(nodes.size, config, dtype=np.int64)
+        visited = 0
+        hits = []
+        while nodes.size:
+            table = configs.table
+            nxt = table[current, classes]
+            unknown = nxt == UNKNOWN
+            if unknown.any():
+                configs.resolve(current[unknown], classes[unknown])
+                nxt = configs.table[current, classes]
+            alive = nxt >= 0
+            nodes, current = nodes[alive], nxt[alive]
+            lo, hi = trie.token_start[nodes], trie.subtree_token_end[nodes]
+            open_ = (covered[hi] - covered[lo]) != (hi - lo)
+            nodes, current = nodes[open_], current[open_]
+            hits.append(nodes)
+            visited += nodes.size
+            if visited > self._limits.walk_budget:
+                raise GrammarLimitExceeded("walk_budget", self._limits.walk_budget, "the live trie walk for one mask")
+            first = trie.child_offsets[nodes]
+            counts = trie.child_offsets[nodes + 1] - first
+            owner, position = _expand_runs(first, counts)
+            nodes = trie.children[position]
+            classes = trie.node_class[nodes]
+            current = current[owner]
+        if hits:
+            ended = np.concatenate(hits)
+            starts = trie.token_start[ended]
+            _, position = _expand_runs(starts, trie.token_end[ended] - starts)
+            flags[trie.sorted_tokens[position]] = 1
+
+
+def _expand_runs(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every element of the runs ``[starts[i], starts[i] + counts[i])``: its run and its position."""
+    total = int(counts.sum())
+    owner = np.repeat(np.arange(counts.size), counts)
+    run_first = np.cumsum(counts) - counts
+    return owner, starts[owner] + (np.arange(total) - run_first[owner])
