@@ -28,14 +28,18 @@ from indexc.grammar.source_position import error_at
 ROOT = "root"
 
 
-def parse_gbnf(text: str, *, source: str = "<gbnf>", start: str = ROOT) -> Grammar:
-    """The IR of a GBNF grammar; raises ``GrammarError`` with line and column."""
+def parse_gbnf(text: str, *, source: str = "<gbnf>", start: str = ROOT, fold: bool = True) -> Grammar:
+    """The IR of a GBNF grammar; raises ``GrammarError`` with line and column.
+
+    ``fold=False`` skips ``gbnf_folding``: one terminal per literal and class, every rule kept
+    (the same language; the tests compare the two).
+    """
     definitions = parse_gbnf_text(text, source)
     if start not in definitions:
         raise error_at(text, 0, f"no {start!r} rule", source)
     reachable, warnings = check_references(definitions, [start], text, source)
     used = {name: definitions[name] for name in definitions if name in reachable}
-    bodies = fold_regular_parts(used, start)
+    bodies = fold_regular_parts(used, start) if fold else {name: d.body for name, d in used.items()}
 
     builder = BnfBuilder(reserved_names=frozenset(definitions))
     for name, body in bodies.items():

@@ -1,0 +1,210 @@
+"""Brute-force reference for grammars: a byte-level Earley recogniser over the grammar IR.
+
+Semantics ("all splits").  The language of a ``Grammar`` is the context-free language in which
+each terminal stands for its regex's whole language (any string the regex full-matches) and
+the ignored terminals may occur, any number of times, between any two terminals and at the
+start and end.  Nothing is lexed: every way of cutting the text into terminals counts.  This
+is GBNF's own character-level meaning (llama.cpp explores every split), and it is the rule the
+Earley path implements.  Engines with a lexer differ:
+
+- llguidance lexes *greedily*: a lexeme is extended as long as it can be and ends only where
+  no longer match is possible (with lazy lexemes as the exception), so it rejects texts that
+  need a shorter split — ``arithmetic.gbnf``'s ``ws ::= [ \\t\\n]*`` before a required
+  ``"\\n"`` makes it reject ``a=b\\n``, which this oracle (and llama.cpp) accepts.
+- Lark's Earley parser with ``lexer="dynamic"`` matches each terminal's regex with ``re.match``
+  at a position (one length per terminal: the one Python's backtracking regex engine picks,
+  longest for greedy quantifiers); ``lexer="dynamic_complete"`` tries every length, which is
+  this oracle's semantics.  Lark's standard/contextual lexers are greedy like llguidance's.
+
+How.  Earley items carry a rule and a dot; a terminal being read is an item of its own
+carrying the terminal's byte-DFA state (built with ``indexc.automaton.compile_regex``, which is
+tested against ``re`` separately) and the position where it started.  Each input byte advances
+the terminal items; a terminal item in an accepting state completes the items waiting for that
+terminal where it started.  Nullable symbols are handled by Aycock and Horspool's rule (the
+predictor steps over a nullable symbol at once).  Ignored terminals are compiled into the
+grammar: every terminal ``T`` in a right-hand side becomes ``T ign*``, and the start becomes
+``ign* start``.  Unproductive rules are dropped first, so every item left in a set can still be
+completed: the text is a viable prefix iff the last set is not empty.
+
+Nothing here is shared with indexc's Earley path (tables, lexer automaton, runtime parser).
+Cost: items x bytes in pure Python — keep documents to a few kilobytes and vocabularies to a
+few hundred tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from indexc.automaton import DEAD, ByteDFA, compile_regex
+from indexc.grammar.ir import Grammar, Rule
+
+_START = "<oracle-start>"
+_IGNORED = "<oracle-ignored>"
+
+
+@dataclass
+class _EarleySet:
+    """Items of one position: rule items (rule, dot, origin), terminal items (terminal, state, origin)."""
+
+    rule_items: set[tuple[int, int, int]] = field(default_factory=set)
+    terminal_items: set[tuple[int, int, int]] = field(default_factory=set)
+    waiting: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)  # symbol -> items before it
+
+
+class GrammarOracle:
+    """Viable-prefix and whole-text tests for one grammar under the all-splits semantics."""
+
+    def __init__(self, grammar: Grammar):
+        self.grammar = grammar
+        rules = _with_ignored_terminals(_productive_rules(grammar), grammar)
+        self.rules: list[Rule] = rules
+        self.rules_of: dict[str, list[int]] = {}
+        for index, rule in enumerate(rules):
+            self.rules_of.setdefault(rule.lhs, []).append(index)
+        self.terminal_names = sorted(grammar.terminals)
+        self.terminal_index = {name: i for i, name in enumerate(self.terminal_names)}
+        self.dfas: list[ByteDFA] = [compile_regex(grammar.terminals[name].regex) for name in self.terminal_names]
+        self.nullable = _nullable_symbols(rules, {name for name, dfa in zip(self.terminal_names, self.dfas) if dfa.accepting[0]})
+
+    # --- public answers --------------------------------------------------------------------
+
+    def is_prefix(self, data: bytes) -> bool:
+        """Is ``data`` a prefix of some sentence of the grammar?"""
+        return self.chart(data) is not None
+
+    def accepts(self, data: bytes) -> bool:
+        """Is ``data`` a whole sentence of the grammar?"""
+        chart = self.chart(data)
+        return chart is not None and self._is_complete(chart)
+
+    def allowed_tokens(self, prefix: bytes, vocab_token_bytes: Sequence[bytes | None], eos_ids: Sequence[int] = ()) -> set[int]:
+        """Ids of the tokens after which ``prefix`` + token is still a viable prefix; the EOS
+        ids too when ``prefix`` is a whole sentence.  Empty or ``None`` tokens (special
+        tokens) are never allowed.  Empty when ``prefix`` itself is not viable."""
+        chart = self.chart(prefix)
+        if chart is None:
+            return set()
+        allowed = {
+            token_id
+            for token_id, token in enumerate(vocab_token_bytes)
+            if token and self._extend(chart, token) is not None
+        }
+        if self._is_complete(chart):
+            allowed.update(eos_ids)
+        return allowed
+
+    def chart(self, data: bytes) -> list[_EarleySet] | None:
+        """The Earley sets after ``data`` (None as soon as the text cannot continue)."""
+        first = _EarleySet()
+        if _START in self.rules_of:
+            self._closure([], first, [(rule, 0, 0) for rule in self.rules_of[_START]])
+        if not first.rule_items:
+            return None
+        return self._extend([first], data)
+
+    # --- Earley steps ----------------------------------------------------------------------
+
+    def _extend(self, chart: list[_EarleySet], data: bytes) -> list[_EarleySet] | None:
+        chart = list(chart)
+        for byte in data:
+            following = self._scan(chart, byte)
+            if following is None:
+                return None
+            chart.append(following)
+        return chart
+
+    def _scan(self, chart: list[_EarleySet], byte: int) -> _EarleySet | None:
+        position = len(chart)
+        current = chart[-1]
+        following = _EarleySet()
+        completed: list[tuple[int, int, int]] = []
+        for terminal, state, origin in current.terminal_items:
+            dfa = self.dfas[terminal]
+            next_state = int(dfa.transitions[state, byte])
+            if next_state == DEAD:
+                continue
+            following.terminal_items.add((terminal, next_state, origin))
+            if dfa.accepting[next_state]:
+                name = self.terminal_names[terminal]
+                completed.extend((rule, dot + 1, start) for rule, dot, start in chart[origin].waiting.get(name, ()))
+        if not following.terminal_items:
+            return None
+        self._closure(chart, following, completed)
+        return following
+
+    def _closure(self, chart: list[_EarleySet], earley_set: _EarleySet, agenda: list[tuple[int, int, int]]) -> None:
+        """Add ``agenda`` to the set after ``chart``, and all that prediction and completion derive."""
+        position = len(chart)
+        while agenda:
+            item = agenda.pop()
+            if item in earley_set.rule_items:
+                continue
+            earley_set.rule_items.add(item)
+            rule_index, dot, origin = item
+            rhs = self.rules[rule_index].rhs
+            if dot == len(rhs):
+                if origin != position:  # empty completions are taken care of by the predictor
+                    lhs = self.rules[rule_index].lhs
+                    agenda.extend((r, d + 1, o) for r, d, o in chart[origin].waiting.get(lhs, ()))
+                continue
+            symbol = rhs[dot]
+            earley_set.waiting.setdefault(symbol, []).append(item)
+            if symbol in self.nullable:
+                agenda.append((rule_index, dot + 1, origin))
+            if symbol in self.terminal_index:
+                earley_set.terminal_items.add((self.terminal_index[symbol], 0, position))
+            else:
+                agenda.extend((rule, 0, position) for rule in self.rules_of.get(symbol, ()))
+
+    def _is_complete(self, chart: list[_EarleySet]) -> bool:
+        return any(
+            self.rules[rule].lhs == _START and dot == len(self.rules[rule].rhs) and origin == 0
+            for rule, dot, origin in chart[-1].rule_items
+        )
+
+
+def _productive_rules(grammar: Grammar) -> list[Rule]:
+    """The rules whose symbols all derive some finite string (fixpoint)."""
+    productive = set(grammar.terminals)
+    changed = True
+    while changed:
+        changed = False
+        for rule in grammar.rules:
+            if rule.lhs not in productive and all(symbol in productive for symbol in rule.rhs):
+                productive.add(rule.lhs)
+                changed = True
+    return [rule for rule in grammar.rules if rule.lhs in productive and all(s in productive for s in rule.rhs)]
+
+
+def _with_ignored_terminals(rules: list[Rule], grammar: Grammar) -> list[Rule]:
+    """Add the start rule, and let ignored terminals follow every terminal and open the text."""
+    if not grammar.ignore:
+        return [Rule(_START, (grammar.start,)), *rules]
+    wrapped: dict[str, str] = {}
+    out = [Rule(_START, (_IGNORED, grammar.start)), Rule(_IGNORED, ())]
+    out.extend(Rule(_IGNORED, (_IGNORED, name)) for name in grammar.ignore)
+    for rule in rules:
+        rhs = []
+        for symbol in rule.rhs:
+            if symbol in grammar.terminals:
+                if symbol not in wrapped:
+                    wrapped[symbol] = f"<{symbol} ignored*>"
+                    out.append(Rule(wrapped[symbol], (symbol, _IGNORED)))
+                symbol = wrapped[symbol]
+            rhs.append(symbol)
+        out.append(Rule(rule.lhs, tuple(rhs)))
+    return out
+
+
+def _nullable_symbols(rules: list[Rule], nullable_terminals: set[str]) -> set[str]:
+    """Symbols that derive the empty string."""
+    nullable = set(nullable_terminals)
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            if rule.lhs not in nullable and all(symbol in nullable for symbol in rule.rhs):
+                nullable.add(rule.lhs)
+                changed = True
+    return nullable
