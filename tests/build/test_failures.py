@@ -1,0 +1,57 @@
+"""One failing constraint never stops the others: listed with file and reason, exit 1, no partial files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from indexc.build import ProjectError, run_build
+from indexc.build import kinds
+from indexc.cli.main import main
+from tests.build.conftest import REGEXES, write_project
+
+
+def test_bad_regex_fails_alone(tmp_path):
+    project = write_project(tmp_path / "p", {**REGEXES, "broken.regex": "a(b"})
+    out = tmp_path / "artifacts"
+    report = run_build(project, out, jobs=1)
+    failed = report.with_status("failed")
+    assert [record.artifact for record in failed] == ["gpt2/broken.idx"]
+    assert failed[0].file.endswith("broken.regex") and failed[0].reason
+    assert report.exit_code == 1
+    assert sorted(p.name for p in (out / "gpt2").iterdir()) == ["digits.idx", "hex.idx", "word.idx"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [f["artifact"] for f in manifest["failures"]] == ["gpt2/broken.idx"]
+    assert "gpt2/broken.idx" not in manifest["artifacts"]
+
+
+def test_missing_kind_compiler_is_a_listed_failure(tmp_path, monkeypatch):
+    monkeypatch.setitem(kinds.KIND_MODULES, "json_schema", "indexc.pipeline.no_such_kind_module")
+    files = {"digits.regex": "[0-9]+", "order.schema.json": '{"type": "integer"}'}
+    project = write_project(tmp_path / "p", files, '[[constraints]]\nfiles = ["*.regex", "*.schema.json"]\n')
+    report = run_build(project, tmp_path / "out", jobs=1)
+    by_artifact = {record.artifact: record for record in report.records}
+    assert by_artifact["gpt2/digits.idx"].status == "compiled"
+    assert by_artifact["gpt2/order.idx"].status == "failed"
+    assert "JSON Schema compiler is not available" in by_artifact["gpt2/order.idx"].reason
+
+
+def test_cli_exit_code_and_json_report(tmp_path, capsys):
+    project = write_project(tmp_path / "p", {"ok.regex": "[ab]", "bad.regex": "(("})
+    code = main(["build", str(project), "-o", str(tmp_path / "out"), "--jobs", "1", "--json"])
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 1
+    assert (report["compiled"], report["failed"], report["total"]) == (1, 1, 2)
+    assert report["failures"][0]["file"].endswith("bad.regex")
+
+
+@pytest.mark.parametrize("entries, message", [
+    ('[[constraints]]\nfiles = "*.regex"\nmute_literal = false\n', "unknown key"),
+    ('[[constraints]]\nfiles = "absent.regex"\n', "no file"),
+    ('[[constraints]]\nfiles = "*.regex"\ntokenizers = ["llama9"]\n', "unknown tokenizer"),
+])
+def test_project_mistakes_are_errors_not_silent_defaults(tmp_path, entries, message):
+    project = write_project(tmp_path / "p", REGEXES, entries)
+    with pytest.raises(ProjectError, match=message):
+        run_build(project, tmp_path / "out", jobs=1)
