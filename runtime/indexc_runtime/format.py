@@ -48,7 +48,13 @@ MAX_HEADER_ARRAY = 1 << 16  # entries of any one list in the header (eos ids, se
 MAX_HEADER_MAP = 1 << 12  # keys of any one map in the header
 MAX_SECTIONS = 64
 MAX_VOCAB_SIZE = 1 << 24  # 16.7 M ids: 60x the largest real vocabulary; bounds mask buffers
-MAX_DECOMPRESSED_BYTES = 4 << 30  # the .zst shipping form is inflated into memory
+MAX_DECOMPRESSED_BYTES = 4 << 30  # the .zst shipping form is inflated into memory: never more than this
+# ... and never more than MAX_COMPRESSION_RATIO x its compressed size (at least MIN_INFLATION_CAP), so a
+# 100 KB zstd bomb cannot ask for gigabytes.  Real artifacts compress 2.4-21x (levels 3 and 19, Llama-3).
+MAX_COMPRESSION_RATIO = 1024
+MIN_INFLATION_CAP = 64 << 20
+MAX_ZSTD_WINDOW = 1 << 25  # the writer's frames use <= 8 MiB windows (level 19); zstd's own default cap is 128 MiB
+MAX_HEADER_DEPTH = 8  # nesting of lists and maps in the header: the known keys use 3
 
 # Mask storage forms (``mask_form`` values).
 MASK_DENSE = 0  # one row of ``dense_masks``

@@ -12,6 +12,13 @@ Version 2 adds one required key, ``token_class_rows`` (``format.TOKEN_ROWS_*``):
 ``"token_id"`` the token class offsets have ``vocab.size + 1`` entries and ``live_tokens`` is
 empty; with ``"live_tokens"`` (and always in version 1) there is one row per live token.
 
+Every value is inside the JSON data model (maps with string keys, lists, strings, numbers,
+booleans, nil) and nested at most ``MAX_HEADER_DEPTH`` deep, and the informative keys
+(``compiler_version``, ``constraint``, ``options``, ``stats``) have their documented types
+when present: tools print and copy the header, and a bytes value or a list nested a
+thousand deep would break them (``Index.header``'s ``copy.deepcopy`` overflowed the stack: found
+in the audit, kept in the fuzz corpus).
+
 Cost: ~30-80 us for a 15-section header (most of it the per-entry checks, in Python).
 
 Compatibility: keys this reader does not know are kept in ``Header.raw`` and otherwise
@@ -30,6 +37,7 @@ from indexc_runtime.format import (
     BYTE_ORDER,
     DTYPE_ITEMSIZE,
     INDEX_KIND,
+    MAX_HEADER_DEPTH,
     MAX_SECTIONS,
     MAX_VOCAB_SIZE,
     SECTIONS_BY_VERSION,
@@ -85,6 +93,7 @@ def parse_header(raw: object, source: str) -> Header:
         raise ArtifactError(f"byte_order {top['byte_order']!r} is not {BYTE_ORDER!r}", source=source)
     if check.integer(top, "alignment", 1, 1 << 20) != ALIGNMENT:
         raise ArtifactError(f"alignment {top['alignment']} is not {ALIGNMENT}", source=source)
+    _check_data_model(top, check)
     vocab = check.mapping(top.get("vocab"), "vocab")
     vocab_size = check.integer(vocab, "size", 1, MAX_VOCAB_SIZE, where="vocab.")
     fingerprint = check.string(vocab, "fingerprint", where="vocab.")
@@ -103,6 +112,45 @@ def parse_header(raw: object, source: str) -> Header:
                             source=source, section="token_class_offsets")
     return Header(top, version, vocab_size, fingerprint, eos_ids, n_states, n_classes, n_masks,
                   start_state, token_rows, sections, dims)
+
+
+def _check_data_model(top: dict, check: "_Checker") -> None:
+    """The informative keys' types, and every value outside ``sections`` inside the JSON data model.
+
+    Tools print the header (``indexc inspect --json``) and copy it (``Index.header``): a bytes
+    value, a non-string key or a list nested a thousand deep would break them far from here.
+    ~7 us for a real header (``sections`` is checked entry by entry in ``_parse_section_entry``).
+    """
+    for key, kind in _INFORMATIVE_TYPES.items():
+        if key in top and type(top[key]) is not kind:
+            raise check.fail(f"{key} must be a {_TYPE_NAMES[kind]}, found {type(top[key]).__name__}")
+    for key, value in top.items():
+        if type(key) is not str:
+            raise check.fail(f"keys must be strings, found {type(key).__name__}")
+        if key != "sections":
+            _check_nesting(value, key, 2, check)
+
+
+def _check_nesting(root: object, where: str, depth: int, check: "_Checker") -> None:
+    """``root`` (at nesting ``depth``) holds only JSON-like values, at most ``MAX_HEADER_DEPTH`` deep (no recursion)."""
+    stack = [(root, depth)]
+    while stack:
+        value, depth = stack.pop()
+        kind = type(value)
+        if kind is dict or kind is list:
+            if depth > MAX_HEADER_DEPTH:
+                raise check.fail(f"{where} nests lists and maps more than {MAX_HEADER_DEPTH} deep")
+            if kind is dict and not all(type(key) is str for key in value):
+                raise check.fail(f"{where}: map keys must be strings")
+            stack.extend((child, depth + 1) for child in (value.values() if kind is dict else value))
+        elif kind not in _SCALAR_TYPES:
+            raise check.fail(f"{where} holds a {kind.__name__} value (only maps, lists, strings, numbers, "
+                             "booleans and nil are allowed)")
+
+
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
+_INFORMATIVE_TYPES = {"compiler_version": str, "constraint": dict, "options": dict, "stats": dict}
+_TYPE_NAMES = {str: "string", dict: "map"}
 
 
 def _token_rows(top: dict, version: int, check: "_Checker") -> str:
@@ -136,6 +184,8 @@ def _parse_sections(raw: object, version: int, dims: dict[str, int], check: "_Ch
 
 def _parse_section_entry(entry: dict, position: int, check: "_Checker") -> SectionInfo:
     """One entry of ``sections``; the happy path in a few type tests (~1 us), the messages in ``_explain_bad_entry``."""
+    if len(entry) != len(SectionInfo._fields):
+        _check_nesting(entry, f"sections[{position}]", 3, check)
     get = entry.get
     name, dtype, shape, offset, nbytes, crc = get("name"), get("dtype"), get("shape"), get("offset"), \
         get("nbytes"), get("crc32")

@@ -2,11 +2,16 @@
 
 - A path to a raw artifact is memory-mapped (``mmap``, read-only): opening costs a few tens of
   microseconds whatever the size, and pages are read from disk only when a mask touches them.
+- Only a regular file is opened (non-blocking, checked with ``fstat``): a FIFO or a device
+  would make ``load`` hang or read forever.
 - A path to the ``.zst`` shipping form, or bytes starting with the zstandard magic, are
-  inflated into memory (the name does not matter: the first four bytes decide).  Inflation is
-  fed in small pieces with a hard cap (``MAX_DECOMPRESSED_BYTES``), so a frame header that
-  claims a huge content size never drives an allocation; memory grows only with bytes that
-  really come out of the decoder.  One complete frame, nothing after it.
+  inflated into memory (the name does not matter: the first four bytes decide).  The output
+  is capped by the input: at most ``MAX_COMPRESSION_RATIO`` (1024) times the compressed size,
+  at least ``MIN_INFLATION_CAP`` (64 MiB), never more than ``MAX_DECOMPRESSED_BYTES``; real
+  artifacts compress 2.4-21x.  A content size declared in the frame is checked against the
+  cap before anything is allocated and must be met exactly; the decoder's window is capped
+  (``MAX_ZSTD_WINDOW``).  Inflation is fed in small pieces, so memory grows only with bytes
+  that really come out of the decoder.  One complete frame, nothing after it.
 - Bytes-like objects are used in place when they are 8-byte aligned (so that int64 views are
   aligned), else copied once into an aligned buffer.
 
@@ -26,15 +31,24 @@ from __future__ import annotations
 
 import mmap
 import os
+import stat
 import sys
 
 import numpy as np
 import zstandard
 
 from indexc_runtime.errors import ArtifactError
-from indexc_runtime.format import ALIGNMENT, MAX_DECOMPRESSED_BYTES, ZSTD_MAGIC
+from indexc_runtime.format import (
+    ALIGNMENT,
+    MAX_COMPRESSION_RATIO,
+    MAX_DECOMPRESSED_BYTES,
+    MAX_ZSTD_WINDOW,
+    MIN_INFLATION_CAP,
+    ZSTD_MAGIC,
+)
 
 _FEED = 4096
+_OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)  # a FIFO must not block open()
 _MADV_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ", 22) if sys.platform.startswith("linux") else None
 
 
@@ -49,35 +63,66 @@ def open_artifact_bytes(path_or_bytes) -> tuple[memoryview, str]:
         raise TypeError(f"load() takes a path or bytes, not {type(path_or_bytes).__name__}")
     name = os.fspath(path_or_bytes)
     try:
-        with open(name, "rb") as handle:
-            first = handle.read(4)
-            if first == ZSTD_MAGIC:
-                handle.seek(0)
-                return _inflate(memoryview(handle.read()), name), name
-            if not first:
-                raise ArtifactError("the file is empty", source=name)
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        descriptor = os.open(name, os.O_RDONLY | _OPEN_FLAGS)
     except OSError as exc:
         raise ArtifactError(f"cannot read the file: {exc.strerror or exc}", source=name) from None
-    return memoryview(mapped), name
+    try:
+        return _read_regular_file(descriptor, name), name
+    except OSError as exc:
+        raise ArtifactError(f"cannot read the file: {exc.strerror or exc}", source=name) from None
+    finally:
+        os.close(descriptor)
+
+
+def _read_regular_file(descriptor: int, name: str) -> memoryview:
+    """Map (or, for the .zst form, read and inflate) an open file; anything but a regular file is refused.
+
+    The file is opened non-blocking and checked with ``fstat`` before a byte is read: a FIFO, a
+    terminal or a device (``/dev/zero``) would block the reader or never end.
+    """
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):
+        raise ArtifactError("cannot read the file: not a regular file (a directory, FIFO or device)", source=name)
+    if status.st_size == 0:
+        raise ArtifactError("the file is empty", source=name)
+    if os.read(descriptor, 4) == ZSTD_MAGIC:
+        os.lseek(descriptor, 0, os.SEEK_SET)
+        with os.fdopen(os.dup(descriptor), "rb") as handle:
+            return _inflate(memoryview(handle.read()), name)
+    return memoryview(mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ))
+
+
+def inflation_cap(compressed_bytes: int) -> int:
+    """The most bytes a zstandard form of ``compressed_bytes`` may inflate to (see ``format``)."""
+    return min(MAX_DECOMPRESSED_BYTES, max(MIN_INFLATION_CAP, MAX_COMPRESSION_RATIO * compressed_bytes))
 
 
 def _inflate(compressed: memoryview, name: str) -> memoryview:
     """Decompress exactly one complete zstandard frame, fed in small pieces, refusing more than the cap.
 
-    Feeding ``_FEED`` input bytes at a time bounds what one call can produce (a 4-byte RLE block
-    inflates to at most 128 KiB), so the cap is checked before memory runs away.  The frame must
-    end exactly at the end of the input: a missing checksum or trailing bytes are damage.
+    The cap (``inflation_cap``) is set by the compressed size, so a small hostile file cannot
+    ask for gigabytes; a content size declared in the frame header is checked against it
+    before anything is allocated and must then be met exactly.  Feeding ``_FEED`` input bytes
+    at a time bounds what one call can produce (a 4-byte RLE block inflates to at most
+    128 KiB), so the cap is checked before memory runs away.  The frame must end exactly at
+    the end of the input: a missing checksum or trailing bytes are damage.
     """
+    cap = inflation_cap(compressed.nbytes)
+    declared = _declared_size(compressed, name)
+    if declared > cap:
+        raise ArtifactError(f"the zstandard frame declares {declared:,} bytes, more than the {cap:,} allowed "
+                            f"for a {compressed.nbytes:,}-byte file", source=name)
+    limit = cap if declared < 0 else declared
     chunks: list[bytes] = []
     total = 0
-    decoder = zstandard.ZstdDecompressor().decompressobj()
+    decoder = zstandard.ZstdDecompressor(max_window_size=MAX_ZSTD_WINDOW).decompressobj()
     try:
         for start in range(0, compressed.nbytes, _FEED):
             chunk = decoder.decompress(compressed[start : start + _FEED])
             total += len(chunk)
-            if total > MAX_DECOMPRESSED_BYTES:
-                raise ArtifactError(f"the zstandard form inflates to more than {MAX_DECOMPRESSED_BYTES:,} bytes",
+            if total > limit:
+                raise ArtifactError(f"the zstandard form inflates to more than {limit:,} bytes "
+                                    f"({'declared in its frame' if declared >= 0 else 'the cap for its size'})",
                                     source=name)
             chunks.append(chunk)
             if decoder.eof:
@@ -88,12 +133,22 @@ def _inflate(compressed: memoryview, name: str) -> memoryview:
         raise ArtifactError("the zstandard form is truncated (its frame does not end)", source=name)
     if decoder.unused_data or start + _FEED < compressed.nbytes:
         raise ArtifactError("unexpected bytes after the zstandard frame", source=name)
+    if 0 <= declared != total:
+        raise ArtifactError(f"the zstandard frame declares {declared:,} bytes but holds {total:,}", source=name)
     buffer = _aligned_empty(total)
     position = 0
     for chunk in chunks:
         buffer[position : position + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
         position += len(chunk)
     return memoryview(buffer).toreadonly()
+
+
+def _declared_size(compressed: memoryview, name: str) -> int:
+    """The content size the frame header declares, or -1 when it declares none."""
+    try:
+        return zstandard.frame_content_size(compressed)
+    except zstandard.ZstdError as exc:
+        raise ArtifactError(f"the zstandard frame header is invalid: {exc}", source=name) from None
 
 
 def _aligned(view: memoryview) -> memoryview:
