@@ -41,7 +41,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.maskbench", description=__doc__.splitlines()[0])
     p.add_argument("directory", nargs="?", default=str(DEFAULT_DIR), help="MaskBench files (default: %(default)s)")
     p.add_argument("--files", default="*.json", help="glob(s) on file names, comma-separated")
-    p.add_argument("--limit", type=int, help="first N files (sorted by name) after --files")
+    p.add_argument("--every", type=int, default=1, help="every K-th file (sorted by name) after --files: a spread subset")
+    p.add_argument("--limit", type=int, help="first N files (sorted by name) after --files and --every")
     p.add_argument("--engines", default="indexc,llguidance", help=f"comma-separated of {', '.join(SCHEMA_ENGINES)}, or all")
     p.add_argument("--jobs", type=int, default=1, help="worker processes per engine")
     p.add_argument("--tokenizer", help="tokenizer.json (default: ../shared Llama-3, else the bundled copy)")
@@ -63,7 +64,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     paths = [p for pattern in args.files.split(",") for p in list_files(args.directory, pattern)]
-    paths = sorted(set(paths))[: args.limit] if args.limit is not None else sorted(set(paths))
+    paths = sorted(set(paths))[:: max(1, args.every)][: args.limit]
     if not paths:
         print(f"no MaskBench files match {args.files!r} in {args.directory}", file=sys.stderr)
         return 2
@@ -124,7 +125,9 @@ def _report(args, paths, tokenizer, eos_ids, results: dict[str, list[FileOutcome
     for summary in summaries:
         print("\n" + markdown_reasons(summary))
     records = {engine: records_of(outcomes) for engine, outcomes in results.items()}
-    if args.compare_llguidance:
+    if args.compare_llguidance and not Path(args.compare_llguidance).is_file():
+        print(f"\n(no llguidance reference at {args.compare_llguidance}: crossing skipped)")
+    elif args.compare_llguidance:
         reference = load_records(args.compare_llguidance)
         print("\nAgainst llguidance's recorded outcomes (" + Path(args.compare_llguidance).name + "):")
         for engine, engine_records in records.items():
