@@ -1,0 +1,50 @@
+"""Which keywords mean what here: supported, ignorable annotations, unsupported assertions.
+
+JSON Schema says unknown keywords are annotations, so a vendor key such as ``javaType`` or
+``x-kubernetes-patch-strategy`` is ignored silently.  The keywords that *constrain* values and
+that this compiler cannot express are refused with their pointer (or, in lenient mode, ignored
+with a warning each): ignoring them silently would accept instances the schema rejects.
+"""
+
+from __future__ import annotations
+
+SUPPORTED = frozenset({
+    "type", "enum", "const", "nullable",
+    "$ref", "allOf", "anyOf", "oneOf",
+    "properties", "required", "additionalProperties", "patternProperties",
+    "minProperties", "maxProperties",
+    "items", "prefixItems", "additionalItems", "minItems", "maxItems",
+    "minLength", "maxLength", "pattern", "format",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+})
+
+UNSUPPORTED = frozenset({
+    "not", "if", "then", "else", "contains", "minContains", "maxContains",
+    "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
+    "unevaluatedProperties", "unevaluatedItems", "uniqueItems",
+    "$dynamicRef", "$recursiveRef",
+})
+
+
+def is_noop(keyword: str, value: object, schema: dict) -> bool:
+    """An unsupported keyword whose value constrains nothing (so it needs no error)."""
+    if keyword == "uniqueItems":
+        return value is False
+    if keyword in ("if",):
+        return "then" not in schema and "else" not in schema
+    if keyword in ("then", "else"):
+        return "if" not in schema
+    if keyword in ("dependencies", "dependentRequired", "dependentSchemas"):
+        return value == {}
+    if keyword in ("propertyNames", "unevaluatedProperties", "unevaluatedItems"):
+        return value is True or value == {}
+    if keyword == "contains":
+        return False
+    if keyword == "uniqueItems":
+        return not value
+    return False
+
+
+def unsupported_in(schema: dict) -> list[str]:
+    """The unsupported assertion keywords of one schema object, in schema order."""
+    return [k for k, v in schema.items() if k in UNSUPPORTED and not is_noop(k, v, schema)]

@@ -1,0 +1,176 @@
+"""Objects: listed properties in schema order, then the other keys (additional, pattern).
+
+The accepted text lists the ``properties`` in the order the schema gives them (llguidance's
+choice, which MaskBench follows), each optional unless ``required``; required names that
+``properties`` does not list come next.  Keys allowed by ``patternProperties`` or
+``additionalProperties`` follow in any order and number.  Keeping the listed properties in
+order keeps the automaton linear in their number: any order of ``n`` optional properties
+would need a state per *subset* already seen, ``2**n``.
+
+The sequence with separators is built from suffixes (``_separated``): "what may follow once
+something was written" shares one expression per position, and only a run of leading
+optional properties (before the first required one) repeats it per starting point; the regex
+text of an object with ``n`` optional properties and none required is ``O(n**2)``, its DFA
+``O(n)``.
+
+An additional key must differ from every listed name (or ``{"a": 1, "a": "x"}`` would slip a
+second, unchecked ``a`` through): ``_key_not_in`` spells "a string not in this finite set"
+from the trie of the names.  A pattern key is not checked against the listed names, and an
+additional key beside ``patternProperties`` would have to *not* match the patterns, which the
+regex dialect cannot say: refused (ignored with a warning in lenient mode).
+
+``minProperties``/``maxProperties`` are enforced when every listed property is required (they
+then bound the number of other keys), when they are implied, and for "at least one"
+(``minProperties: 1``) over optional properties; otherwise refused.
+"""
+
+from __future__ import annotations
+
+from indexc.automaton.code_point_sets import CodePointSet
+from indexc.jsonschema.errors import child_pointer
+from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Lex, alt, is_empty_set, optional, repeat, seq
+from indexc.jsonschema.json_text import ALL_CHARS, ANY_CHAR, encoded_char, literal_string, literal_string_body
+from indexc.jsonschema.patterns import PatternError, translate_pattern
+from indexc.jsonschema.punctuation import CLOSE_OBJECT, OPEN_OBJECT, bracketed
+
+
+def lower_object(lw, schema: dict, pointer: str) -> Expr:
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    if not isinstance(properties, dict):
+        raise lw.error("properties must be an object", child_pointer(pointer, "properties"))
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise lw.error("required must be an array of strings", child_pointer(pointer, "required"))
+    additional = schema.get("additionalProperties", True)
+    names = list(properties) + [r for r in dict.fromkeys(required) if r not in properties]
+    slots: list[tuple[Expr, bool]] = []
+    for name in names:
+        if name in properties:
+            value = lw.lower(properties[name], child_pointer(pointer, "properties", name))
+        else:
+            value = lw.lower(additional, child_pointer(pointer, "additionalProperties"))
+        is_required = name in required
+        if is_empty_set(value):
+            if is_required:
+                return EMPTY_SET
+            continue
+        slots.append((seq(Lex(literal_string(name)), lw.key_sep, value), is_required))
+    extra = _extra_members(lw, schema, names, additional, pointer)
+    return _with_counts(lw, schema, slots, extra, pointer)
+
+
+def _extra_members(lw, schema: dict, names: list[str], additional: object, pointer: str) -> Expr:
+    """One member allowed by ``patternProperties`` or ``additionalProperties`` (EMPTY_SET: none)."""
+    options = []
+    patterns = schema.get("patternProperties", {})
+    for pattern, sub in patterns.items():
+        sub_pointer = child_pointer(pointer, "patternProperties", pattern)
+        try:
+            key = translate_pattern(pattern).body_regex
+        except PatternError as error:
+            lw.unsupported(str(error), sub_pointer, "patternProperties")
+            continue
+        options.append(seq(Lex(f'"(?:{key})"'), lw.key_sep, lw.lower(sub, sub_pointer)))
+    if additional is not False:
+        if patterns:
+            lw.unsupported("additionalProperties beside patternProperties (a key would have to not match "
+                           "the patterns)", child_pointer(pointer, "additionalProperties"), "additionalProperties")
+        else:
+            value = lw.lower(additional, child_pointer(pointer, "additionalProperties"))
+            options.append(seq(Lex(f'"{_key_not_in(names)}"'), lw.key_sep, value))
+    return alt(*options)
+
+
+def _with_counts(lw, schema: dict, slots: list[tuple[Expr, bool]], extra: Expr, pointer: str) -> Expr:
+    low = schema.get("minProperties", 0)
+    high = schema.get("maxProperties")
+    n_required = sum(1 for _, r in slots if r)
+    n_optional = len(slots) - n_required
+    has_extra = not is_empty_set(extra)
+    nonempty = False
+    extra_low, extra_high = 0, None
+    if n_optional == 0:
+        extra_low = max(0, low - n_required)
+        extra_high = None if high is None else high - n_required
+        if extra_high is not None and extra_high < 0:
+            return EMPTY_SET
+    elif (low <= n_required) and (high is None or (not has_extra and high >= len(slots))):
+        pass  # implied
+    elif low == 1 and n_required == 0 and (high is None or (not has_extra and high >= len(slots))):
+        nonempty = True
+    else:
+        lw.unsupported("minProperties/maxProperties over optional properties", pointer, "minProperties")
+    if not has_extra:
+        if extra_low > 0:
+            return EMPTY_SET
+        extra_high = 0
+    tail = None if extra_high == 0 else (extra, extra_low, extra_high)
+    body = _separated(slots, tail, lw.item_sep, nonempty=True)
+    may_be_empty = not nonempty and n_required == 0 and extra_low == 0
+    if is_empty_set(body):
+        return seq(OPEN_OBJECT, _ws(), CLOSE_OBJECT) if may_be_empty else EMPTY_SET
+    return bracketed(OPEN_OBJECT, body, may_be_empty, CLOSE_OBJECT)
+
+
+def _ws() -> Expr:
+    from indexc.jsonschema.expr import Ws
+
+    return Ws()
+
+
+def _separated(slots: list[tuple[Expr, bool]], tail: tuple[Expr, int, int | None] | None, sep: Expr,
+               *, nonempty: bool) -> Expr:
+    """The members in slot order, each optional unless required, then ``tail`` repeated.
+
+    ``after[i]``: the members from slot ``i`` on once something was written (each preceded by
+    ``sep``); the result: the first member written, at some slot, then ``after`` the next one.
+    """
+    after = [EPSILON] * (len(slots) + 1)
+    if tail is not None:
+        item, low, high = tail
+        after[-1] = repeat(seq(sep, item), low, high)
+    for i in range(len(slots) - 1, -1, -1):
+        member, required = slots[i]
+        step = seq(sep, member)
+        after[i] = seq(step if required else optional(step), after[i + 1])
+    first = _first_of_tail(tail, sep, nonempty)
+    for i in range(len(slots) - 1, -1, -1):
+        member, required = slots[i]
+        started = seq(member, after[i + 1])
+        first = started if required else alt(started, first)
+    return first
+
+
+def _first_of_tail(tail, sep: Expr, nonempty: bool) -> Expr:
+    if tail is None:
+        return EMPTY_SET if nonempty else EPSILON
+    item, low, high = tail
+    if high == 0:
+        return EMPTY_SET if nonempty else EPSILON
+    started = seq(item, repeat(seq(sep, item), max(low, 1) - 1, None if high is None else high - 1))
+    return started if nonempty or low >= 1 else alt(started, EPSILON)
+
+
+def _key_not_in(names: list[str]) -> str:
+    """Regex for the JSON text (inside the quotes) of every string that is not one of ``names``."""
+    trie: dict = {}
+    for name in names:
+        node = trie
+        for c in name:
+            node = node.setdefault(c, {})
+        node[""] = {}
+    return _not_in_trie(trie)
+
+
+def _not_in_trie(node: dict) -> str:
+    options = []
+    if "" not in node:
+        options.append("")
+    children = [c for c in node if c]
+    others = ALL_CHARS.difference(CodePointSet.of(*[ord(c) for c in children])) if children else ALL_CHARS
+    options.append(f"(?:{encoded_char(others)})(?:{ANY_CHAR})*")
+    for c in children:
+        options.append(literal_string_body(c) + f"(?:{_not_in_trie(node[c])})")
+    if options[0] == "":
+        return "(?:" + "|".join(options[1:]) + ")?"
+    return "|".join(options)

@@ -1,0 +1,106 @@
+"""JsonSchemaOptions: how a schema is compiled (whitespace, separators, leniency, routing).
+
+Whitespace policy, beside llguidance's ``x-guidance`` keys (same names, same meaning):
+
+- flexible (default, ``whitespace_flexible: true``): any JSON whitespace ``[ \\t\\n\\r]*``
+  between two tokens, none before the first or after the last (so a model cannot pad the
+  end forever, but inside the value it can: see the next point);
+- a bounded pattern (``--whitespace-pattern``, ``whitespace_pattern``): the regex is matched
+  at most once at each place where whitespace may go, so ``[ \\n]{0,4}`` caps every run;
+- compact (``--compact``, ``whitespace_flexible: false``): no whitespace at all;
+- ``item_separator`` / ``key_separator`` (default ``,`` and ``:``): regexes for the separators,
+  with the whitespace policy still applying on both sides (use ``--compact`` with them to have
+  the separator regex alone decide, as llguidance's example does).
+
+Precedence: an option given explicitly (command line, API) wins over the schema's top-level
+``x-guidance`` object, which wins over the defaults.  ``x-guidance.lenient`` and
+``coerce_one_of`` are honoured the same way.
+
+Routing (``mode``): ``auto`` compiles a regular schema to one DFA and sends a recursive one
+(a ``$ref`` cycle), or one whose DFA exceeds ``dfa_max_states``, to the grammar path; ``dfa``
+and ``cfg`` force a path.  On the DFA path "any JSON value" (``true``, ``{}``, an object's
+unlisted properties) is nested at most ``any_depth`` levels deep (objects and arrays inside
+it beyond that depth must be empty); the grammar path has no such bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+from indexc.jsonschema.errors import JsonSchemaError
+
+MODES = ("auto", "dfa", "cfg")
+FLEXIBLE_WHITESPACE = "[\\x20\\x0A\\x0D\\x09]+"
+_X_GUIDANCE_KEYS = {
+    "whitespace_flexible", "whitespace_pattern", "item_separator", "key_separator",
+    "coerce_one_of", "lenient",
+}
+
+
+@dataclass(frozen=True)
+class JsonSchemaOptions:
+    whitespace_flexible: bool | None = None  # None: from x-guidance, else True
+    whitespace_pattern: str | None = None
+    item_separator: str | None = None  # None: from x-guidance, else ","
+    key_separator: str | None = None  # None: from x-guidance, else ":"
+    lenient: bool | None = None
+    coerce_one_of: bool | None = None
+    mode: str = "auto"
+    any_depth: int = 3
+    dfa_max_states: int = 20_000
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise JsonSchemaError(f"unknown mode {self.mode!r} (expected one of {', '.join(MODES)})")
+        if self.any_depth < 0:
+            raise JsonSchemaError("any_depth must be >= 0")
+
+    def resolved(self, x_guidance: object) -> JsonSchemaOptions:
+        """Options with every unset field taken from the schema's ``x-guidance``, then the defaults."""
+        given = _checked_x_guidance(x_guidance)
+        values = {}
+        for name in _X_GUIDANCE_KEYS:
+            if getattr(self, name) is None and name in given:
+                values[name] = given[name]
+        merged = replace(self, **values)
+        lenient = bool(merged.lenient)
+        return replace(
+            merged,
+            whitespace_flexible=True if merged.whitespace_flexible is None else merged.whitespace_flexible,
+            item_separator="," if merged.item_separator is None else merged.item_separator,
+            key_separator=":" if merged.key_separator is None else merged.key_separator,
+            lenient=lenient,
+            coerce_one_of=bool(merged.coerce_one_of) or lenient,
+        )
+
+    @property
+    def whitespace_regex(self) -> str:
+        """What may stand where JSON allows whitespace ('' for none); only on resolved options."""
+        if self.whitespace_pattern is not None:
+            return f"(?:{self.whitespace_pattern})?"
+        return "[\\x20\\x0A\\x0D\\x09]*" if self.whitespace_flexible else ""
+
+    @property
+    def whitespace_terminal(self) -> str | None:
+        """The non-empty whitespace lexeme of the grammar path (None: no whitespace)."""
+        if self.whitespace_pattern is not None:
+            return self.whitespace_pattern
+        return FLEXIBLE_WHITESPACE if self.whitespace_flexible else None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _checked_x_guidance(value: object) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise JsonSchemaError("x-guidance must be an object", pointer="#/x-guidance")
+    checks = {
+        "whitespace_flexible": bool, "whitespace_pattern": str, "item_separator": str,
+        "key_separator": str, "coerce_one_of": bool, "lenient": bool,
+    }
+    for key, expected in checks.items():
+        if key in value and not isinstance(value[key], expected):
+            raise JsonSchemaError(f"x-guidance.{key} must be a {expected.__name__}", pointer=f"#/x-guidance/{key}")
+    return {k: v for k, v in value.items() if k in checks}

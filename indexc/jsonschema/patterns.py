@@ -1,0 +1,227 @@
+"""``pattern`` and ``format``: a regex over the decoded string -> a regex over the JSON text.
+
+JSON Schema's ``pattern`` is an ECMA-262 regex that must match *somewhere* in the decoded
+string (it is a search, not a full match), and the DFA reads the JSON text, where each
+character may be escaped.  The translation:
+
+1. ECMA-isms become indexc's (Python ``re``) dialect: ``\\d`` and ``\\w`` are ASCII in
+   ECMA-262 (``[0-9]``, ``[A-Za-z0-9_]``), ``(?<name>`` is ``(?P<name>``.
+2. Each top-level alternative that does not start with ``^`` gets "any characters" in front,
+   and one that does not end with ``$`` gets them behind (search semantics).
+3. indexc's own regex front end (``automaton.normalize`` + ``automaton.parse``) reads the
+   result into a tree whose leaves are code-point sets, so escapes, classes, flags and
+   Unicode mean exactly what they mean to ``indexc.automaton``.
+4. The tree is written back as a regex in which each leaf is ``json_text.encoded_char`` of
+   its set: every JSON spelling of every character the leaf allows.
+
+``pattern_length_range`` gives the tree's shortest and longest match (in characters), which
+is how ``minLength``/``maxLength`` beside a ``pattern`` are handled: the regex dialect has no
+intersection, so the bounds are accepted when the pattern already implies them and refused
+otherwise.  Formats are fixed anchored regexes in the decoded domain, run through the same
+translation; their precision is stated beside each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from indexc.automaton.normalize import normalize
+from indexc.automaton.parse import parse_structure
+from indexc.automaton.regex_tree import Alternation, Chars, Concat, Node, Repeat
+from indexc.errors import RegexError
+from indexc.jsonschema.expr import _quantified, has_top_level_bar
+from indexc.jsonschema.json_text import encoded_char
+
+
+class PatternError(Exception):
+    """The pattern cannot be translated (the message says why)."""
+
+
+@dataclass(frozen=True)
+class TranslatedPattern:
+    body_regex: str  # regex over the JSON string's inside (no quotes)
+    min_length: int
+    max_length: int | None
+
+
+def translate_pattern(pattern: str, *, anchored: bool = False) -> TranslatedPattern:
+    """The JSON-text regex of the strings in which ``pattern`` matches (``anchored``: full match)."""
+    python_pattern = ecma_to_python(pattern)
+    if not anchored:
+        python_pattern = _search_semantics(python_pattern)
+    try:
+        normalized = normalize(python_pattern, source="pattern")
+        tree = parse_structure(normalized, source="pattern")
+    except RegexError as error:
+        raise PatternError(f"unsupported pattern {pattern!r}: {error.message}") from None
+    sets = normalized.char_sets
+    low, high = _length_range(tree)
+    return TranslatedPattern(_render(tree, sets), low, high)
+
+
+def ecma_to_python(pattern: str) -> str:
+    """Rewrite the ECMA-262 escapes whose meaning differs in Python's ``re`` dialect."""
+    out: list[str] = []
+    i, in_class = 0, False
+    outside = {"d": "[0-9]", "D": "[^0-9]", "w": "[A-Za-z0-9_]", "W": "[^A-Za-z0-9_]"}
+    inside = {"d": "0-9", "w": "A-Za-z0-9_"}
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            table = inside if in_class else outside
+            out.append(table.get(nxt, c + nxt))
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+            if pattern.startswith("[^]", i):
+                out.append("[\\s\\S]")
+                i += 3
+                in_class = False
+                continue
+        elif c == "]" and in_class and out and out[-1] not in ("[", "[^"):
+            in_class = False
+        if not in_class and pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
+            out.append("(?P<")
+            i += 3
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _search_semantics(pattern: str) -> str:
+    """Unanchored alternatives get "any characters" on their open side(s)."""
+    anything = "[\\s\\S]*"
+    alternatives = _split_top_level(pattern)
+    wrapped = []
+    for alternative in alternatives:
+        starts = alternative.startswith("^")
+        ends = _ends_with_anchor(alternative)
+        core = alternative[1 if starts else 0:len(alternative) - 1 if ends else len(alternative)]
+        wrapped.append(("" if starts else anything) + f"(?:{core})" + ("" if ends else anything))
+    return "|".join(wrapped)
+
+
+def _split_top_level(pattern: str) -> list[str]:
+    if not has_top_level_bar(pattern):
+        return [pattern]
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
+                i += 2
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    parts.append(pattern[start:])
+    return parts
+
+
+def _ends_with_anchor(text: str) -> bool:
+    if not text.endswith("$"):
+        return False
+    backslashes = len(text[:-1]) - len(text[:-1].rstrip("\\"))
+    return backslashes % 2 == 0
+
+
+def _render(node: Node, sets) -> str:
+    if isinstance(node, Chars):
+        text = encoded_char(sets[node.set_index])
+        if not text:
+            raise PatternError("the pattern has an empty character class")
+        return text
+    if isinstance(node, Concat):
+        return "".join(_in_sequence(_render(p, sets)) for p in node.parts)
+    if isinstance(node, Alternation):
+        return "|".join(_render(o, sets) for o in node.options)
+    return _quantified(_render(node.body, sets), node.min, node.max)
+
+
+def _in_sequence(text: str) -> str:
+    return f"(?:{text})" if has_top_level_bar(text) else text
+
+
+def _length_range(node: Node) -> tuple[int, int | None]:
+    if isinstance(node, Chars):
+        return 1, 1
+    if isinstance(node, Concat):
+        low, high = 0, 0
+        for part in node.parts:
+            lo, hi = _length_range(part)
+            low += lo
+            high = None if high is None or hi is None else high + hi
+        return low, high
+    if isinstance(node, Alternation):
+        ranges = [_length_range(o) for o in node.options]
+        highs = [hi for _, hi in ranges]
+        return min(lo for lo, _ in ranges), None if None in highs else max(highs)
+    assert isinstance(node, Repeat)
+    lo, hi = _length_range(node.body)
+    high = None if node.max is None or hi is None else hi * node.max
+    if hi == 0:
+        high = 0
+    return lo * node.min, high
+
+
+# --- formats ---------------------------------------------------------------------------
+# Decoded-domain regexes, full match.  Exact for date, time, date-time (RFC 3339, leap second
+# 60 allowed, day 31 accepted in every month), duration (ISO 8601 as in JSON Schema's
+# appendix), ipv4, ipv6 (RFC 4291 text forms, no zone ids), uuid.  Approximate (a superset of
+# what validators accept, stated here): email (dot-atom local part @ hostname), hostname
+# (labels of 1-63 letters/digits/hyphens, not starting or ending with a hyphen), uri
+# (a scheme, then URI characters and %-escapes; no structural check of the rest).
+_DATE = r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+_TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?(?:[zZ]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+_N = "[0-9]+"
+_DUR_TIME = f"T(?:{_N}H(?:{_N}M)?(?:{_N}S)?|{_N}M(?:{_N}S)?|{_N}S)"
+_DUR_DATE = f"(?:{_N}Y(?:{_N}M)?(?:{_N}D)?|{_N}M(?:{_N}D)?|{_N}D)(?:{_DUR_TIME})?"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOSTNAME = f"{_LABEL}(?:\\.{_LABEL})*"
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_IPV4 = f"{_OCTET}(?:\\.{_OCTET}){{3}}"
+_H16 = "[0-9A-Fa-f]{1,4}"
+_LS32 = f"(?:{_H16}:{_H16}|{_IPV4})"
+_IPV6 = "|".join([
+    f"(?:{_H16}:){{6}}{_LS32}",
+    f"::(?:{_H16}:){{5}}{_LS32}",
+    f"(?:{_H16})?::(?:{_H16}:){{4}}{_LS32}",
+    f"(?:(?:{_H16}:){{0,1}}{_H16})?::(?:{_H16}:){{3}}{_LS32}",
+    f"(?:(?:{_H16}:){{0,2}}{_H16})?::(?:{_H16}:){{2}}{_LS32}",
+    f"(?:(?:{_H16}:){{0,3}}{_H16})?::{_H16}:{_LS32}",
+    f"(?:(?:{_H16}:){{0,4}}{_H16})?::{_LS32}",
+    f"(?:(?:{_H16}:){{0,5}}{_H16})?::{_H16}",
+    f"(?:(?:{_H16}:){{0,6}}{_H16})?::",
+])
+_URI_CHAR = r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})"
+FORMATS = {
+    "date": _DATE,
+    "time": _TIME,
+    "date-time": f"{_DATE}[Tt]{_TIME}",
+    "duration": f"P(?:{_DUR_DATE}|{_DUR_TIME}|{_N}W)",
+    "email": r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@" + _HOSTNAME,
+    "hostname": _HOSTNAME,
+    "ipv4": _IPV4,
+    "ipv6": _IPV6,
+    "uuid": r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}",
+    "uri": r"[A-Za-z][A-Za-z0-9+.\-]*:" + _URI_CHAR + "*",
+}
+
+
+def translate_format(name: str) -> TranslatedPattern | None:
+    """The JSON-text regex of a known format, or None for a format this module does not know."""
+    decoded = FORMATS.get(name)
+    return None if decoded is None else translate_pattern(f"(?:{decoded})", anchored=True)

@@ -1,0 +1,27 @@
+"""The JSON punctuation and whitespace pieces every structured value is built from."""
+
+from __future__ import annotations
+
+from indexc.jsonschema.expr import EPSILON, Expr, Lex, Ws, alt, repeat, seq
+
+OPEN_OBJECT, CLOSE_OBJECT = Lex("\\{"), Lex("\\}")
+OPEN_ARRAY, CLOSE_ARRAY = Lex("\\["), Lex("\\]")
+
+
+def separator(regex: str) -> Expr:
+    """A separator regex with the whitespace policy on both sides."""
+    return seq(Ws(), Lex(f"(?:{regex})" if regex not in (",", ":") else regex), Ws())
+
+
+def bracketed(open_: Expr, body_nonempty: Expr, may_be_empty: bool, close: Expr) -> Expr:
+    """``open ws (body ws)? close``: one whitespace run inside an empty container, not two."""
+    inner = seq(body_nonempty, Ws())
+    return seq(open_, Ws(), alt(inner, EPSILON) if may_be_empty else inner, close)
+
+
+def repeated_list(item: Expr, sep: Expr, low: int, high: int | None) -> tuple[Expr, bool]:
+    """``item (sep item)*`` with a count in ``low..high``: (the non-empty form, may be empty)."""
+    if high == 0:
+        return seq(), True
+    first = seq(item, repeat(seq(sep, item), max(low, 1) - 1, None if high is None else high - 1))
+    return first, low == 0
