@@ -254,7 +254,7 @@ class _Parser:
 
     def braced_repeat(self, atom: Expr) -> Expr:
         brace = self.advance()
-        if self.peek.kind == "NAME":
+        if self.peek.kind != "NUMBER" and not self.at_op(","):
             raise self.error(self.peek.offset, "templates (rule{...} usage) are not supported")
         low = self.advance() if self.peek.kind == "NUMBER" else None
         high: Token | None = low

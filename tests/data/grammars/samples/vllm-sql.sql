@@ -1,0 +1,1 @@
+SELECTcol_1fromtable_2wherecol_2=1
