@@ -63,13 +63,15 @@ def write_artifact(
     options: dict,
     stats: dict,
     compress: bool = False,
+    durable: bool = False,
 ) -> ArtifactSummary:
     """Write ``table`` to ``path`` (atomically) and say what was written.
 
     ``vocab_info``: anything with ``size``, ``fingerprint``, ``eos_ids`` and optionally
     ``special_ids`` (a ``Vocabulary`` or a ``VocabInfo``).  ``constraint``: ``kind``,
     ``source`` and (checked, or added) ``sha256``.  ``options`` and ``stats`` are recorded as
-    given and must be plain data.  Raises ``OutputError`` when the file cannot be written and
+    given and must be plain data.  ``durable``: fsync the file and its directory (survives a
+power loss; see ``atomic``).  Raises ``OutputError`` when the file cannot be written and
     ``ValueError`` for a table or metadata that cannot be encoded.
     """
     path = Path(path)
@@ -85,7 +87,7 @@ def write_artifact(
                            n_states=table.n_states, n_classes=table.n_classes, n_masks=len(table.masks),
                            token_class_rows=token_rows)
     plan = plan_container(fields, arrays)
-    compressed, size = write_container(plan, path, compress)
+    compressed, size = write_container(plan, path, compress, durable=durable)
     return ArtifactSummary(
         path=path,
         bytes=size,
@@ -97,15 +99,15 @@ def write_artifact(
     )
 
 
-def write_container(plan, path: Path, compress: bool) -> tuple[bool, int]:
+def write_container(plan, path: Path, compress: bool, *, durable: bool = False) -> tuple[bool, int]:
     """Write a planned container, raw or as the zstandard shipping form; (compressed?, bytes on disk)."""
     compressed = compress or path.name.endswith(".zst")
     if compressed:
         raw = plan.to_bytes()
         level = STRONG_LEVEL if len(raw) <= STRONG_LEVEL_MAX_BYTES else FAST_LEVEL
         payload = zstandard.ZstdCompressor(level=level, write_checksum=True).compress(raw)
-        return True, write_atomically(path, lambda handle: handle.write(payload), _self_check)
-    return False, write_atomically(path, plan.write_to, _self_check)
+        return True, write_atomically(path, lambda handle: handle.write(payload), _self_check, durable=durable)
+    return False, write_atomically(path, plan.write_to, _self_check, durable=durable)
 
 
 def vocab_fields(vocab_info) -> dict:

@@ -21,6 +21,7 @@ def register(subparsers) -> None:
     p.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default 0: all cores)")
     p.add_argument("--max-states", type=int, default=None, metavar="N", help="refuse a DFA with more states")
     p.add_argument("--compress", action="store_true", help="write the zstandard shipping form")
+    p.add_argument("--fsync", action="store_true", help="fsync the artifact and its directory (survives a power loss)")
     p.add_argument("--no-byte-classes", action="store_true", help="ablation: one class per byte")
     p.add_argument("--no-token-classes", action="store_true", help="ablation: walk the byte trie, not the class trie")
     p.add_argument("--no-dead-byte-pruning", action="store_true", help="ablation: keep tokens with dead bytes in the walk")
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     )
     options = CompileOptions(masks=masks) if args.max_states is None else CompileOptions(masks, args.max_states)
     result = compile_constraint(args, vocab, trie, options)
-    summary = write(result, vocab, args.output, compress=args.compress)
+    summary = write(result, vocab, args.output, compress=args.compress, durable=args.fsync)
     report = {
         "path": result.constraint["path"],
         "output": str(summary.path),

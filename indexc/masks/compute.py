@@ -22,7 +22,7 @@ import numpy as np
 
 from indexc.arrays import sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
-from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_bytes
+from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_byte_pairs, dead_bytes
 from indexc.masks.class_trie import build_class_trie
 from indexc.masks.dedupe import MaskInterner
 from indexc.masks.expand import HitExpander
@@ -111,7 +111,7 @@ def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Sl
     else:
         walk_alphabet = alphabet
     class_trie = build_class_trie(
-        trie, walk_alphabet.class_of_byte, walk_alphabet.n_classes, dead_bytes(dfa),
+        trie, walk_alphabet.class_of_byte, walk_alphabet.n_classes, dead_bytes(dfa), dead_byte_pairs(alphabet),
         prune_dead=options.dead_byte_pruning, with_byte_nodes=bool(muted.any()),
     )
     return WalkPlan(class_trie, walk_alphabet.class_transitions, trie, dfa.transitions, muted, slices.slice_of_state)

@@ -39,8 +39,8 @@ class CompileResult:
         return round(sum(self.timings.values()), 3)
 
 
-def write(result: CompileResult, vocab: Vocabulary, path: str, *, compress: bool = False):
-    """Write ``result`` as an artifact (atomically); returns the writer's summary."""
+def write(result: CompileResult, vocab: Vocabulary, path: str, *, compress: bool = False, durable: bool = False):
+    """Write ``result`` as an artifact (atomically; ``durable``: fsync-ed too); returns the writer's summary."""
     t0 = time.perf_counter()
     summary = write_artifact(
         result.table,
@@ -50,6 +50,7 @@ def write(result: CompileResult, vocab: Vocabulary, path: str, *, compress: bool
         options=result.options.as_dict(),
         stats=result.table.stats,
         compress=compress,
+        durable=durable,
     )
     result.timings["write_ms"] = elapsed_ms(t0, time.perf_counter())
     return summary

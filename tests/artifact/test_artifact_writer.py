@@ -140,6 +140,17 @@ def test_an_artifact_the_runtime_refuses_is_never_renamed_into_place(tmp_path, m
     assert not list(tmp_path.iterdir())
 
 
+def test_durable_writes_fsync_the_file_and_directory_and_give_the_same_bytes(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    write(tmp_path / "plain.idx")
+    assert synced == []
+    write(tmp_path / "durable.idx", durable=True)
+    assert len(synced) == 2  # the file before the rename, the directory after it
+    assert (tmp_path / "plain.idx").read_bytes() == (tmp_path / "durable.idx").read_bytes()
+
+
 def test_os_failures_become_output_errors(tmp_path):
     with pytest.raises(OutputError, match="does not exist"):
         write(tmp_path / "missing" / "n.idx")
