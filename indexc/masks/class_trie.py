@@ -78,9 +78,7 @@ def build_class_trie(
     frontier = kept_levels[0]
     depth = 0
     while frontier.size:  # breadth first from the root: cost ~ surviving nodes, not all nodes
-        first = trie.child_offsets[frontier].astype(np.int64)
-        owner, position = expand_runs(first, trie.child_offsets[frontier + 1] - first)
-        nodes = trie.children[position].astype(np.int64)
+        nodes, owner = _children(trie, frontier)
         edge_byte = trie.byte[nodes]
         if prune_dead:
             alive = ~dead_byte[edge_byte]
@@ -90,8 +88,8 @@ def build_class_trie(
         if nodes.size == 0:
             break
         keys = class_node[frontier[owner]] * n_classes + class_of_byte[edge_byte]
-        unique_keys, inverse = np.unique(keys, return_inverse=True)
-        class_node[nodes] = next_id + inverse.reshape(-1)
+        unique_keys, inverse = _number_keys(keys)
+        class_node[nodes] = next_id + inverse
         parents.append(unique_keys // n_classes)
         classes.append(unique_keys % n_classes)
         kept_levels.append(nodes)
@@ -112,6 +110,51 @@ def build_class_trie(
         byte_nodes, byte_node_offsets = np.zeros(0, np.int64), np.zeros(next_id + 1, np.int64)
     return ClassTrie(node_class, child_offsets, token_offsets, tokens, pruned, byte_node_offsets, byte_nodes,
                      max_level_width)
+
+
+SMALL_LEVEL = 64  # nodes in a level below which Python lists beat ~15 numpy calls
+
+
+def _children(trie: TokenTrie, frontier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(children of the frontier nodes, index of each one's parent in ``frontier``).
+
+    Deep levels are narrow: the last ~100 levels of a Llama-3 walk hold runs like ``----``
+    with one to a few nodes each, where the numpy version's fixed cost (~60 us a level) is
+    all there is; below ``SMALL_LEVEL`` nodes the same is done with Python lists (~5 us).
+    """
+    first = trie.child_offsets[frontier].astype(np.int64)
+    counts = trie.child_offsets[frontier + 1] - first
+    if frontier.size <= SMALL_LEVEL and int(counts.sum()) <= SMALL_LEVEL:
+        runs = [(i, start, start + count) for i, (start, count) in enumerate(zip(first.tolist(), counts.tolist())) if count]
+        owner = np.array([i for i, start, end in runs for _ in range(start, end)], dtype=np.int64)
+        position = np.array([p for _, start, end in runs for p in range(start, end)], dtype=np.int64)
+    else:
+        owner, position = expand_runs(first, counts)
+    return trie.children[position].astype(np.int64), owner
+
+
+def _number_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct keys, index of each key among them): ``np.unique`` with
+    ``return_inverse``, without its sort where it can.
+
+    Keys are (parent class node x n_classes + class), so a level's keys span a range of about
+    (class nodes of the level above) x n_classes: usually a few thousand values for ~10k keys.
+    Then a presence table and a running count number them in O(n + range) (email, level 4:
+    10.7k keys in a range of ~1.5k); a wider range sorts; a narrow level uses a Python set.
+    """
+    if keys.size > SMALL_LEVEL:
+        low = int(keys.min())
+        span = int(keys.max()) - low + 1
+        if span > 4 * keys.size + 4096:
+            unique_keys, inverse = np.unique(keys, return_inverse=True)
+            return unique_keys, inverse.reshape(-1)
+        present = np.zeros(span, dtype=bool)
+        present[keys - low] = True
+        rank = np.cumsum(present) - 1
+        return np.flatnonzero(present) + low, rank[keys - low]
+    distinct = sorted(set(keys.tolist()))
+    rank = {key: i for i, key in enumerate(distinct)}
+    return np.array(distinct, dtype=np.int64), np.array([rank[key] for key in keys.tolist()], dtype=np.int64)
 
 
 def _group_by(owner: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
