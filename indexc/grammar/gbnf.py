@@ -41,7 +41,7 @@ def parse_gbnf(text: str, *, source: str = "<gbnf>", start: str = ROOT, fold: bo
     used = {name: definitions[name] for name in definitions if name in reachable}
     bodies = fold_regular_parts(used, start) if fold else {name: d.body for name, d in used.items()}
 
-    builder = BnfBuilder(reserved_names=frozenset(definitions))
+    builder = BnfBuilder(reserved_names=frozenset(bodies))  # a folded rule's name may name its terminal
     for name, body in bodies.items():
         builder.define(name, body)
     grammar = Grammar(start=start, rules=tuple(builder.rules), terminals=builder.terminals, source=source,

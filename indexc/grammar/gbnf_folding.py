@@ -75,7 +75,8 @@ class _Folder:
         regex = expression_regex(expr, lambda ref: self.rule_regex[ref.name])
         if regex == "":
             return EMPTY
-        return Lexeme(regex, display(expr), False, first_offset(expr))
+        written = display(expr)
+        return Lexeme(regex, f"({written})" if isinstance(expr, Alt) else written, False, first_offset(expr))
 
     def fold(self, expr: Expr) -> Expr:
         if self.is_regular(expr) and (not isinstance(expr, Alt) or EMPTY not in expr.options):

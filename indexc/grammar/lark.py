@@ -48,7 +48,11 @@ def parse_lark(text: str, *, source: str = "<lark>", start: str = DEFAULT_START)
     _check_declared_uses(lark_file, definitions, text, source)
     if start not in definitions or definitions[start].is_terminal:
         raise error_at(text, 0, f"no start rule {start!r}", source)
-    roots = [start] + [ref.name for expr, _ in lark_file.ignores for ref in references(expr)]
+    ignored_refs = [ref for expr, _ in lark_file.ignores for ref in references(expr)]
+    for ref in ignored_refs:
+        if ref.name not in definitions:
+            raise error_at(text, ref.offset, f"%ignore names the undefined terminal {ref.name!r}", source)
+    roots = [start] + [ref.name for ref in ignored_refs]
     reachable, warnings = check_references(definitions, roots, text, source)
     terminal_regexes = _TerminalExpander(definitions, text, source)
 
@@ -56,7 +60,9 @@ def parse_lark(text: str, *, source: str = "<lark>", start: str = DEFAULT_START)
     for name in sorted(reachable):
         definition = definitions[name]
         if definition.is_terminal:
-            builder.add_named_terminal(name, terminal_regexes.regex(name))
+            body = definition.body
+            is_literal = isinstance(body, Lexeme) and body.is_literal
+            builder.add_named_terminal(name, terminal_regexes.regex(name), is_literal)
     for name, definition in definitions.items():
         if name in reachable and not definition.is_terminal:
             builder.define(name, definition.body)

@@ -45,9 +45,11 @@ class BnfBuilder:
     # --- terminals -------------------------------------------------------------------------
 
     def add_named_terminal(self, name: str, regex: str, is_literal: bool = False) -> str:
-        """A terminal the grammar named itself (a Lark ``NAME: ...`` definition)."""
+        """A terminal the grammar named itself (a Lark ``NAME: ...`` definition).  Inline
+        lexemes with the same regex use it rather than a second, identical terminal."""
         self.terminals[name] = Terminal(name, regex, is_literal)
         self._reserved.add(name)
+        self._terminal_of_regex.setdefault(regex, name)
         return name
 
     def terminal(self, lexeme: Lexeme) -> str:

@@ -39,6 +39,7 @@ LARK_ERRORS = [
     ('start: "a"{3,2}', 1, 11, "bounds"),
     ('start: ("a"', 1, 12, "unclosed"),
     ('start: a\na: "x" a', 1, 1, "language is empty"),
+    ('start: "a"\n%ignore WS', 2, 9, "undefined terminal 'WS'"),
     ("start: \"a\" |\n\n?", 3, 1, "expected"),
 ]
 
