@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from indexc.build.keys import build_key, text_sha256
+from indexc.build.keys import build_key, compiler_identity, text_sha256
 from indexc.build.project import ConstraintSpec, Project, TokenizerSpec
 from indexc.masks import MaskOptions
 from indexc.pipeline.result import CompileOptions
@@ -42,6 +42,7 @@ class PairTask:
     key: str
     fingerprint: str
     error: str | None = None  # the pair failed before compiling (unreadable file)
+    compiler: str = ""  # the driver's compiler_identity(kind): a worker running other code refuses the task
 
 
 def plan_build(project: Project, vocabularies: dict[str, VocabularyFacts]) -> list[PairTask]:
@@ -95,4 +96,5 @@ def _task(constraint: ConstraintSpec, tokenizer: TokenizerSpec, facts: Vocabular
     key = build_key(kind=constraint.kind, constraint_sha256=sha256, fingerprint=facts.fingerprint,
                     options=compile_options(constraint).as_dict(), settings=settings)
     artifact = f"{tokenizer.name}/{constraint.name}{ARTIFACT_SUFFIX}".replace("\\", "/")
-    return PairTask(artifact, tokenizer, constraint, text, sha256, key, facts.fingerprint, error)
+    return PairTask(artifact, tokenizer, constraint, text, sha256, key, facts.fingerprint, error,
+                    compiler_identity(constraint.kind))

@@ -160,6 +160,7 @@ def _manifest_entry(task: PairTask, outcome: PairOutcome, out: Path) -> dict:
     size, sha256 = len(outcome.data), hashlib.sha256(outcome.data).hexdigest()
     return {
         "key": task.key,
+        "compiler": task.compiler,
         "tokenizer": _tokenizer_entry(task.tokenizer, task.fingerprint, out),
         "constraint": {"file": os.path.relpath(task.constraint.file, out), "kind": task.constraint.kind,
                        "sha256": task.sha256, "schema_key": task.constraint.schema_key},

@@ -2,7 +2,8 @@
 
 A worker (a joblib process, a Dask worker thread or process, or the driver itself) loads each
 tokenizer once per process through the vocabulary+trie cache (``_VOCABULARIES``; ~40 ms a hit
-for Llama-3) and keeps it for every later pair.  The artifact is written by the pipeline's own
+for Llama-3), from its path or from the shipped bytes (``shipping``), and keeps it for every
+later pair.  The artifact is written by the pipeline's own
 writer (which reads the file back with the runtime's full verification) into a private
 temporary directory, and its *bytes* are returned: the driver alone writes into the output
 directory, so a Dask worker needs no shared file system for the output, a failed or killed
@@ -20,9 +21,11 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexc.build.keys import compiler_identity
 from indexc.build.kinds import compile_text
 from indexc.build.plan import PairTask, compile_options
 from indexc.build.project import TokenizerSpec
+from indexc.build.shipping import TokenizerFiles
 from indexc.errors import IndexcError
 
 _VOCABULARIES: dict[TokenizerSpec, tuple] = {}
@@ -48,26 +51,36 @@ def remember_vocabulary(spec: TokenizerSpec, vocab, trie) -> None:
         _VOCABULARIES[spec] = (vocab, trie)
 
 
-def vocabulary_and_trie(spec: TokenizerSpec):
-    """(Vocabulary, TokenTrie) of ``spec``, loaded at most once per process."""
+def vocabulary_and_trie(spec: TokenizerSpec, files: TokenizerFiles | None = None):
+    """(Vocabulary, TokenTrie) of ``spec``, loaded at most once per process (from ``files`` when given)."""
     with _LOCK:
         cached = _VOCABULARIES.get(spec)
         if cached is None:
-            from indexc.trie.cache import load_vocabulary_and_trie
-
-            vocab, trie, _ = load_vocabulary_and_trie(spec.path, config_path=spec.config, eos_ids=spec.eos,
-                                                      vocab_size=spec.vocab_size)
-            cached = _VOCABULARIES[spec] = (vocab, trie)
+            cached = _VOCABULARIES[spec] = _load(spec, files)
     return cached
 
 
-def compile_pair(task: PairTask, jobs: int = 1) -> PairOutcome:
-    """Compile one pair; never raises for a problem with the pair itself."""
+def _load(spec: TokenizerSpec, files: TokenizerFiles | None):
+    from indexc.trie.cache import load_vocabulary_and_trie
+
+    def load(path: str, config: str | None):
+        vocab, trie, _ = load_vocabulary_and_trie(path, config_path=config, eos_ids=spec.eos,
+                                                  vocab_size=spec.vocab_size)
+        return vocab, trie
+
+    return load(spec.path, spec.config) if files is None else load(*files.materialize())
+
+
+def compile_pair(task: PairTask, jobs: int = 1, files: TokenizerFiles | None = None) -> PairOutcome:
+    """Compile one pair; never raises for a problem with the pair itself.
+
+    ``files``: the tokenizer's bytes, for a worker that cannot read ``task.tokenizer.path``.
+    """
     start = time.perf_counter()
     if task.error is not None:
         return PairOutcome(task.artifact, ok=False, reason=task.error)
     try:
-        outcome = _compile(task, jobs)
+        outcome = _compile(task, jobs, files)
     except IndexcError as exc:
         outcome = PairOutcome(task.artifact, ok=False, reason=str(exc))
     except Exception as exc:  # a compiler bug must not cost the other pairs their artifacts
@@ -78,10 +91,14 @@ def compile_pair(task: PairTask, jobs: int = 1) -> PairOutcome:
     return outcome
 
 
-def _compile(task: PairTask, jobs: int) -> PairOutcome:
+def _compile(task: PairTask, jobs: int, files: TokenizerFiles | None) -> PairOutcome:
     from indexc.pipeline import write
 
-    vocab, trie = vocabulary_and_trie(task.tokenizer)
+    own = compiler_identity(task.constraint.kind)
+    if task.compiler != own:
+        raise IndexcError(f"this worker runs compiler {own}, the build {task.compiler}: "
+                          "install the same indexc everywhere and restart the workers")
+    vocab, trie = vocabulary_and_trie(task.tokenizer, files)
     if vocab.fingerprint != task.fingerprint:
         raise IndexcError(f"the tokenizer file changed during the build (fingerprint {vocab.fingerprint[:12]} "
                           f"on the worker, {task.fingerprint[:12]} in the plan)", source=task.tokenizer.path)

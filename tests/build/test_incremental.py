@@ -65,3 +65,25 @@ def test_removed_constraint_is_reported_then_pruned(project, tmp_path):
     assert pruned.removed == ["gpt2/hex.idx"] and not (out / "gpt2" / "hex.idx").exists()
     assert "gpt2/hex.idx" not in read_manifest(out).artifacts
     assert run_build(project, out, jobs=1).removed == []
+
+
+def test_compiler_change_rebuilds_and_a_stale_worker_refuses(project, tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from indexc.build import keys, plan, worker
+
+    out = tmp_path / "artifacts"
+    run_build(project, out, jobs=1)
+    for module in (keys, plan, worker):
+        monkeypatch.setattr(module, "compiler_identity", lambda kind: "0.1.0+edited")
+    report = run_build(project, out, jobs=1)
+    assert set(statuses(report).values()) == {"compiled"}
+    stale = worker.compile_pair(replace(_any_task(project), compiler="0.0.9+old"))
+    assert not stale.ok and "restart the workers" in stale.reason
+
+
+def _any_task(project):
+    from indexc.build.plan import VocabularyFacts, plan_build
+    from indexc.build.project import read_project
+
+    return plan_build(read_project(project), {"gpt2": VocabularyFacts("f" * 32, 50257)})[0]
