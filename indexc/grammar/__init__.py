@@ -18,6 +18,25 @@ unproductive rules are warnings (``Grammar.warnings``) and are left out of the I
 whose language is empty is an error.  After loading, every IR rule is reachable and
 productive, every terminal's regex compiles and matches something.
 
+Measured (``load_grammar_file``, best of 5, 2-core machine shared with other jobs; most of
+the time is compiling each non-literal terminal once to report bad regexes with a position):
+
+    grammar          rules  terminals  non-literal    ms      (GBNF unfolded: rules, terminals)
+    arithmetic.gbnf     10          6            5    12       20    9
+    c.gbnf              42         25           21    72       77   36
+    chess.gbnf           1          1            1    17       29   14
+    english.gbnf         1          1            1     2       12    4
+    japanese.gbnf        1          1            1     3       14    5
+    json.gbnf           18          8            8    55      149   24
+    json_arr.gbnf       25         11           10    54      126   26
+    list.gbnf            1          1            1     2        6    3
+    vllm-sql.gbnf        1          1            1     5        9   10
+    lark.lark           80         26           10    41
+    rfc.lark           621        238            1    50
+
+``simple_py.lark`` is refused: it needs llguidance's ``%llguidance {"indent": ...}`` extension
+and the indentation terminals it defines.
+
 Code map, in reading order:
 
 - ``ir``               the contract: Terminal, Rule, Grammar, GrammarError

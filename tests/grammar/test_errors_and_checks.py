@@ -31,6 +31,7 @@ LARK_ERRORS = [
     ("start: /a b/x", 1, 8, "flag 'x'"),
     ("start: \"a\"\n  | /a(/", 2, 5, "terminal"),
     ("start: /[^\\s\\S]/", 1, 8, "matches no string"),
+    ("start: \"x\" /a(?=b)/", 1, 12, "look-ahead"),
     ('start: "abc', 1, 8, "unterminated string"),
     ('start: "a" INDENT\n%declare INDENT', 1, 12, "declare"),
     ('rule: "a"', 1, 1, "no start rule 'start'"),

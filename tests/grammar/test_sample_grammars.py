@@ -34,6 +34,8 @@ def oracles():
 def test_sample_document_is_a_sentence_and_its_corruption_is_not_viable(sample, oracles):
     grammar = load_grammar_file(sample.grammar_path)
     print(f"{sample.name}: {len(grammar.rules)} rules, {len(grammar.terminals)} terminals")
+    grammar.validate()
+    assert _every_rule_reachable_and_productive(grammar)
     oracle = oracles(sample)
     assert oracle.accepts(sample.document_bytes)
     assert not oracle.is_prefix(sample.corrupted_bytes)
@@ -74,3 +76,18 @@ def test_simple_py_uses_llguidance_extensions_and_is_refused_where_they_start():
     body = text[text.index("}") + 1 :]
     with pytest.raises(GrammarError, match="undefined symbol 'KEEPDENT'"):
         load_grammar(body, source="simple_py.lark")
+
+
+def _every_rule_reachable_and_productive(grammar) -> bool:
+    """The invariant the Earley path relies on (see ``indexc.grammar.checks``)."""
+    productive = set(grammar.terminals)
+    for _ in grammar.rules:
+        productive |= {rule.lhs for rule in grammar.rules if all(s in productive for s in rule.rhs)}
+    reachable, pending = set(), [grammar.start]
+    while pending:
+        symbol = pending.pop()
+        if symbol not in reachable:
+            reachable.add(symbol)
+            pending.extend(s for rule in grammar.rules if rule.lhs == symbol for s in rule.rhs)
+    used = reachable | set(grammar.ignore)
+    return grammar.nonterminals <= productive and grammar.nonterminals <= reachable and set(grammar.terminals) <= used
