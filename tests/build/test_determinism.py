@@ -26,5 +26,8 @@ def test_dask_local_cluster_builds_the_same_bytes(project, tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
         report = run_build(project, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address)
+        prefixes = list(cluster.scheduler.task_prefixes)
     assert report.exit_code == 0 and len(report.with_status("compiled")) == 3
+    # The work went through the scheduler, and the tokenizer's bytes were scattered once, as data.
+    assert any(name.startswith("batch_of_compile_pair") for name in prefixes) and "TokenizerFiles" in prefixes
     assert artifact_bytes(tmp_path / "dask") == artifact_bytes(tmp_path / "local")
