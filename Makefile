@@ -61,3 +61,17 @@ MASKBENCH_ARGS ?=
 bench-maskbench: $(VENV)/.stamp-test
 	$(PY) -m bench.maskbench $(MASKBENCH_DIR) --engines $(MASKBENCH_ENGINES) --xgrammar-python $(BENCH_PY) \
 		--compare-llguidance $(MASKBENCH_ARGS)
+
+# Fuzz the artifact loader and matcher (never in CI; tests/data/fuzz_corpus/README.md): the
+# hypothesis fuzz test with many more, fresh examples, then atheris for FUZZ_SECONDS when it installs.
+FUZZ_EXAMPLES ?= 20000
+FUZZ_SECONDS ?= 300
+
+.PHONY: fuzz
+
+fuzz: $(VENV)/.stamp-test
+	INDEXC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) HYPOTHESIS_PROFILE=dev $(PY) -m pytest -q tests/runtime/test_runtime_fuzz.py
+	$(PY) -m pip install -q atheris || echo "atheris: not installed; hypothesis only"
+	mkdir -p build/fuzz-corpus build/fuzz-crashes
+	if $(PY) -c "import atheris" 2>/dev/null; then $(PY) fuzz/fuzz_loader.py -max_total_time=$(FUZZ_SECONDS) \
+		-rss_limit_mb=2048 -artifact_prefix=build/fuzz-crashes/ build/fuzz-corpus; fi
