@@ -18,7 +18,7 @@ included, as in llama.cpp).  Refused with line and column: llama.cpp's token ref
 
 from __future__ import annotations
 
-from indexc.grammar.expression import Definition, Expr, Lexeme, Ref, Repeat, alternation, sequence
+from indexc.grammar.expression import EMPTY, Definition, Expr, Lexeme, Ref, Repeat, alternation, sequence
 from indexc.grammar.ir import GrammarError
 from indexc.grammar.lowering import MAX_REPEAT_COUNT
 from indexc.grammar.regex_text import class_regex, literal_regex
@@ -163,7 +163,7 @@ class _Parser:
             chars.append(self.char(in_class=False))
         self.pos += 1
         text = "".join(chars)
-        return Lexeme(literal_regex(text), self.text[start : self.pos], True, start) if text else sequence([])
+        return Lexeme(literal_regex(text), self.text[start : self.pos], True, start) if text else EMPTY
 
     def char_class(self) -> Lexeme:
         start = self.pos

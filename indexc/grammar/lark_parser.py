@@ -92,7 +92,7 @@ class _Parser:
         token = self.peek
         if token.kind != kind or (text is not None and token.text != text):
             wanted = repr(text) if text is not None else kind.lower()
-            found = repr(token.text) if token.kind not in ("NL", "EOF") else token.kind.lower().replace("nl", "end of line")
+            found = {"NL": "the end of the line", "EOF": "the end of the grammar"}.get(token.kind, repr(token.text))
             raise self.error(token.offset, f"expected {wanted}, found {found}")
         return self.advance()
 
@@ -144,19 +144,18 @@ class _Parser:
         if token.text == "%ignore":
             self.file.ignores.append((self.expansions(), token.offset))
         elif token.text == "%import":
-            self.import_statement(token)
+            self.import_statement()
         elif token.text == "%declare":
-            self.expect("NAME")
-            self.index -= 1
+            names = [self.expect("NAME")]
             while self.peek.kind == "NAME":
-                name = self.advance()
-                self.file.declared[name.text] = name.offset
+                names.append(self.advance())
+            self.file.declared.update((name.text, name.offset) for name in names)
         elif token.text in ("%override", "%extend"):
             self.change_definition(token)
         else:
             raise self.error(token.offset, f"unknown directive {token.text}")
 
-    def import_statement(self, directive: Token) -> None:
+    def import_statement(self) -> None:
         path = [self.expect("NAME")]
         if path[0].offset > 0 and self.text[path[0].offset - 1] == ".":
             raise self.error(path[0].offset, "relative imports are not supported (only %import common)")

@@ -129,8 +129,8 @@ class _Scanner:
     def name(self, start: int, kind: str) -> Token:
         text, end = self.text, start + 1
         while end < len(text) and (
-            text[end] in _NAME_CHARS or (text[end] == "-" and text[end + 1 : end + 2] in _NAME_CHARS and text[end + 1 : end + 2] != "")
-        ):
+            text[end] in _NAME_CHARS or (text[end] == "-" and text[end + 1 : end + 2] in _NAME_CHARS)
+        ):  # llguidance allows "-" inside names; "->" is never part of one
             end += 1
         self.pos = end
         return Token(kind, text[start:end], start)
@@ -150,7 +150,7 @@ class _Scanner:
                 chars.append(char)
                 pos += 1
         pos += 1
-        ignore_case = text.startswith("i", pos) and not (text[pos + 1 : pos + 2] in _NAME_CHARS and text[pos + 1 : pos + 2])
+        ignore_case = text.startswith("i", pos) and text[pos + 1 : pos + 2] not in _NAME_CHARS
         if ignore_case:
             pos += 1
         self.pos = pos
