@@ -5,12 +5,16 @@ artifact was built for (the fingerprints must match), without special tokens, an
 token by token through the runtime: every token must be allowed, and the end must be a
 place where the end-of-sequence token is allowed.  Exit 0: every text accepted; 1: some text
 rejected (the report gives the token index, the byte offset and the token); 2: an error.
+An artifact built for another vocabulary is an error naming both fingerprints;
+``--allow-fingerprint-mismatch`` walks it anyway, with a warning on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+import warnings
 
 from indexc.cli.common import add_tokenizer_arguments, load_tokenizer, print_json, read_text_file
 from indexc.errors import IndexcError
@@ -25,6 +29,8 @@ def register(subparsers) -> None:
     what.add_argument("--text", metavar="S", help="the text to check")
     what.add_argument("--text-file", metavar="F", help="a file whose whole content is the text")
     what.add_argument("--jsonl", metavar="F", help='one text per line: a JSON string or {"text": ...}')
+    p.add_argument("--allow-fingerprint-mismatch", action="store_true",
+                   help="walk the texts even if the artifact was built for another vocabulary (prints a warning)")
     p.add_argument("--json", action="store_true", help="one JSON object per text, then a summary object")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing; the exit code says it")
     p.set_defaults(func=run)
@@ -34,21 +40,37 @@ def run(args: argparse.Namespace) -> int:
     import indexc_runtime
 
     vocab, _ = load_tokenizer(args)
-    try:
-        index = indexc_runtime.load(args.artifact, expected_fingerprint=vocab.fingerprint)
-    except (indexc_runtime.ArtifactError, indexc_runtime.FingerprintMismatch) as exc:
-        raise IndexcError(str(exc), source=args.artifact) from None
+    index = _load_checked(args.artifact, vocab.fingerprint, args.allow_fingerprint_mismatch)
     encode = _encoder(args.tokenizer)
     texts = _texts(args)
     rejected = 0
     for number, text in enumerate(texts, start=1):
-        verdict = walk(index, vocab, encode(text))
+        try:
+            verdict = walk(index, vocab, encode(text))
+        except indexc_runtime.ArtifactError as exc:  # a bad state-table value meets the walk
+            raise IndexcError(str(exc).removeprefix(f"{args.artifact}: "), source=args.artifact) from None
         rejected += not verdict["accepted"]
         verdict["line" if args.jsonl else "text_index"] = number
         _report(args, verdict)
     if args.json:
         print_json({"texts": len(texts), "accepted": len(texts) - rejected, "rejected": rejected})
     return 1 if rejected else 0
+
+
+def _load_checked(path: str, fingerprint: str, allow_mismatch: bool):
+    """The artifact, refused for another vocabulary unless allowed, and then with a warning on stderr."""
+    import indexc_runtime
+
+    try:
+        index = indexc_runtime.load(path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", indexc_runtime.FingerprintMismatchWarning)
+            index.check_fingerprint(fingerprint, allow_mismatch=allow_mismatch)
+    except (indexc_runtime.ArtifactError, indexc_runtime.FingerprintMismatch) as exc:
+        raise IndexcError(str(exc).removeprefix(f"{path}: "), source=path) from None
+    for warning in caught:
+        print(f"indexc check: warning: {warning.message}", file=sys.stderr)
+    return index
 
 
 def walk(index, vocab, token_ids: list[int]) -> dict:

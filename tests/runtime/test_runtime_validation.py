@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
 
@@ -111,3 +113,23 @@ def test_informative_keys_may_be_absent():
 
     index = indexc_runtime.load(surgery.rewrite_header(RAW, drop), verify=True)
     assert "constraint" not in index.header
+
+
+def _check(*arguments: str) -> subprocess.CompletedProcess:
+    tokenizer = GOLDEN.parent / "tokenizers" / "gpt2.json.zst"
+    return subprocess.run([sys.executable, "-m", "indexc", "check", str(GOLDEN / "format-v2-small.idx"),
+                           "--tokenizer", str(tokenizer), "--text", '"ab"', *arguments],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_check_refuses_another_vocabulary_naming_both_fingerprints():
+    artifact_fingerprint = indexc_runtime.load(GOLDEN / "format-v2-small.idx").fingerprint
+    done = _check()
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert artifact_fingerprint in done.stderr and "tokenizer being served has fingerprint" in done.stderr
+
+
+def test_check_walks_another_vocabulary_only_when_told_and_says_so():
+    done = _check("--allow-fingerprint-mismatch")
+    assert done.returncode in (0, 1), done.stderr
+    assert "warning: SERVING ANYWAY" in done.stderr and "fingerprint" in done.stderr
