@@ -19,8 +19,9 @@ because the precompiled in-lexeme masks are fast and the live Earley steps are s
 3. Only the start rule and the non-regular rules remain as IR rules; regular rules are used
    only through the terminals that inline them.
 
-A regex longer than ``MAX_FOLDED_REGEX`` characters (inlining a DAG of rules can grow
-exponentially) is not folded: that rule stays a rule and its users treat it as non-regular.
+No regex longer than ``MAX_FOLDED_REGEX`` characters is built (inlining a DAG of rules can
+grow exponentially: ``r0 ::= r1 r1``, ``r1 ::= r2 r2``, ...): such a rule stays a rule, its users
+treat it as non-regular, and a run or union that would be too long is folded item by item.
 The empty string is never folded into a terminal (an empty option stays an empty option).
 """
 
@@ -68,19 +69,25 @@ class _Folder:
     def is_regular(self, expr: Expr) -> bool:
         return all(self.is_regular_rule(ref.name) for ref in references(expr))
 
-    def lexeme(self, expr: Expr) -> Expr:
-        """``expr`` (regular) as one lexeme; the empty sequence stays empty."""
+    def lexeme(self, expr: Expr) -> Expr | None:
+        """``expr`` (regular) as one lexeme, the empty sequence staying empty; None when the
+        regex would be longer than ``MAX_FOLDED_REGEX``."""
         if expr == EMPTY or isinstance(expr, Lexeme):
             return expr
         regex = expression_regex(expr, lambda ref: self.rule_regex[ref.name])
         if regex == "":
             return EMPTY
+        if len(regex) > MAX_FOLDED_REGEX:
+            return None
         written = display(expr)
         return Lexeme(regex, f"({written})" if isinstance(expr, Alt) else written, False, first_offset(expr))
 
     def fold(self, expr: Expr) -> Expr:
-        if self.is_regular(expr) and (not isinstance(expr, Alt) or EMPTY not in expr.options):
-            return self.lexeme(expr)
+        """``expr`` with each maximal regular part as one lexeme."""
+        if self.is_regular(expr) and not (isinstance(expr, Alt) and EMPTY in expr.options):
+            whole = self.lexeme(expr)
+            if whole is not None:
+                return whole
         if isinstance(expr, Seq):
             return self._fold_sequence(expr)
         if isinstance(expr, Alt):
@@ -96,19 +103,25 @@ class _Folder:
             if self.is_regular(item):
                 run.append(item)
                 continue
-            if run:
-                items.append(self.lexeme(sequence(run)))
-                run = []
+            items.extend(self._fold_run(run))
+            run = []
             items.append(self.fold(item))
-        if run:
-            items.append(self.lexeme(sequence(run)))
+        items.extend(self._fold_run(run))
         return sequence(items)
+
+    def _fold_run(self, run: list[Expr]) -> list[Expr]:
+        """Adjacent regular items as one lexeme, or one by one if that regex is too long."""
+        if not run:
+            return []
+        whole = self.lexeme(sequence(run))
+        return [whole] if whole is not None else [self.fold(item) for item in run]
 
     def _fold_alternation(self, expr: Alt) -> Expr:
         regular = [option for option in expr.options if self.is_regular(option) and option != EMPTY]
         others = [self.fold(option) for option in expr.options if option not in regular]
-        merged = [self.lexeme(alternation(regular))] if regular else []
-        return alternation(merged + others)
+        merged = self.lexeme(alternation(regular)) if regular else None
+        folded_regular = [merged] if merged is not None else [self.fold(option) for option in regular]
+        return alternation(folded_regular + others)
 
 
 def _names_on_cycles(definitions: Mapping[str, Definition]) -> set[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from indexc.grammar import GrammarError, parse_gbnf
+from indexc.grammar.gbnf_folding import MAX_FOLDED_REGEX
 from tests.reference.grammar_oracle import GrammarOracle
 
 
@@ -79,3 +80,15 @@ def test_a_newline_outside_parentheses_ends_the_rule_as_in_llama_cpp():
 
 def test_empty_alternatives_and_empty_literal():
     assert_language('root ::= "a" ( | "b" ) ""', ["a", "ab"], ["b", ""])
+
+
+def test_folding_stops_before_a_regex_grows_too_long():
+    # r0 = r1 r1, r1 = r2 r2, ...: inlining doubles the regex at each level
+    levels = 14
+    lines = ["root ::= r0"] + [f"r{i} ::= r{i + 1} r{i + 1}" for i in range(levels)] + [f'r{levels} ::= "ab" | "cd"']
+    text = "\n".join(lines)
+    grammar = parse_gbnf(text)
+    assert max(len(t.regex) for t in grammar.terminals.values()) <= MAX_FOLDED_REGEX
+    sentence = b"ab" * 2**levels
+    assert GrammarOracle(grammar).accepts(sentence)
+    assert not GrammarOracle(grammar).accepts(sentence[:-2] + b"ac")
