@@ -141,14 +141,13 @@ class RegexRenderer:
         return self._render(expr, ())
 
     def _render(self, expr: Expr, stack: tuple[str, ...]) -> str:
-        text = self._node(expr, stack)
-        self._chars += len(text)
-        if self._chars > self.max_chars:
-            raise RegexTooLarge(self._chars)
-        return text
+        return self._node(expr, stack)
 
     def _node(self, expr: Expr, stack: tuple[str, ...]) -> str:
         if isinstance(expr, Lex):
+            self._chars += len(expr.regex)  # leaves only: the output is about their total
+            if self._chars > self.max_chars:
+                raise RegexTooLarge(self._chars)
             return expr.regex
         if isinstance(expr, Ws):
             return self.whitespace

@@ -46,7 +46,7 @@ class JsonSchemaOptions:
     lenient: bool | None = None
     coerce_one_of: bool | None = None
     mode: str = "auto"
-    any_depth: int = 3
+    any_depth: int = 2
     dfa_max_states: int = 20_000
 
     def __post_init__(self):

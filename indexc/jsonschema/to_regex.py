@@ -16,7 +16,7 @@ from indexc.jsonschema.expr import Expr, NotRegular, RegexRenderer, RegexTooLarg
 if TYPE_CHECKING:
     from indexc.jsonschema.lowering import LoweredSchema
 
-MAX_REGEX_CHARS = 4_000_000
+MAX_REGEX_CHARS = 1_000_000
 
 __all__ = ["NotRegular", "RegexTooLarge", "RenderedRegex", "render_regex", "renderer_for"]
 

@@ -1,0 +1,124 @@
+"""The grammar path's rendering: a lowered schema -> ``indexc.grammar.ir.Grammar``.
+
+Every ``Ref`` becomes a nonterminal, so recursion costs nothing and a definition used in a
+hundred places is one set of rules (where the regex rendering copies it a hundred times).
+Lexemes: adjacent ``Lex`` nodes of a sequence are glued into one terminal (a property key and
+its quotes, a number), each distinct regex is one terminal; whitespace is an explicit
+optional ``ws`` symbol at exactly the places the DFA path allows it (not a global
+``%ignore``, which would also allow it before the first and after the last token and would
+not respect a bounded ``whitespace_pattern``).  Repetitions become rules: ``x{2,4}`` is
+``x x`` then a chain of two optional ``x``; ``x*`` a left-recursive list (Earley-friendly).
+Shared subtrees (the suffix expressions of ``objects``) are rendered once, by identity.
+"""
+
+from __future__ import annotations
+
+from indexc.grammar.ir import Grammar, Rule, Terminal
+from indexc.jsonschema.expr import Alt, Expr, Lex, Ref, Repeat, Seq, Ws, has_top_level_bar
+from indexc.jsonschema.lowering import LoweredSchema
+
+START = "start"
+
+
+def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>") -> Grammar:
+    builder = _GrammarBuilder(lowered)
+    root = builder.symbols_of(lowered.root)
+    builder.rules.append(Rule(START, tuple(root)))
+    return Grammar(START, tuple(builder.rules), builder.terminals, (), source)
+
+
+class _GrammarBuilder:
+    def __init__(self, lowered: LoweredSchema):
+        self.lowered = lowered
+        self.rules: list[Rule] = []
+        self.terminals: dict[str, Terminal] = {}
+        self.terminal_names: dict[str, str] = {}
+        self.memo: dict[int, tuple[str, ...]] = {}
+        self.keep_alive: list[Expr] = []  # the memo is by id(): keep the keys alive
+        self.refs: dict[str, str] = {}
+        self.counter = 0
+
+    def fresh(self, hint: str) -> str:
+        self.counter += 1
+        return f"{hint}_{self.counter}"
+
+    def terminal(self, regex: str) -> str:
+        name = self.terminal_names.get(regex)
+        if name is None:
+            name = f"T{len(self.terminal_names)}"
+            self.terminal_names[regex] = name
+            self.terminals[name] = Terminal(name, regex)
+        return name
+
+    def symbols_of(self, expr: Expr) -> tuple[str, ...]:
+        """The symbol string ``expr`` stands for (possibly empty)."""
+        key = id(expr)
+        if key in self.memo:
+            return self.memo[key]
+        symbols = self._symbols(expr)
+        self.memo[key] = symbols
+        self.keep_alive.append(expr)
+        return symbols
+
+    def _symbols(self, expr: Expr) -> tuple[str, ...]:
+        if isinstance(expr, Lex):
+            return (self.terminal(expr.regex),)
+        if isinstance(expr, Ws):
+            return (self.whitespace(),) if self.lowered.options.whitespace_terminal is not None else ()
+        if isinstance(expr, Seq):
+            return self.sequence(expr.items)
+        if isinstance(expr, Alt):
+            name = self.fresh("alt")
+            for option in expr.options:
+                self.rules.append(Rule(name, self.symbols_of(option)))
+            return (name,)
+        if isinstance(expr, Repeat):
+            return self.repetition(expr)
+        assert isinstance(expr, Ref)
+        return (self.reference(expr.name),)
+
+    def sequence(self, items: tuple[Expr, ...]) -> tuple[str, ...]:
+        out: list[str] = []
+        glued: list[str] = []
+        for item in items:
+            if isinstance(item, Lex):
+                glued.append(f"(?:{item.regex})" if has_top_level_bar(item.regex) else item.regex)
+                continue
+            if glued:
+                out.append(self.terminal("".join(glued)))
+                glued = []
+            out.extend(self.symbols_of(item))
+        if glued:
+            out.append(self.terminal("".join(glued)))
+        return tuple(out)
+
+    def repetition(self, expr: Repeat) -> tuple[str, ...]:
+        item = self.symbols_of(expr.item)
+        out = list(item * expr.min)
+        if expr.max is None:
+            name = self.fresh("list")
+            self.rules.append(Rule(name, ()))
+            self.rules.append(Rule(name, (name, *item)))
+            out.append(name)
+            return tuple(out)
+        optional_tail: tuple[str, ...] = ()
+        for _ in range(expr.max - expr.min):
+            name = self.fresh("opt")
+            self.rules.append(Rule(name, ()))
+            self.rules.append(Rule(name, (*item, *optional_tail)))
+            optional_tail = (name,)
+        return tuple(out) + optional_tail
+
+    def reference(self, name: str) -> str:
+        symbol = self.refs.get(name)
+        if symbol is None:
+            symbol = self.refs[name] = f"def_{name}"
+            self.rules.append(Rule(symbol, self.symbols_of(self.lowered.definitions[name])))
+        return symbol
+
+    def whitespace(self) -> str:
+        if "ws" not in self.refs:
+            self.refs["ws"] = "ws"
+            self.rules.append(Rule("ws", ()))
+            self.rules.append(Rule("ws", (self.terminal(self.lowered.options.whitespace_terminal),)))
+        return "ws"

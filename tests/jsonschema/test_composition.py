@@ -1,0 +1,94 @@
+"""$ref, allOf, anyOf, oneOf, enum, const, nullable, boolean schemas, sibling keywords."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from indexc.jsonschema import JsonSchemaError, schema_to_regex
+from tests.jsonschema.helpers import accepts, accepts_all_spellings
+
+
+def test_local_refs_defs_definitions_and_pointer_escapes():
+    schema = {
+        "$defs": {"pos": {"type": "integer", "minimum": 1}},
+        "definitions": {"a/b": {"type": "string"}},
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/pos"}, "s": {"$ref": "#/definitions/a~1b"}},
+    }
+    assert accepts_all_spellings(schema, {"n": 3, "s": "x"})
+    assert not accepts(schema, '{"n": 0}') and not accepts(schema, '{"s": 1}')
+
+
+def test_ref_siblings_are_intersected():
+    schema = {"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "maxLength": 2}
+    assert accepts(schema, '"ab"') and not accepts(schema, '"abc"')
+
+
+def test_all_of_merges_properties_in_order():
+    schema = {"allOf": [
+        {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+        {"properties": {"b": {"type": "string"}, "a": {"minimum": 0}}, "required": ["b"]},
+    ]}
+    assert accepts(schema, '{"a": 1, "b": "x"}')
+    assert not accepts(schema, '{"a": -1, "b": "x"}') and not accepts(schema, '{"a": 1}')
+
+
+def test_any_of_with_siblings():
+    schema = {"type": "object", "properties": {"a": {}, "b": {}}, "additionalProperties": False,
+              "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}
+    assert accepts(schema, '{"a": 1}') and accepts(schema, '{"b": 1}') and not accepts(schema, "{}")
+
+
+def test_one_of_disjoint_by_type_and_by_automaton():
+    by_type = {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+    assert accepts(by_type, '"x"') and accepts(by_type, "3")
+    tagged = {"oneOf": [
+        {"type": "object", "properties": {"k": {"const": "a"}, "v": {"type": "integer"}}, "required": ["k"], "additionalProperties": False},
+        {"type": "object", "properties": {"k": {"const": "b"}, "v": {"type": "string"}}, "required": ["k"], "additionalProperties": False},
+    ]}
+    assert accepts(tagged, '{"k": "a", "v": 1}') and accepts(tagged, '{"k": "b", "v": "s"}')
+    assert not accepts(tagged, '{"k": "a", "v": "s"}')
+
+
+def test_overlapping_one_of_is_an_error_unless_lenient():
+    schema = {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 0}]}
+    with pytest.raises(JsonSchemaError, match=r"oneOf.*#/oneOf"):
+        schema_to_regex(schema)
+    assert accepts(schema, "3", lenient=True)
+    assert accepts({**schema, "x-guidance": {"coerce_one_of": True}}, "3")
+
+
+def test_enum_const_filtered_by_siblings():
+    schema = {"type": "string", "enum": ["a", 1, "é", None]}
+    assert accepts_all_spellings(schema, "é") and not accepts(schema, "1") and not accepts(schema, "null")
+    assert accepts({"const": 1}, "1.0") and not accepts({"const": 1}, "2")
+    nested = {"const": {"a": [1, "x"], "b": None}}
+    assert accepts_all_spellings(nested, {"a": [1, "x"], "b": None})
+    assert not accepts(nested, '{"b": null, "a": [1, "x"]}')  # key order as listed (policy)
+
+
+def test_nullable_and_type_lists_and_boolean_schemas():
+    assert accepts({"type": "string", "nullable": True}, "null")
+    assert accepts({"type": ["integer", "null"]}, "null") and not accepts({"type": ["integer", "null"]}, '"x"')
+    assert accepts(True, json.dumps({"deep": [1, {}, None]}))
+    schema = {"type": "object", "properties": {"never": False, "ok": True}}
+    assert accepts(schema, '{"ok": 1}') and not accepts(schema, '{"never": 1}')
+
+
+def test_untyped_schema_allows_every_type_with_keywords_per_type():
+    schema = {"minLength": 2, "minimum": 5}
+    assert accepts(schema, '"ab"') and not accepts(schema, '"a"') and accepts(schema, "7") and not accepts(schema, "4")
+    assert accepts(schema, "null") and accepts(schema, "[1]")
+
+
+def test_recursive_schema_needs_the_grammar_path():
+    schema = {"$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}}, "$ref": "#/$defs/node"}
+    with pytest.raises(JsonSchemaError, match="grammar path"):
+        schema_to_regex(schema)
+
+
+def test_any_value_nesting_bound_of_the_dfa_path():
+    deep = json.dumps({"a": [1, {"x": None}]})
+    assert not accepts(True, deep) and accepts(True, deep, any_depth=3)

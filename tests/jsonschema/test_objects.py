@@ -1,0 +1,68 @@
+"""Objects: schema order, optional and required properties, additional and pattern properties, counts."""
+
+from __future__ import annotations
+
+import json
+
+from tests.jsonschema.helpers import accepts, accepts_all_spellings, dfa_of
+
+PERSON = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer"}, "email": {"type": "string"}},
+    "required": ["name"],
+    "additionalProperties": False,
+}
+
+
+def test_properties_in_schema_order_with_optional_ones_skipped():
+    for value in ({"name": "a"}, {"name": "a", "age": 3}, {"name": "a", "email": "x"}, {"name": "é", "age": 1, "email": "x"}):
+        assert accepts_all_spellings(PERSON, value), value
+
+
+def test_missing_required_wrong_order_unknown_key_and_duplicates_are_refused():
+    for value in ({"age": 3}, {"age": 3, "name": "a"}, {"name": "a", "x": 1}, {}):
+        assert not accepts(PERSON, json.dumps(value)), value
+    assert not accepts(PERSON, '{"name": "a", "name": "b"}')
+
+
+def test_additional_properties_schema_and_listed_names_excluded():
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}}
+    assert accepts_all_spellings(schema, {"a": 1, "b": "x", "c": "y"})
+    assert accepts_all_spellings(schema, {"ab": "x", "": "y"})
+    assert not accepts(schema, '{"b": 1}')
+    assert not accepts(schema, '{"a": "x"}')  # "a" cannot come back as an additional key
+
+
+def test_additional_properties_default_allows_any_value_after_listed_ones():
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    assert accepts_all_spellings(schema, {"a": 1, "extra": {"x": [1, None, True]}, "more": "s"})
+    assert not accepts(schema, '{"a": "no"}')
+
+
+def test_pattern_properties():
+    schema = {"type": "object", "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False}
+    assert accepts_all_spellings(schema, {"x-a": 1, "x-b": 2})
+    assert not accepts(schema, '{"y": 1}') and not accepts(schema, '{"x-a": "s"}')
+
+
+def test_min_max_properties_on_a_map_and_at_least_one():
+    schema = {"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 1, "maxProperties": 2}
+    assert accepts(schema, '{"a": 1}') and accepts(schema, '{"a": 1, "b": 2}')
+    assert not accepts(schema, "{}") and not accepts(schema, '{"a": 1, "b": 2, "c": 3}')
+    one = {"type": "object", "properties": {"a": {}, "b": {}}, "additionalProperties": False, "minProperties": 1}
+    assert accepts(one, '{"b": 1}') and not accepts(one, "{}")
+
+
+def test_required_name_outside_properties_uses_additional_properties():
+    schema = {"type": "object", "required": ["id"], "additionalProperties": {"type": "integer"}}
+    assert accepts(schema, '{"id": 1}') and accepts(schema, '{"id": 1, "x": 2}') and not accepts(schema, '{"x": 2}')
+
+
+def test_many_optional_properties_stay_linear():
+    def schema(n):
+        return {"type": "object", "properties": {f"p{i}": {"type": "boolean"} for i in range(n)},
+                "additionalProperties": False}
+
+    small, large = dfa_of(schema(12)).n_states, dfa_of(schema(24)).n_states
+    assert large < 2.2 * small  # linear in the number of properties, not 2**n
+    assert accepts(schema(24), '{"p3": true, "p23": false}') and not accepts(schema(24), '{"p23": true, "p3": false}')

@@ -1,0 +1,72 @@
+"""Strings: escapes in every spelling, lengths in characters, patterns on the decoded text, formats."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.jsonschema.helpers import accepts, accepts_all_spellings
+
+
+@pytest.mark.parametrize("value", ["plain", "é and ü", "tab\there", 'quote " and \\ backslash', "a/b", "😀 emoji", "\x00\x1f", ""])
+def test_any_string_accepts_every_serialisation(value):
+    assert accepts_all_spellings({"type": "string"}, value)
+
+
+def test_invalid_string_texts_are_refused():
+    for text in ('"\\x"', '"\n"', '"\\ud800"', '"\\u0041"', '"abc', "abc"):
+        assert not accepts({"type": "string"}, text), text
+
+
+def test_length_counts_characters_not_spellings():
+    schema = {"type": "string", "minLength": 2, "maxLength": 3}
+    assert accepts_all_spellings(schema, "é😀")
+    assert accepts_all_spellings(schema, "\n\t\"")
+    assert not accepts(schema, json.dumps("a")) and not accepts(schema, json.dumps("abcd"))
+    assert not accepts(schema, json.dumps("😀"))  # one character, two \u escapes
+
+
+def test_pattern_is_a_search_on_the_decoded_string():
+    schema = {"type": "string", "pattern": "b+c"}
+    assert accepts(schema, '"abbcd"') and accepts(schema, '"bc"') and not accepts(schema, '"ac"')
+    anchored = {"type": "string", "pattern": "^[a-z]{2}-\\d{3}$"}
+    assert accepts(anchored, '"ab-123"') and not accepts(anchored, '"xab-123"') and not accepts(anchored, '"ab-12"')
+    assert not accepts(anchored, '"ab-١٢٣"')  # ECMA \d is ASCII
+    unicode = {"type": "string", "pattern": "^é+$"}
+    assert accepts_all_spellings(unicode, "éé")
+    quote = {"type": "string", "pattern": '^a"b$'}
+    assert accepts(quote, '"a\\"b"') and accepts(quote, '"a\\u0022b"')
+
+
+def test_pattern_alternatives_are_anchored_separately():
+    schema = {"type": "string", "pattern": "^a$|b"}
+    assert accepts(schema, '"a"') and accepts(schema, '"xbx"') and not accepts(schema, '"xa"')
+
+
+def test_length_beside_pattern_when_implied():
+    assert accepts({"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 3}, '"ABC"')
+
+
+@pytest.mark.parametrize("fmt, good, bad", [
+    ("date", ["2024-02-29", "1999-12-31"], ["2024-13-01", "24-01-01", "2024-1-1"]),
+    ("time", ["12:30:00Z", "23:59:60+02:00", "00:00:00.123z"], ["24:00:00Z", "12:30:00"]),
+    ("date-time", ["2024-01-02T03:04:05Z", "2024-01-02t03:04:05.5-07:30"], ["2024-01-02 03:04:05Z", "2024-01-02T03:04Z"]),
+    ("duration", ["P1Y2M3DT4H5M6S", "PT1S", "P3W", "P1D"], ["P", "PT", "P1H", "1D"]),
+    ("email", ["a.b+c@example.com"], ["a@", "@b.com", "a b@c.com"]),
+    ("hostname", ["example.com", "a-b.c"], ["-a.com", "a_b.com"]),
+    ("ipv4", ["192.168.0.1", "0.0.0.0"], ["256.1.1.1", "1.2.3", "01.2.3.4"]),
+    ("ipv6", ["::1", "2001:db8::ff00:42:8329", "::ffff:192.0.2.1"], ["1:2:3:4:5:6:7:8:9", "12345::"]),
+    ("uuid", ["123e4567-e89b-12d3-a456-426614174000"], ["123e4567e89b12d3a456426614174000"]),
+    ("uri", ["https://example.com/a?b=c#d", "urn:isbn:0451450523"], ["//no-scheme", "http://a b"]),
+])
+def test_formats(fmt, good, bad):
+    schema = {"type": "string", "format": fmt}
+    for value in good:
+        assert accepts_all_spellings(schema, value), value
+    for value in bad:
+        assert not accepts(schema, json.dumps(value)), value
+
+
+def test_uri_accepts_escaped_slashes():
+    assert accepts({"type": "string", "format": "uri"}, '"https:\\/\\/example.com\\/x"')
