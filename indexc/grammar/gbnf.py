@@ -39,23 +39,28 @@ def parse_gbnf(text: str, *, source: str = "<gbnf>", start: str = ROOT, fold: bo
         raise error_at(text, 0, f"no {start!r} rule", source)
     reachable, warnings = check_references(definitions, [start], text, source)
     used = {name: definitions[name] for name in definitions if name in reachable}
-    bodies = fold_regular_parts(used, start) if fold else {name: d.body for name, d in used.items()}
+    if fold:
+        folded = fold_regular_parts(used, start)
+        bodies, compiled = folded.bodies, folded.compiled
+    else:
+        bodies, compiled = {name: d.body for name, d in used.items()}, set()
 
     builder = BnfBuilder(reserved_names=frozenset(bodies))  # a folded rule's name may name its terminal
     for name, body in bodies.items():
         builder.define(name, body)
     grammar = Grammar(start=start, rules=tuple(builder.rules), terminals=builder.terminals, source=source,
                       warnings=tuple(warnings))
-    _compile_terminals(grammar, bodies, text)
+    _compile_terminals(grammar, bodies, text, compiled)
     offsets = {name: definition.offset for name, definition in definitions.items()}
     return trim(grammar, offsets, text)
 
 
-def _compile_terminals(grammar: Grammar, bodies: dict, text: str) -> None:
-    """Compile each non-literal terminal once; errors point at the lexeme that made it."""
+def _compile_terminals(grammar: Grammar, bodies: dict, text: str, compiled: set[str]) -> None:
+    """Compile each non-literal terminal once (folding compiled some already); errors point
+    at the lexeme that made the terminal."""
     offsets = {lexeme.regex: lexeme.offset for body in bodies.values() for lexeme in lexemes(body)}
     for terminal in grammar.terminals.values():
-        if terminal.is_literal:
+        if terminal.is_literal or terminal.regex in compiled:
             continue
         try:
             compile_regex(terminal.regex, source=grammar.source)

@@ -20,27 +20,48 @@ because the precompiled in-lexeme masks are fast and the live Earley steps are s
    only through the terminals that inline them.
 
 No regex longer than ``MAX_FOLDED_REGEX`` characters is built (inlining a DAG of rules can
-grow exponentially: ``r0 ::= r1 r1``, ``r1 ::= r2 r2``, ...): such a rule stays a rule, its users
-treat it as non-regular, and a run or union that would be too long is folded item by item.
+grow exponentially: ``r0 ::= r1 r1``, ``r1 ::= r2 r2``, ...): such a rule stays a rule and its
+users treat it as non-regular.  Each folded lexeme is compiled once, and one whose byte DFA
+would exceed ``MAX_FOLDED_STATES`` (``(a|b)* a (a|b){20}`` as one regex is exponential; as a
+CFG it is small) is not built either.  A run or union refused for either reason is folded item
+by item, and a regular rule that cannot become a lexeme stays a rule.
 The empty string is never folded into a terminal (an empty option stays an empty option).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+
+from indexc.automaton import compile_regex
+from indexc.errors import LimitError, RegexError
 
 from indexc.grammar.expression import EMPTY, Alt, Definition, Expr, Lexeme, Ref, Repeat, Seq, display, references
 from indexc.grammar.expression import alternation, first_offset, sequence
 from indexc.grammar.regex_text import expression_regex
 
 MAX_FOLDED_REGEX = 20_000
+# Byte-DFA states a folded lexeme may have (the bundled samples' largest has 81).
+MAX_FOLDED_STATES = 5_000
 
 
-def fold_regular_parts(definitions: Mapping[str, Definition], start: str) -> dict[str, Expr]:
-    """The bodies of the rules that remain (start + non-regular), regular parts as lexemes."""
+@dataclass
+class FoldedGrammar:
+    bodies: dict[str, Expr]     # the rules that remain: the start and what it still refers to
+    compiled: set[str]          # folded regexes already compiled (they need no second check)
+
+
+def fold_regular_parts(definitions: Mapping[str, Definition], start: str) -> FoldedGrammar:
+    """The rules that remain (start, and the rules the folded bodies still name)."""
     folder = _Folder(definitions)
-    kept = [name for name in definitions if name == start or not folder.is_regular_rule(name)]
-    return {name: folder.fold(definitions[name].body) for name in kept}
+    bodies: dict[str, Expr] = {}
+    pending = [start]
+    while pending:
+        name = pending.pop()
+        if name not in bodies:
+            bodies[name] = folder.fold(definitions[name].body)
+            pending.extend(ref.name for ref in references(bodies[name]))
+    return FoldedGrammar(bodies, folder.compiled)
 
 
 class _Folder:
@@ -48,6 +69,8 @@ class _Folder:
         self.definitions = definitions
         self.on_cycle = _names_on_cycles(definitions)
         self.rule_regex: dict[str, str | None] = {}  # None: not regular
+        self.compiled: set[str] = set()
+        self.refused: set[str] = set()
 
     def is_regular_rule(self, name: str) -> bool:
         return self.regex_of_rule(name) is not None
@@ -77,10 +100,24 @@ class _Folder:
         regex = expression_regex(expr, lambda ref: self.rule_regex[ref.name])
         if regex == "":
             return EMPTY
-        if len(regex) > MAX_FOLDED_REGEX:
+        if len(regex) > MAX_FOLDED_REGEX or not self._compiles(regex):
             return None
         written = display(expr)
         return Lexeme(regex, f"({written})" if isinstance(expr, Alt) else written, False, first_offset(expr))
+
+    def _compiles(self, regex: str) -> bool:
+        """Does ``regex`` compile within ``MAX_FOLDED_STATES``?  (memoised)"""
+        if regex in self.compiled:
+            return True
+        if regex in self.refused:
+            return False
+        try:
+            compile_regex(regex, max_states=MAX_FOLDED_STATES)
+        except (RegexError, LimitError):
+            self.refused.add(regex)
+            return False
+        self.compiled.add(regex)
+        return True
 
     def fold(self, expr: Expr) -> Expr:
         """``expr`` with each maximal regular part as one lexeme."""
@@ -94,7 +131,7 @@ class _Folder:
             return self._fold_alternation(expr)
         if isinstance(expr, Repeat):
             return Repeat(self.fold(expr.item), expr.min, expr.max)
-        return expr  # a Ref to a non-regular rule
+        return expr  # a Ref to a non-regular rule, or to a regular one too large to fold
 
     def _fold_sequence(self, expr: Seq) -> Expr:
         items: list[Expr] = []

@@ -84,7 +84,7 @@ def test_empty_alternatives_and_empty_literal():
 
 def test_folding_stops_before_a_regex_grows_too_long():
     # r0 = r1 r1, r1 = r2 r2, ...: inlining doubles the regex at each level
-    levels = 14
+    levels = 12
     lines = ["root ::= r0"] + [f"r{i} ::= r{i + 1} r{i + 1}" for i in range(levels)] + [f'r{levels} ::= "ab" | "cd"']
     text = "\n".join(lines)
     grammar = parse_gbnf(text)
@@ -92,3 +92,11 @@ def test_folding_stops_before_a_regex_grows_too_long():
     sentence = b"ab" * 2**levels
     assert GrammarOracle(grammar).accepts(sentence)
     assert not GrammarOracle(grammar).accepts(sentence[:-2] + b"ac")
+
+
+def test_a_run_whose_dfa_would_explode_is_folded_item_by_item():
+    text = 'root ::= ab* "a" ab{20}\nab ::= "a" | "b"'
+    grammar = parse_gbnf(text)  # one regex would need ~2^20 DFA states; three small ones do not
+    assert sorted(t.regex for t in grammar.terminals.values()) == ["(?:a|b)*", "(?:a|b){20}", "a"]
+    oracle = GrammarOracle(grammar)
+    assert oracle.accepts(b"bba" + b"ab" * 10) and not oracle.accepts(b"bbb" + b"ab" * 10)
