@@ -83,9 +83,13 @@ def parse_lark(text: str, *, source: str = "<lark>", start: str = DEFAULT_START)
 
 def _with_imports(lark_file: LarkFile, text: str, source: str) -> dict[str, Definition]:
     definitions = dict(lark_file.definitions)
+    imported: set[tuple[str, str]] = set()
     for imp in lark_file.imports:
         if imp.name not in COMMON_TERMINALS:
             raise error_at(text, imp.offset, f"common has no terminal {imp.name!r}", source)
+        if (imp.name, imp.alias) in imported:
+            continue  # the same import twice
+        imported.add((imp.name, imp.alias))
         if imp.alias in definitions:
             raise error_at(text, imp.offset, f"{imp.alias!r} is imported and also defined", source)
         lexeme = Lexeme(COMMON_TERMINALS[imp.name], f"common.{imp.name}", False, imp.offset)

@@ -131,3 +131,11 @@ def test_empty_literal_is_the_empty_string():
 def test_a_start_rule_other_than_start(start):
     grammar = parse_lark('expr: atom "+" atom\natom: "x"', start=start)
     assert grammar.start == start
+
+
+def test_windows_line_endings_and_a_repeated_import():
+    assert_language(
+        "start: WORD+\r\n%import common.WORD\r\n%import common.WORD\r\n%import common.WS\r\n%ignore WS\r\n\t// end",
+        ["ab cd", "x"],
+        ["ab1", ""],
+    )
