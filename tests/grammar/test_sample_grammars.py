@@ -66,6 +66,18 @@ def test_folding_keeps_the_gbnf_language(sample):
         assert folded.accepts(text) == unfolded.accepts(text), text
 
 
+@pytest.mark.parametrize("sample", GBNF_SAMPLES, ids=lambda s: s.name)
+def test_random_sentences_of_one_gbnf_form_are_sentences_of_the_other(sample):
+    folded = GrammarOracle(parse_gbnf(sample.grammar_text))
+    unfolded = GrammarOracle(parse_gbnf(sample.grammar_text, fold=False))
+    rng = random.Random(sample.name)
+    for source, judge in ((folded, unfolded), (unfolded, folded)):
+        for _ in range(3):
+            sentence = source.random_sentence(rng, max_bytes=40, stop_probability=0.3)
+            if sentence is not None:
+                assert judge.accepts(sentence), sentence
+
+
 def test_simple_py_uses_llguidance_extensions_and_is_refused_where_they_start():
     text = (GRAMMAR_DIR / "lark" / "simple_py.lark").read_text()
     with pytest.raises(GrammarError) as error:

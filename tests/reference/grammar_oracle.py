@@ -94,6 +94,27 @@ class GrammarOracle:
             allowed.update(eos_ids)
         return allowed
 
+    def next_bytes(self, prefix: bytes) -> list[int]:
+        """The bytes ``b`` for which ``prefix + b`` is still viable (for random walks)."""
+        chart = self.chart(prefix)
+        if chart is None:
+            return []
+        return [byte for byte in range(256) if self._scan(chart, byte) is not None]
+
+    def random_sentence(self, rng, max_bytes: int = 200, stop_probability: float = 0.2) -> bytes | None:
+        """A random walk of viable bytes that ends in a whole sentence (None if it did not
+        reach one within ``max_bytes``): walk bytes uniformly, and stop with the given
+        probability whenever the text is a sentence."""
+        text = b""
+        while len(text) <= max_bytes:
+            if self.accepts(text) and rng.random() < stop_probability:
+                return text
+            choices = self.next_bytes(text)
+            if not choices:
+                return text if self.accepts(text) else None
+            text += bytes([rng.choice(choices)])
+        return None
+
     def chart(self, data: bytes) -> list[_EarleySet] | None:
         """The Earley sets after ``data`` (None as soon as the text cannot continue)."""
         first = _EarleySet()

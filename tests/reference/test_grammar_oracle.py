@@ -8,6 +8,7 @@ are checked against every string over the grammar's alphabet, not only a few exa
 from __future__ import annotations
 
 import itertools
+import random
 import re
 
 import pytest
@@ -140,3 +141,17 @@ def test_partial_utf8_characters_are_viable_prefixes():
     assert oracle.allowed_tokens(b"", vocab) == {0, 1}
     assert oracle.allowed_tokens(b"\xc3", vocab) == {2}
     assert oracle.is_prefix("éé".encode()[:3]) and not oracle.accepts("éé".encode()[:3])
+
+
+def test_next_bytes_and_random_sentences():
+    oracle = GrammarOracle(BRACKETS)
+    assert oracle.next_bytes(b"") == [ord("(")]
+    assert oracle.next_bytes(b"(") == [ord("("), ord(")")]
+    assert oracle.next_bytes(b")") == []
+    rng = random.Random(5)
+    sentences = [oracle.random_sentence(rng, max_bytes=40) for _ in range(20)]
+    for sentence in filter(None, sentences):
+        assert oracle.accepts(sentence)
+        depths = list(itertools.accumulate(1 if c == ord("(") else -1 for c in sentence))
+        assert all(d >= 0 for d in depths) and (not depths or depths[-1] == 0)
+    assert any(sentences)
