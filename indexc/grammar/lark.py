@@ -27,6 +27,8 @@ definition and are an error where a rule uses them.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from indexc.automaton import compile_regex
 from indexc.errors import LimitError, RegexError
 from indexc.grammar.checks import check_references, trim
@@ -46,39 +48,42 @@ def parse_lark(text: str, *, source: str = "<lark>", start: str = DEFAULT_START)
     lark_file = parse_lark_text(text, source)
     definitions = _with_imports(lark_file, text, source)
     _check_declared_uses(lark_file, definitions, text, source)
+    reachable, warnings = _check_names(lark_file, definitions, start, text, source)
+    grammar = _lower(lark_file, definitions, reachable, start, _TerminalExpander(definitions, text, source))
+    grammar = replace(grammar, warnings=tuple(warnings))
+    _compile_terminals(grammar, definitions, text)
+    offsets = {name: definition.offset for name, definition in definitions.items()}
+    return trim(grammar, offsets, text)
+
+
+def _check_names(
+    lark_file: LarkFile, definitions: dict[str, Definition], start: str, text: str, source: str
+) -> tuple[set[str], list[str]]:
+    """(names reachable from the start rule and %ignore, warnings); undefined names raise."""
     if start not in definitions or definitions[start].is_terminal:
         raise error_at(text, 0, f"no start rule {start!r}", source)
     ignored_refs = [ref for expr, _ in lark_file.ignores for ref in references(expr)]
     for ref in ignored_refs:
         if ref.name not in definitions:
             raise error_at(text, ref.offset, f"%ignore names the undefined terminal {ref.name!r}", source)
-    roots = [start] + [ref.name for ref in ignored_refs]
-    reachable, warnings = check_references(definitions, roots, text, source)
-    terminal_regexes = _TerminalExpander(definitions, text, source)
+    return check_references(definitions, [start] + [ref.name for ref in ignored_refs], text, source)
 
+
+def _lower(
+    lark_file: LarkFile, definitions: dict[str, Definition], reachable: set[str], start: str,
+    expander: _TerminalExpander,
+) -> Grammar:
+    """Named terminals first (so inline lexemes can reuse them), then rules, then %ignore."""
     builder = BnfBuilder(reserved_names=frozenset(definitions))
     for name in sorted(reachable):
-        definition = definitions[name]
-        if definition.is_terminal:
-            body = definition.body
-            is_literal = isinstance(body, Lexeme) and body.is_literal
-            builder.add_named_terminal(name, terminal_regexes.regex(name), is_literal)
+        body = definitions[name].body
+        if definitions[name].is_terminal:
+            builder.add_named_terminal(name, expander.regex(name), isinstance(body, Lexeme) and body.is_literal)
     for name, definition in definitions.items():
         if name in reachable and not definition.is_terminal:
             builder.define(name, definition.body)
-    ignore = tuple(_ignored_terminal(builder, expr, terminal_regexes) for expr, _ in lark_file.ignores)
-
-    grammar = Grammar(
-        start=start,
-        rules=tuple(builder.rules),
-        terminals=builder.terminals,
-        ignore=tuple(dict.fromkeys(ignore)),
-        source=source,
-        warnings=tuple(warnings),
-    )
-    _compile_terminals(grammar, definitions, text)
-    offsets = {name: definition.offset for name, definition in definitions.items()}
-    return trim(grammar, offsets, text)
+    ignore = [_ignored_terminal(builder, expr, expander) for expr, _ in lark_file.ignores]
+    return Grammar(start, tuple(builder.rules), builder.terminals, tuple(dict.fromkeys(ignore)), expander.source)
 
 
 def _with_imports(lark_file: LarkFile, text: str, source: str) -> dict[str, Definition]:
