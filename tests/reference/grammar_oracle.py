@@ -57,7 +57,9 @@ class GrammarOracle:
 
     def __init__(self, grammar: Grammar):
         self.grammar = grammar
-        rules = _with_ignored_terminals(_productive_rules(grammar), grammar)
+        productive = _productive_rules(grammar)
+        self.language_is_empty = not any(rule.lhs == grammar.start for rule in productive)
+        rules = _with_ignored_terminals(productive, grammar)
         self.rules: list[Rule] = rules
         self.rules_of: dict[str, list[int]] = {}
         for index, rule in enumerate(rules):
@@ -117,11 +119,10 @@ class GrammarOracle:
 
     def chart(self, data: bytes) -> list[_EarleySet] | None:
         """The Earley sets after ``data`` (None as soon as the text cannot continue)."""
-        first = _EarleySet()
-        if _START in self.rules_of:
-            self._closure([], first, [(rule, 0, 0) for rule in self.rules_of[_START]])
-        if not first.rule_items:
+        if self.language_is_empty:
             return None
+        first = _EarleySet()
+        self._closure([], first, [(rule, 0, 0) for rule in self.rules_of[_START]])
         return self._extend([first], data)
 
     # --- Earley steps ----------------------------------------------------------------------

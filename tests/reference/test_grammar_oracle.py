@@ -155,3 +155,10 @@ def test_next_bytes_and_random_sentences():
         depths = list(itertools.accumulate(1 if c == ord("(") else -1 for c in sentence))
         assert all(d >= 0 for d in depths) and (not depths or depths[-1] == 0)
     assert any(sentences)
+
+
+def test_an_empty_language_has_no_viable_prefix():
+    g = grammar([("S", ("a", "S"))], [literal("a", "a")])
+    oracle = GrammarOracle(g)
+    assert not oracle.is_prefix(b"") and not oracle.is_prefix(b"a")
+    assert oracle.allowed_tokens(b"", [b"a"], [1]) == set()
