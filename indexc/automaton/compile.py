@@ -16,6 +16,7 @@ Per-regex figures (states at each stage, milliseconds) are in the package's ``__
 
 from __future__ import annotations
 
+from indexc import limits as compile_limits
 from indexc.automaton.atom_partition import AtomPartition
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.automaton.determinize import AtomDFA, determinize
@@ -48,7 +49,9 @@ def compile_regex(
     """
     limits = limits or AutomatonLimits.for_max_states(max_states)
     atom_dfa, partition = compile_atom_dfa(pattern, limits=limits, source=source)
+    compile_limits.check_time("minimisation")
     expanded = expand_utf8(atom_dfa, partition, limits, source=source)
+    compile_limits.check_time("UTF-8 expansion")
     trimmed = trim(expanded.transitions, expanded.accepting)
     assert trimmed is not None, "a live character-level start expands to a live byte start"
     transitions, accepting = trimmed
@@ -67,6 +70,7 @@ def compile_atom_dfa(
     """Stages 1-6: the minimal character-level DFA and its atom partition."""
     normalized = normalize(pattern, source=source)
     tree = parse_structure(normalized, source=source)
+    compile_limits.check_time("parsing")
     nfa = build_nfa(tree, limits, source=source)
     partition = AtomPartition.of_sets(normalized.char_sets)
     dfa = determinize(nfa, partition, limits, source=source)

@@ -1,4 +1,4 @@
-"""The explicit size limits of DFA construction.
+"""The explicit size limits of DFA construction (derived from ``indexc.limits.CompileLimits``).
 
 A regex can ask for an automaton far larger than any index is worth building: bounded
 repetitions multiply (``(a{1,1000}){1,1000}``), subset construction can be exponential
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DEFAULT_MAX_STATES = 100_000
+from indexc.limits import DEFAULT_MAX_STATES
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,8 @@
-"""``indexc compile``: one constraint + a tokenizer -> one artifact file."""
+"""``indexc compile``: one constraint + a tokenizer -> one artifact file.
+
+The compile runs under the limits of ``--max-states``, ``--max-memory`` and ``--time-limit``
+(``indexc.limits``): one hit is a ``LimitError`` line and exit 2, and no file is written.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import argparse
 
 from indexc.cli import grammar_args, schema_args
 from indexc.cli.common import add_tokenizer_arguments, load_tokenizer_and_trie, print_json, read_text_file
+from indexc.limits import DEFAULT_MAX_MEMORY, CompileLimits, enforced, parse_size
 
 
 def register(subparsers) -> None:
@@ -20,6 +25,10 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="artifact path (.idx; .zst for the compressed form)")
     p.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default 0: all cores)")
     p.add_argument("--max-states", type=int, default=None, metavar="N", help="refuse a DFA with more states")
+    p.add_argument("--max-memory", type=_size, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
+                   help="refuse a compile estimated to need more memory (bytes, or 512M, 4G; default 4G)")
+    p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                   help="stop a compile that takes longer (nothing is written)")
     p.add_argument("--compress", action="store_true", help="write the zstandard shipping form")
     p.add_argument("--fsync", action="store_true", help="fsync the artifact and its directory (survives a power loss)")
     p.add_argument("--no-byte-classes", action="store_true", help="ablation: one class per byte")
@@ -48,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
     )
     options = CompileOptions(masks=masks) if args.max_states is None else CompileOptions(masks, args.max_states)
-    result = compile_constraint(args, vocab, trie, options)
+    limits = CompileLimits(options.max_states, args.max_memory, args.time_limit)
+    with enforced(limits):
+        result = compile_constraint(args, vocab, trie, options)
     summary = write(result, vocab, args.output, compress=args.compress, durable=args.fsync)
     report = {
         "path": result.constraint["path"],
@@ -57,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         "output": str(summary.path),
         "bytes": int(summary.bytes),
         "compile_ms": result.compile_ms,
+        "limits": limits.as_dict(),
         "vocab_ms": vocab_ms,
         "vocab_cache_hit": cache_hit,
         "states": result.table.n_states,
@@ -74,6 +86,23 @@ def run(args: argparse.Namespace) -> int:
             f"(vocabulary and trie {vocab_ms:.1f} ms{', cached' if cache_hit else ''})"
         )
     return 0
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (bytes, or a number with K, M, G)") from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {text!r}")
+    return seconds
 
 
 def compile_constraint(args: argparse.Namespace, vocab, trie, options):

@@ -11,6 +11,10 @@ Order of work, each step its own module:
 4. ``dedupe``: states with the same (accepting, slice, hit set) share a mask;
    ``expand``: each distinct mask's token ids (text tokens, plus eos where it accepts);
 5. ``token_sequences``: class sequences of the live tokens, for ``advance``.
+
+Limits (``indexc.limits``): chunks of origins shrink so that a frontier stays within a quarter
+of ``--max-memory``, and the expanded masks' size is estimated from the hit sets before a token
+id is expanded; the time limit is checked after the class trie, per chunk, level and mask.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import time
 
 import numpy as np
 
+from indexc import limits as compile_limits
 from indexc.arrays import sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_byte_pairs, dead_bytes
@@ -36,6 +41,7 @@ from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
 MAX_FRONTIER_PAIRS = 4_000_000  # triples in one frontier level of a chunk (~100 MB of arrays, worst case)
+FRONTIER_BYTES_PER_PAIR = 64  # a triple and the step's temporaries (for the --max-memory estimate)
 
 
 def compute_mask_table(
@@ -54,8 +60,10 @@ def compute_mask_table(
     timings = {} if timings is None else timings
     t0 = time.perf_counter()
     alphabet = byte_alphabet(dfa, merge=options.byte_classes)
+    compile_limits.check_time("the byte classes")
     slices = find_slices(dfa, trie, min_tokens=options.min_slice_tokens) if options.slices else Slices.none(dfa.n_states)
     plan = _walk_plan(dfa, trie, alphabet, slices, options)
+    compile_limits.check_time("the class trie")
     timings["class_trie_ms"] = _ms_since(t0)  # with the alphabet and the slices
 
     t1 = time.perf_counter()
@@ -67,6 +75,7 @@ def compute_mask_table(
     hit_mask = [interner.add(hits, bool(dfa.accepting[state]), int(plan.slice_of_state[state]))
                 for state, hits in enumerate(per_state)]
     expander = HitExpander(plan, vocab.size)
+    compile_limits.check_memory(_mask_bytes(expander, interner, slices, vocab.size), f"{len(interner):,} masks")
     masks, mask_of_hit_set = _expand_masks(expander, slices, interner, vocab)
     state_mask = mask_of_hit_set[np.array(hit_mask, dtype=np.int64)].astype(np.int32)
     live = _live_tokens(expander, slices, interner, vocab.size)
@@ -128,7 +137,9 @@ def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> lis
     widest = plan.class_trie.max_level_width
     if plan.muted.any():  # paths through a literal continue on the byte trie
         widest = max(widest, int(np.diff(plan.byte_trie.level_offsets).max()))
-    per_chunk = max(1, min(options.states_per_chunk, MAX_FRONTIER_PAIRS // widest))
+    compile_limits.check_memory(widest * FRONTIER_BYTES_PER_PAIR, "the walk's frontier (one state at a time)")
+    pairs = min(MAX_FRONTIER_PAIRS, compile_limits.current().limits.max_memory // 4 // FRONTIER_BYTES_PER_PAIR)
+    per_chunk = max(1, min(options.states_per_chunk, pairs // widest))  # chunks shrink to fit --max-memory
     chunks = [np.arange(lo, min(lo + per_chunk, n_states)) for lo in range(0, n_states, per_chunk)]
     if not chunks:
         return []
@@ -140,9 +151,20 @@ def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> lis
     if jobs > 1 and len(rest) > 1 and projected >= options.parallel_min_seconds:
         from joblib import Parallel, delayed
 
-        results += Parallel(n_jobs=min(jobs, len(rest)))(delayed(hit_sets_by_origin)(plan, c) for c in rest)
+        guard = compile_limits.current()  # workers do not see it: bounded by joblib's timeout and here
+        try:
+            for chunk_result in Parallel(n_jobs=min(jobs, len(rest)), return_as="generator",
+                                         timeout=guard.remaining_seconds())(
+                    delayed(hit_sets_by_origin)(plan, c) for c in rest):
+                guard.check_time("the walk")
+                results.append(chunk_result)
+        except TimeoutError:
+            guard.check_time("the walk")
+            raise
     else:
-        results += [hit_sets_by_origin(plan, chunk) for chunk in rest]
+        for chunk in rest:
+            compile_limits.check_time("the walk")
+            results.append(hit_sets_by_origin(plan, chunk))
     return [hits for chunk_result in results for hits in chunk_result]
 
 
@@ -160,6 +182,7 @@ def _expand_masks(expander: HitExpander, slices: Slices, interner: MaskInterner,
     ids_of: dict[bytes, int] = {}
     mask_of_hit_set = np.empty(len(interner), dtype=np.int64)
     for k, (hits, accepting, slice_id) in enumerate(zip(interner.hit_sets, interner.accepting, interner.slice_ids)):
+        compile_limits.check_time("mask expansion")
         flags = (slice_rows[slice_id] if slice_id >= 0 else empty).copy()
         expander.mark(hits, flags)
         if accepting:
@@ -169,6 +192,13 @@ def _expand_masks(expander: HitExpander, slices: Slices, interner: MaskInterner,
         if mask_of_hit_set[k] == len(masks):
             masks.append(np.flatnonzero(flags).astype(np.int32))
     return tuple(masks), mask_of_hit_set
+
+
+def _mask_bytes(expander: HitExpander, interner: MaskInterner, slices: Slices, vocab_size: int) -> int:
+    """Bytes the expanded masks will take, from the hit sets' token counts (ids at 4 bytes, a key each)."""
+    tokens = np.minimum(expander.token_bounds(interner.hit_sets), vocab_size)
+    tokens += [slices.tokens[s].size if s >= 0 else 0 for s in interner.slice_ids]
+    return int(tokens.sum()) * 4 + len(interner) * (vocab_size // 8 + 64) + 2 * vocab_size
 
 
 def _flag_row(size: int, tokens: np.ndarray) -> np.ndarray:

@@ -47,6 +47,18 @@ class HitExpander:
         flags[tokens_of_byte_nodes(self.plan, -1 - hits[hits < 0])] = True
 
 
+    def token_bounds(self, hit_sets: list[np.ndarray]) -> np.ndarray:
+        """Per hit set, how many tokens its nodes end: its mask's size, eos aside (for ``--max-memory``)."""
+        if not hit_sets:
+            return np.zeros(0, np.int64)
+        hits = np.concatenate(hit_sets)
+        trie = self.plan.byte_trie
+        byte_counts = trie.token_end.astype(np.int64) - trie.token_start
+        per_hit = np.where(hits >= 0, self._counts[np.maximum(hits, 0)], byte_counts[np.maximum(-1 - hits, 0)])
+        owner = np.repeat(np.arange(len(hit_sets)), [h.size for h in hit_sets])
+        return np.bincount(owner, weights=per_hit, minlength=len(hit_sets)).astype(np.int64)
+
+
 def tokens_of_class_nodes(plan: WalkPlan, nodes: np.ndarray) -> np.ndarray:
     ct = plan.class_trie
     starts = ct.token_offsets[nodes]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from indexc import limits as compile_limits
 from indexc.masks.class_trie import ClassTrie
 from indexc.arrays import expand_runs
 from indexc.trie import TokenTrie
@@ -89,6 +90,7 @@ def walk_hits(plan: WalkPlan, origins: np.ndarray) -> tuple[np.ndarray, np.ndarr
     class_has_tokens = np.diff(ct.token_offsets) > 0
     byte_has_tokens = plan.byte_trie.token_end > plan.byte_trie.token_start
     while len(classes) or len(bytes_):
+        compile_limits.check_time("the walk")  # in this process (workers: see compute)
         classes = _step(classes, ct.child_offsets, ct.node_class, plan.class_transitions)
         entering = plan.muted[classes.current]
         if entering.any():
