@@ -9,13 +9,13 @@ is the documented bound of the DFA path (``options``).
 from __future__ import annotations
 
 from indexc.jsonschema.expr import Expr, Lex, Ref, Ws, alt, seq
-from indexc.jsonschema.json_text import ANY_CHAR
+from indexc.jsonschema.json_text import ANY_CHAR_RUN_UNIT
 from indexc.jsonschema.numbers import ANY_NUMBER
 from indexc.jsonschema.punctuation import (CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, bracketed,
                                            repeated_list)
 
 ANY = "any_value"
-ANY_STRING = Lex(f'"(?:{ANY_CHAR})*"')
+ANY_STRING = Lex(f'"(?:{ANY_CHAR_RUN_UNIT})*"')
 _SCALARS = (Lex("null"), Lex("true|false"), Lex(ANY_NUMBER), ANY_STRING)
 
 

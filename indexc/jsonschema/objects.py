@@ -29,7 +29,7 @@ from __future__ import annotations
 from indexc.automaton.code_point_sets import CodePointSet
 from indexc.jsonschema.errors import child_pointer
 from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Lex, alt, is_empty_set, optional, repeat, seq
-from indexc.jsonschema.json_text import ALL_CHARS, ANY_CHAR, encoded_char, literal_string, literal_string_body
+from indexc.jsonschema.json_text import ALL_CHARS, ANY_CHAR_RUN_UNIT, encoded_char, literal_string, literal_string_body
 from indexc.jsonschema.patterns import PatternError, translate_pattern
 from indexc.jsonschema.punctuation import CLOSE_OBJECT, OPEN_OBJECT, bracketed
 
@@ -168,7 +168,7 @@ def _not_in_trie(node: dict) -> str:
         options.append("")
     children = [c for c in node if c]
     others = ALL_CHARS.difference(CodePointSet.of(*[ord(c) for c in children])) if children else ALL_CHARS
-    options.append(f"(?:{encoded_char(others)})(?:{ANY_CHAR})*")
+    options.append(f"(?:{encoded_char(others)})(?:{ANY_CHAR_RUN_UNIT})*")
     for c in children:
         options.append(literal_string_body(c) + f"(?:{_not_in_trie(node[c])})")
     if options[0] == "":

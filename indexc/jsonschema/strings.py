@@ -1,7 +1,8 @@
 """Strings: length bounds, ``pattern`` and ``format`` over the decoded text.
 
 A plain string is ``"`` + ``json_text.ANY_CHAR{min,max}`` + ``"``: a length bound counts
-characters, whatever their spelling.  ``pattern`` and known ``format``s go through
+characters, whatever their spelling (an unbounded tail uses the smaller
+``ANY_CHAR_RUN_UNIT``, see ``json_text``).  ``pattern`` and known ``format``s go through
 ``patterns``; since the regex dialect has no intersection, a length bound beside them must
 already be implied by them (``^[A-Z]{3}$`` with ``maxLength: 3``), and a ``pattern`` beside
 a ``format`` is refused.  An unknown ``format`` is an annotation (the specification's
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from indexc.jsonschema.errors import child_pointer
 from indexc.jsonschema.expr import EMPTY_SET, Expr, Lex, _quantified
-from indexc.jsonschema.json_text import ANY_CHAR
+from indexc.jsonschema.json_text import ANY_CHAR, ANY_CHAR_RUN_UNIT
 from indexc.jsonschema.patterns import PatternError, TranslatedPattern, translate_format, translate_pattern
 
 
@@ -23,7 +24,7 @@ def lower_string(lw, schema: dict, pointer: str) -> Expr:
         return EMPTY_SET
     constraint = _pattern_or_format(lw, schema, pointer)
     if constraint is None:
-        return Lex('"' + _quantified(ANY_CHAR, low, high) + '"')
+        return Lex('"' + _plain_body(low, high) + '"')
     keyword, translated = constraint
     if low > translated.min_length or (high is not None and (translated.max_length is None or translated.max_length > high)):
         implied_empty = translated.max_length is not None and translated.max_length < low
@@ -31,6 +32,14 @@ def lower_string(lw, schema: dict, pointer: str) -> Expr:
             return EMPTY_SET
         lw.unsupported(f"minLength/maxLength beside {keyword} (not implied by it)", pointer, "maxLength")
     return Lex(f'"(?:{translated.body_regex})"')
+
+
+def _plain_body(low: int, high: int | None) -> str:
+    """Counted characters exactly (``ANY_CHAR``); an uncounted tail with the small ``ANY_CHAR_RUN_UNIT``."""
+    if high is None:
+        counted = _quantified(ANY_CHAR, low, low) if low else ""
+        return counted + _quantified(ANY_CHAR_RUN_UNIT, 0, None)
+    return _quantified(ANY_CHAR, low, high)
 
 
 def _pattern_or_format(lw, schema: dict, pointer: str) -> tuple[str, TranslatedPattern] | None:

@@ -1,0 +1,62 @@
+"""The grammar path's IR: recursive schemas as rules, checked with a reference Earley recogniser."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from indexc.jsonschema import JsonSchemaOptions, lower_schema
+from indexc.jsonschema.to_grammar import schema_grammar
+from tests.jsonschema.earley_recognizer import recognizes
+from tests.jsonschema.helpers import accepts
+
+TREE = {
+    "$defs": {"node": {"type": "object", "properties": {
+        "value": {"type": "integer"},
+        "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+    }, "required": ["value"], "additionalProperties": False}},
+    "$ref": "#/$defs/node",
+}
+
+
+def grammar_of(schema, **options):
+    grammar = schema_grammar(lower_schema(schema, JsonSchemaOptions(**options)))
+    grammar.validate()
+    return grammar
+
+
+def test_recursive_schema_becomes_a_valid_grammar():
+    grammar = grammar_of(TREE)
+    for value in ({"value": 1}, {"value": 1, "children": [{"value": 2, "children": [{"value": 3}]}]}):
+        for text in (json.dumps(value), json.dumps(value, separators=(",", ":"))):
+            assert recognizes(grammar, text), text
+    for text in ('{"children": []}', '{"value": 1, "children": [{"value": "x"}]}', '{"value": 1} '):
+        assert not recognizes(grammar, text), text
+
+
+def test_grammar_has_no_depth_bound_on_any_value():
+    grammar = grammar_of({"type": "object"})
+    assert recognizes(grammar, '{"a": [[[[{"b": []}]]]]}')
+
+
+@pytest.mark.parametrize("schema, text", [
+    ({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 3}, "[1, 2]"),
+    ({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 3}, "[1]"),
+    ({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 3}, "[1,2,3,4]"),
+    ({"type": "object", "properties": {"a": {"type": "string"}, "b": {"enum": [1, "x"]}}}, '{"b": "x"}'),
+    ({"type": "object", "properties": {"a": {"type": "string"}, "b": {"enum": [1, "x"]}}}, '{"b": 2}'),
+    ({"type": "string", "format": "date"}, '"2024-02-03"'),
+    ({"anyOf": [{"type": "null"}, {"type": "number", "maximum": 3}]}, "2.5"),
+    ({"anyOf": [{"type": "null"}, {"type": "number", "maximum": 3}]}, "3.5"),
+])
+def test_grammar_and_dfa_paths_agree_on_regular_schemas(schema, text):
+    assert recognizes(grammar_of(schema), text) == accepts(schema, text)
+
+
+def test_whitespace_is_explicit_and_follows_the_policy():
+    schema = {"type": "array", "items": {"type": "integer"}}
+    assert recognizes(grammar_of(schema), "[ 1 ,\n2 ]")
+    assert not recognizes(grammar_of(schema), " [1]")
+    assert not recognizes(grammar_of(schema, whitespace_flexible=False), "[1, 2]")
+    assert not recognizes(grammar_of(schema, whitespace_pattern=" ?"), "[1,  2]")
