@@ -7,6 +7,12 @@ POSIX and Windows: a reader, or a process killed at any moment, sees the old fil
 one.  On any exception, including KeyboardInterrupt, the temporary file is removed and the
 target is untouched.  OS failures become ``OutputError`` naming the path.
 
+A process killed by SIGKILL (or a power cut) cannot remove its temporary file.  Temporary
+names carry the writer's host and process id (``.<name>.<host>-<pid>.<random>.tmp``), and every
+write first removes the temporaries of the same target left by processes of this host that no
+longer run, so a killed compile leaves at most one stray file, until the next write of that
+target.  Another host's temporaries (a shared directory) are never touched.
+
 ``durable=True`` adds what survives a power loss too: the file is ``fsync``-ed before the
 rename and the directory after it.  That is off by default, as for compilers and ``make``
 (an artifact is a build output that can be rebuilt), because the two ``fsync`` calls cost
@@ -16,6 +22,7 @@ rename and the directory after it.  That is off by default, as for compilers and
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -32,8 +39,10 @@ def write_atomically(path: Path, write: Callable[[BinaryIO], None],
     directory = path.parent
     if not directory.is_dir():
         raise OutputError(f"directory {str(directory)!r} does not exist", source=str(path))
+    remove_stale_temporaries(path)
     try:
-        descriptor, temporary_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+        descriptor, temporary_name = tempfile.mkstemp(dir=directory, prefix=f"{_temporary_prefix(path)}{os.getpid()}.",
+                                                      suffix=".tmp")
     except OSError as exc:
         raise OutputError(f"cannot create a file in {str(directory)!r}: {exc.strerror or exc}", source=str(path)) from None
     temporary = Path(temporary_name)
@@ -56,6 +65,38 @@ def write_atomically(path: Path, write: Callable[[BinaryIO], None],
     if durable:
         _fsync_directory(directory)
     return size
+
+
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Remove the temporaries of ``path`` whose writer (a process of this host) is gone; returns them."""
+    prefix = _temporary_prefix(path)
+    removed = []
+    try:
+        names = [name for name in os.listdir(path.parent) if name.startswith(prefix) and name.endswith(".tmp")]
+    except OSError:
+        return removed
+    for name in names:
+        pid = name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and not _process_exists(int(pid)):
+            (path.parent / name).unlink(missing_ok=True)
+            removed.append(path.parent / name)
+    return removed
+
+
+def _temporary_prefix(path: Path) -> str:
+    return f".{path.name}.{socket.gethostname()}-"
+
+
+def _process_exists(pid: int) -> bool:
+    if os.name != "posix":  # Windows' os.kill(pid, 0) would terminate the process: never clean there
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def _fsync_directory(directory: Path) -> None:
