@@ -15,8 +15,15 @@ def test_any_string_accepts_every_serialisation(value):
 
 
 def test_invalid_string_texts_are_refused():
-    for text in ('"\\x"', '"\n"', '"\\ud800"', '"\\u0041"', '"abc', "abc"):
+    for text in ('"\\x"', '"\n"', '"\\u12"', '"abc', "abc"):
         assert not accepts({"type": "string"}, text), text
+
+
+def test_counted_characters_refuse_lone_surrogates_and_escaped_ascii():
+    # an uncounted string takes any \uXXXX (valid JSON grammar); a counted one only real characters
+    assert accepts({"type": "string"}, '"\\ud800"') and accepts({"type": "string"}, '"\\u0041"')
+    counted = {"type": "string", "maxLength": 5}
+    assert not accepts(counted, '"\\ud800"') and not accepts(counted, '"\\u0041"')
 
 
 def test_length_counts_characters_not_spellings():
