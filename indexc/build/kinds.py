@@ -32,9 +32,8 @@ def compile_text(constraint: ConstraintSpec, text: str, vocab, trie, options: Co
         return compile_regex(text, vocab, trie, options, source=constraint.file)
     module = _kind_module(constraint)
     if constraint.kind == "json_schema":
-        return module.compile_json_schema(text, vocab, trie, options,
-                                          schema_options=_schema_options(module, constraint),
-                                          source=constraint.file)
+        extra = {"schema_options": _schema_options(constraint)} if constraint.schema_options else {}
+        return module.compile_json_schema(text, vocab, trie, options, source=constraint.file, **extra)
     return module.compile_grammar(text, vocab, trie, options, syntax=constraint.syntax or _syntax(constraint),
                                   source=constraint.file)
 
@@ -50,16 +49,13 @@ def _kind_module(constraint: ConstraintSpec):
                               f"({name} is missing)", source=constraint.file) from None
 
 
-def _schema_options(module, constraint: ConstraintSpec):
-    """The entry's ``schema_options`` table as the module's own options type (None when empty)."""
-    if not constraint.schema_options:
-        return None
-    options_type = getattr(module, "SchemaOptions", None)
-    if options_type is None:
-        return dict(constraint.schema_options)
+def _schema_options(constraint: ConstraintSpec):
+    """The entry's ``schema_options`` table as ``JsonSchemaOptions`` (same names as its fields)."""
+    from indexc.jsonschema import JsonSchemaOptions
+
     try:
-        return options_type(**constraint.schema_options)
-    except TypeError as exc:
+        return JsonSchemaOptions(**constraint.schema_options)
+    except (TypeError, ValueError) as exc:
         raise IndexcError(f"bad schema_options: {exc}", source=constraint.file) from None
 
 

@@ -19,7 +19,8 @@ error when it names one file (a typo would otherwise build nothing and pass; a w
 match nothing: ``*.lark`` before any grammar exists), and so is an unknown key: a misspelled
 option must not silently compile with the default.  Artifact names are the file's path under
 the project directory with the kind's suffix removed (``json/order.schema.json`` ->
-``json/order``); two constraints with one name are refused.
+``json/order``; a file outside that directory by its name alone, never with ``..``); two
+constraints with one name are refused.
 """
 
 from __future__ import annotations
@@ -145,6 +146,8 @@ def _constraint(file: str, entry: dict, base: Path, tokenizers: tuple, where: st
         raise ProjectError(f"{where}: cannot tell the kind of {file!r} (suffixes: {', '.join(KIND_OF_SUFFIX)}; "
                            f"or set kind = one of {list(KINDS)})", source=source)
     relative = os.path.relpath(file, base)
+    if relative.startswith(os.pardir + os.sep):  # outside the project's folder: named by the file alone
+        relative = os.path.basename(file)
     suffix = next((s for s in KIND_OF_SUFFIX if relative.endswith(s)), Path(relative).suffix)
     return ConstraintSpec(
         file=file,

@@ -113,6 +113,6 @@ def _compile(task: PairTask, jobs: int, files: TokenizerFiles | None) -> PairOut
         data=data,
         path_taken=result.constraint.get("path"),
         compile_ms=result.compile_ms,
-        stats=dict(result.table.stats),
+        stats=dict(getattr(result.table, "stats", {})),
         timings=dict(result.timings),
     )
