@@ -26,15 +26,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from indexc_runtime.format import MASK_COMPLEMENT, MASK_DENSE, MASK_SPARSE
+from indexc_runtime.format import MASK_DENSE, MASK_SPARSE
 from indexc_runtime.matcher import Matcher
 
-VECTOR_MIN_ROWS = 8  # smaller groups are filled row by row
+VECTOR_MIN_ROWS = 32  # smaller batches and groups are filled row by row
+SHARED_MASK_ROWS = 3  # one write per distinct mask pays off from this many rows per mask on average
 
 
 def fill_bitmasks(matchers: Sequence, out: np.ndarray) -> None:
     """Fill ``out[i]`` with the allowed-token bitmask of ``matchers[i]`` for every ``i``."""
     _check_batch_bitmask(out, len(matchers))
+    if len(matchers) < VECTOR_MIN_ROWS:
+        _fill_each(matchers, out)
+        return
     groups: dict[int, tuple[object, list[int], list[int]]] = {}
     finished: list[int] = []
     for row, matcher in enumerate(matchers):
@@ -55,8 +59,20 @@ def fill_bitmasks(matchers: Sequence, out: np.ndarray) -> None:
         _fill_group(index, rows, states, out)
 
 
+def _fill_each(matchers: Sequence, out: np.ndarray) -> None:
+    """Row by row: what a small batch costs least with."""
+    words = out.shape[1]
+    for row, matcher in enumerate(matchers):
+        if type(matcher) is not Matcher:
+            matcher.fill_bitmask(out, row)
+        elif matcher._index.mask_words == words or matcher._finished:
+            matcher._fill_row(out, row)  # a finished row is all zero, padding included
+        else:
+            _fill_group(matcher._index, [row], [matcher._state], out)
+
+
 def _fill_group(index, rows: list[int], states: list[int], out: np.ndarray) -> None:
-    """The rows of the matchers of one Index (see the module note)."""
+    """The rows of the matchers of one Index: one write per distinct mask (see the module note)."""
     words = index.mask_words
     if words > out.shape[1]:
         raise ValueError(f"a matcher serves a vocabulary of {index.vocab_size} ids ({words} words per row): "
@@ -64,35 +80,35 @@ def _fill_group(index, rows: list[int], states: list[int], out: np.ndarray) -> N
     target = out if words == out.shape[1] else out[:, :words]
     if words < out.shape[1]:
         out[rows, words:] = 0
-    masks = index._masks
-    state_mask = np.frombuffer(index._automaton.state_mask, dtype=np.int32)
+    masks, state_mask = index._masks, index._automaton.state_mask
     if len(rows) < VECTOR_MIN_ROWS:
         for row, state in zip(rows, states):
-            masks.fill(int(state_mask[state]), target, row)
+            masks.fill(state_mask[state], target, row)
         return
-    row_ids = np.asarray(rows, dtype=np.intp)
-    mask_ids = state_mask[np.asarray(states, dtype=np.intp)]
-    forms = masks.form[mask_ids]
-    dense = forms == MASK_DENSE
-    if dense.all():
-        target[row_ids] = masks.dense[masks.dense_row[mask_ids]]
+    mask_ids = np.frombuffer(state_mask, dtype=np.int32)[np.asarray(states, dtype=np.intp)]
+    order = np.argsort(mask_ids, kind="stable")
+    sorted_ids = mask_ids[order]
+    row_ids = np.asarray(rows, dtype=np.intp)[order]
+    bounds = np.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1
+    if SHARED_MASK_ROWS * (bounds.size + 1) > len(rows):  # mostly distinct masks: row by row is cheaper
+        for row, mask_id in zip(row_ids.tolist(), sorted_ids.tolist()):
+            masks.fill(mask_id, target, row)
         return
-    if dense.any():
-        target[row_ids[dense]] = masks.dense[masks.dense_row[mask_ids[dense]]]
-    target[row_ids[forms == MASK_SPARSE]] = 0
-    target[row_ids[forms == MASK_COMPLEMENT]] = -1
-    listed = ~dense
-    starts = masks.offsets[mask_ids[listed]]
-    counts = masks.offsets[mask_ids[listed] + 1] - starts
-    positions = _runs(starts, counts)
-    target[np.repeat(row_ids[listed], counts), masks.word_index[positions]] = masks.word_value[positions]
+    for start, end in zip([0, *bounds.tolist()], [*bounds.tolist(), len(rows)]):
+        _fill_rows(masks, int(sorted_ids[start]), row_ids[start:end], target)
 
 
-def _runs(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(start, start + count)`` for each pair, without a Python loop."""
-    total = int(counts.sum())
-    shifts = np.repeat(starts - np.cumsum(counts) + counts, counts)
-    return shifts + np.arange(total)
+def _fill_rows(masks, mask_id: int, row_ids: np.ndarray, target: np.ndarray) -> None:
+    """Write one mask into every row of ``row_ids`` (broadcast: no temporary of the batch's size)."""
+    if row_ids.size == 1:
+        masks.fill(mask_id, target, int(row_ids[0]))
+        return
+    form, index, value, _, _ = masks._entries[mask_id] or masks.entry(mask_id)
+    if form == MASK_DENSE:
+        target[row_ids] = index
+        return
+    target[row_ids] = 0 if form == MASK_SPARSE else -1
+    target[row_ids[:, None], index] = value
 
 
 def _check_batch_bitmask(out: object, rows: int) -> None:
