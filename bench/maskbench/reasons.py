@@ -27,9 +27,9 @@ _KNOWN = (
     (re.compile(r"backreference|back-reference", re.I), "regex: backreference"),
 )
 _KEYWORD = re.compile(r"(keywords?|keys?)\s*[:=]?\s*[\[(]?\s*['\"]([^'\"]+)['\"]", re.I)
-_POINTER = re.compile(r"#(?:/[^\s,;:)'\"]*)+|(?<![\w/])(?:/[\w$.~-]+){2,}")
+_POINTER = re.compile(r"#(?:/[^\s,;:)'\"]*)*|(?<![\w/])(?:/[\w$.~-]+){2,}")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
-_NUMBER = re.compile(r"(?<![\w<])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w>])", re.I)
+_NUMBER = re.compile(r"(?<![\w<])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[+-]?\d+)?(?![\w>])", re.I)
 
 
 def reason_of(message: str) -> str:

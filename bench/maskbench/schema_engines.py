@@ -84,11 +84,12 @@ def _indexc_engine():
                 result = compile_json_schema(schema_text, vocab, trie,
                                              CompileOptions(MaskOptions(jobs=self.jobs)), source=name)
                 summary = write(result, vocab, str(output))
-            except IndexcError as exc:
-                raise SchemaRefused(first_line(exc)) from exc
+            except IndexcError as exc:  # "<source>: <message> (at <pointer>)": the source is the file
+                raise SchemaRefused(first_line(exc).removeprefix(f"{name}: ")) from exc
             compile_ms = (time.perf_counter() - started) * 1000.0
-            extra = {"path": result.constraint.get("path"), "states": result.table.n_states}
-            return Compiled(output, serialized_bytes=int(summary.bytes), states=result.table.n_states,
+            states = getattr(result.table, "n_states", None)  # the grammar path's tables may differ
+            extra = {"path": result.constraint.get("path"), "route": result.constraint.get("reason")}
+            return Compiled(output, serialized_bytes=int(summary.bytes), states=states,
                             compile_ms=compile_ms, extra=extra)
 
         def _forget_previous(self) -> None:
