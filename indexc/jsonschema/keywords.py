@@ -14,12 +14,12 @@ SUPPORTED = frozenset({
     "properties", "required", "additionalProperties", "patternProperties",
     "minProperties", "maxProperties",
     "items", "prefixItems", "additionalItems", "minItems", "maxItems",
-    "minLength", "maxLength", "pattern", "format",
+    "minLength", "maxLength", "pattern", "format", "not",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
 })
 
 UNSUPPORTED = frozenset({
-    "not", "if", "then", "else", "contains", "minContains", "maxContains",
+    "if", "then", "else", "contains", "minContains", "maxContains",
     "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
     "unevaluatedProperties", "unevaluatedItems", "uniqueItems",
     "$dynamicRef", "$recursiveRef",

@@ -11,8 +11,9 @@
    as a definition keyed by its JSON text, so merged recursive schemas also close their cycles;
 4. ``anyOf``/``oneOf`` are lowered branch by branch, each branch merged with the keywords
    beside it; ``oneOf`` must be provably disjoint (``one_of``) unless ``coerce_one_of``;
-5. ``enum`` is the list of its values that satisfy the other keywords (``literals``);
-6. otherwise the node is the alternation of its types, each lowered by its own module
+5. ``not`` is folded into the schema where it has a positive form (``negation``);
+6. ``enum`` is the list of its values that satisfy the other keywords (``literals``);
+7. otherwise the node is the alternation of its types, each lowered by its own module
    (``objects``, ``arrays``, ``strings``, ``numbers``), every type allowed when ``type`` is
    absent (keywords of other types then simply do not apply, as the specification says).
 """
@@ -30,6 +31,7 @@ from indexc.jsonschema.errors import JsonSchemaError, child_pointer
 from indexc.jsonschema.expr import EMPTY_SET, Alt, Expr, Lex, Ref, alt, is_empty_set
 from indexc.jsonschema.keywords import unsupported_in
 from indexc.jsonschema.merge import Flattener, has_assertions, normalize_legacy
+from indexc.jsonschema.negation import apply_not
 from indexc.jsonschema.numbers import Bound, EmptyRange, Unsupported, integer_regex, number_regex
 from indexc.jsonschema.options import JsonSchemaOptions
 from indexc.jsonschema.punctuation import separator
@@ -140,6 +142,12 @@ class Lowerer:
 
     def lower_flat(self, schema: dict, pointer: str) -> Expr:
         self.check_keywords(schema, pointer)
+        if "not" in schema:
+            folded = apply_not(schema, self.flattener, pointer)
+            if folded is None:
+                self.unsupported("this 'not' has no positive form here", child_pointer(pointer, "not"), "not")
+                folded = {k: v for k, v in schema.items() if k != "not"}
+            return self.lower(folded, pointer) if isinstance(folded, bool) else self.lower_flat(folded, pointer)
         if "anyOf" in schema or "oneOf" in schema:
             return self.lower_branches(schema, pointer)
         if "enum" in schema:

@@ -148,6 +148,8 @@ def _merge_keyword(key: str, left: object, right: object, a: dict, b: dict, poin
         raise JsonSchemaError(f"two different formats ({left!r}, {right!r}) for one string", pointer=pointer, keyword="format")
     if key == "properties":
         return left  # rebuilt by _merge_properties
+    if key == "not":
+        return {"anyOf": [left, right]}  # not A and not B = not (A or B)
     return left  # annotations and unsupported keywords: the left one (still reported)
 
 

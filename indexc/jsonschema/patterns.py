@@ -94,6 +94,7 @@ def ecma_to_python(pattern: str) -> str:
 def _search_semantics(pattern: str) -> str:
     """Unanchored alternatives get "any characters" on their open side(s)."""
     anything = "[\\s\\S]*"
+    pattern = _unwrapped(pattern)
     alternatives = _split_top_level(pattern)
     wrapped = []
     for alternative in alternatives:
@@ -102,6 +103,44 @@ def _search_semantics(pattern: str) -> str:
         core = alternative[1 if starts else 0:len(alternative) - 1 if ends else len(alternative)]
         wrapped.append(("" if starts else anything) + f"(?:{core})" + ("" if ends else anything))
     return "|".join(wrapped)
+
+
+def _unwrapped(pattern: str) -> str:
+    """``(^a|b$)`` -> ``^a|b$``: a group around the whole pattern hides its anchors from the split."""
+    while pattern.startswith("(") and _closing_paren(pattern, 0) == len(pattern) - 1:
+        if pattern.startswith("(?:"):
+            pattern = pattern[3:-1]
+        elif pattern.startswith("(?P<") or (pattern.startswith("(?<") and not pattern.startswith(("(?<=", "(?<!"))):
+            pattern = pattern[pattern.index(">") + 1:-1]
+        elif pattern.startswith("(?"):
+            break
+        else:
+            pattern = pattern[1:-1]
+    return pattern
+
+
+def _closing_paren(pattern: str, start: int) -> int:
+    depth, i, in_class = 0, start, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
+                i += 2 if pattern.startswith("[]", i) else 3
+                continue
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
 
 
 def _split_top_level(pattern: str) -> list[str]:

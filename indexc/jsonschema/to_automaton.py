@@ -32,59 +32,87 @@ from indexc.jsonschema.expr import Alt, Expr, Lex, NotRegular, Ref, Repeat, Seq,
 
 
 class TreeBuilder:
-    """Expr -> ``regex_tree`` over one shared table of character sets."""
+    """Expr -> ``regex_tree`` over one shared table of character sets.
+
+    Sizes are tracked as the tree is assembled (the Thompson NFA states ``regex_tree.nfa_size``
+    would count), so a schema whose inlined ``$ref``s blow up exponentially is refused with a
+    ``LimitError`` as soon as a part passes ``max_nfa_states``, before it is expanded any
+    further.  A definition built once is reused (keyed by its name and, for "any JSON
+    value", the depth): a successful build proves no cycle is reachable from it.
+    """
 
     def __init__(self, definitions: dict[str, Expr], whitespace: str, bounded: dict[str, Expr], depth_bound: int,
-                 source: str = "<schema>"):
+                 source: str = "<schema>", max_nfa_states: int = 4 * 100_000):
         self.definitions = definitions
         self.whitespace = whitespace
         self.bounded = bounded
         self.depth_bound = depth_bound
         self.source = source
+        self.max_nfa_states = max_nfa_states
         self.sets: dict[CodePointSet, int] = {}
-        self.leaves: dict[str, rt.Node] = {}
+        self.leaves: dict[str, tuple[rt.Node, int]] = {}
+        self.built: dict[tuple[str, int], tuple[rt.Node, int]] = {}
         self.seen: set[str] = set()
 
     @property
     def char_sets(self) -> tuple[CodePointSet, ...]:
         return tuple(self.sets)
 
-    def build(self, expr: Expr, stack: tuple[str, ...] = ()) -> rt.Node:
+    def build(self, expr: Expr) -> rt.Node:
+        return self._build(expr, ())[0]
+
+    def _build(self, expr: Expr, stack: tuple[str, ...]) -> tuple[rt.Node, int]:
         if isinstance(expr, Lex):
             return self.leaf(expr.regex)
         if isinstance(expr, Ws):
             return self.leaf(self.whitespace)
         if isinstance(expr, Seq):
-            return rt.Concat(tuple(self.build(item, stack) for item in expr.items))
+            parts = [self._build(item, stack) for item in expr.items]
+            return self._checked(rt.Concat(tuple(p for p, _ in parts)), sum(n for _, n in parts) + 1)
         if isinstance(expr, Alt):
             if not expr.options:
                 raise RegexError("the schema matches no JSON value here", source=self.source)
-            return rt.Alternation(tuple(self.build(option, stack) for option in expr.options))
+            options = [self._build(option, stack) for option in expr.options]
+            return self._checked(rt.Alternation(tuple(o for o, _ in options)), sum(n for _, n in options) + 2)
         if isinstance(expr, Repeat):
-            return rt.Repeat(self.build(expr.item, stack), expr.min, expr.max)
+            body, size = self._build(expr.item, stack)
+            node = rt.Repeat(body, expr.min, expr.max)
+            return self._checked(node, size * rt.repeat_copies(node) + 2)
         return self.reference(expr, stack)
 
-    def reference(self, ref: Ref, stack: tuple[str, ...]) -> rt.Node:
+    def _checked(self, node: rt.Node, size: int) -> tuple[rt.Node, int]:
+        if size > self.max_nfa_states:
+            raise LimitError(f"the schema's automaton expands to over {self.max_nfa_states:,} NFA states "
+                             "(its definitions inlined)", source=self.source)
+        return node, size
+
+    def reference(self, ref: Ref, stack: tuple[str, ...]) -> tuple[rt.Node, int]:
         self.seen.add(ref.name)
         depth = stack.count(ref.name)
         if depth and ref.name not in self.bounded:
             raise NotRegular(ref.name)
-        if ref.name in self.bounded and depth >= self.depth_bound:
-            return self.build(self.bounded[ref.name], stack)
-        return self.build(self.definitions[ref.name], stack + (ref.name,))
+        bounded_depth = sum(stack.count(name) for name in self.bounded)
+        key = (ref.name, bounded_depth)
+        if key not in self.built:
+            if ref.name in self.bounded and depth >= self.depth_bound:
+                self.built[key] = self._build(self.bounded[ref.name], stack)
+            else:
+                self.built[key] = self._build(self.definitions[ref.name], stack + (ref.name,))
+        return self.built[key]
 
-    def leaf(self, regex: str) -> rt.Node:
-        node = self.leaves.get(regex)
-        if node is None:
+    def leaf(self, regex: str) -> tuple[rt.Node, int]:
+        cached = self.leaves.get(regex)
+        if cached is None:
             if regex == "":
-                node = rt.EMPTY
+                cached = (rt.EMPTY, 1)
             else:
                 normalized = normalize(regex, source=self.source)
                 local = parse_structure(normalized, source=self.source)
                 index = [self.sets.setdefault(s, len(self.sets)) for s in normalized.char_sets]
                 node = _renumbered(local, index)
-            self.leaves[regex] = node
-        return node
+                cached = (node, rt.nfa_size(node))
+            self.leaves[regex] = cached
+        return cached
 
 
 def _renumbered(node: rt.Node, index: list[int]) -> rt.Node:
@@ -121,7 +149,7 @@ def tree_to_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], *, max_state
 def expr_to_dfa(lowered, expr: Expr | None = None, *, max_states: int, source: str = "<schema>") -> tuple[ByteDFA, bool]:
     """(DFA of ``expr`` or the root, whether "any JSON value" was used); raises ``NotRegular``/``LimitError``."""
     builder = TreeBuilder(lowered.definitions, lowered.options.whitespace_regex, lowered.bounded,
-                          lowered.options.any_depth, source)
+                          lowered.options.any_depth, source, AutomatonLimits.for_max_states(max_states).max_nfa_states)
     tree = builder.build(lowered.root if expr is None else expr)
     dfa = tree_to_dfa(tree, builder.char_sets, max_states=max_states, source=source)
     return dfa, "any_value" in builder.seen

@@ -55,7 +55,7 @@ def test_json_report_and_header_record_the_route(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("text, expected", [
-    ('{"type": "object", "properties": {"a": {"not": {}}}}', "#/properties/a/not"),
+    ('{"type": "object", "properties": {"a": {"if": {}, "then": {}}}}', "#/properties/a/if"),
     ('{"type": "object",, }', "line 1, column 19"),
     ('{"$ref": "#/definitions/nope"}', "points nowhere"),
     ('{"type": "integer", "minimum": 3, "maximum": 1}', "matches no JSON value"),

@@ -92,3 +92,14 @@ def test_recursive_schema_needs_the_grammar_path():
 def test_any_value_nesting_bound_of_the_dfa_path():
     deep = json.dumps({"a": [1, {"x": None}]})
     assert not accepts(True, deep) and accepts(True, deep, any_depth=3)
+
+
+def test_not_with_a_positive_form():
+    assert not accepts({"type": "object", "properties": {"a": {"not": {}}}}, '{"a": 1}')
+    no_null = {"type": ["string", "null"], "not": {"type": "null"}}
+    assert accepts(no_null, '"x"') and not accepts(no_null, "null")
+    no_b = {"type": "object", "properties": {"a": {}, "b": {}}, "not": {"required": ["b"]}}
+    assert accepts(no_b, '{"a": 1}') and not accepts(no_b, '{"a": 1, "b": 2}')
+    neither = {"type": "object", "not": {"anyOf": [{"required": ["x"]}, {"required": ["y"]}]},
+               "additionalProperties": {"type": "integer"}}
+    assert accepts(neither, '{"z": 1}') and not accepts(neither, '{"y": 1}')

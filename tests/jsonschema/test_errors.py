@@ -21,9 +21,11 @@ def test_invalid_json_has_line_and_column():
 
 
 def test_unsupported_keyword_names_keyword_and_pointer():
-    error = error_of({"type": "object", "properties": {"a/b": {"not": {"type": "string"}}}})
+    error = error_of({"type": "object", "properties": {"a/b": {"not": {"enum": [1]}}}})
     assert "'not'" in str(error) and "#/properties/a~1b/not" in str(error)
     assert error.keyword == "not"
+    error = error_of({"type": "array", "contains": {"type": "string"}})
+    assert "'contains'" in str(error) and "#/contains" in str(error)
 
 
 def test_lenient_mode_ignores_with_warnings():

@@ -51,6 +51,11 @@ def test_pattern_alternatives_are_anchored_separately():
     assert accepts(schema, '"a"') and accepts(schema, '"xbx"') and not accepts(schema, '"xa"')
 
 
+def test_pattern_wrapped_in_a_group_keeps_its_anchors():
+    schema = {"type": "string", "pattern": "(^[a-z().]+$)"}
+    assert accepts(schema, '"a(b).c"') and not accepts(schema, '"a b"')
+
+
 def test_length_beside_pattern_when_implied():
     assert accepts({"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 3}, '"ABC"')
 
