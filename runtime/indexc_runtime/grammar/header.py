@@ -52,7 +52,7 @@ def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
         raise ArtifactError(f"byte_order {top['byte_order']!r} is not {BYTE_ORDER!r}", source=source)
     if check.integer(top, "alignment", 1, 1 << 20) != ALIGNMENT:
         raise ArtifactError(f"alignment {top['alignment']} is not {ALIGNMENT}", source=source)
-    if check.string(top, "lexing") != LEXING_ALL_SPLITS:
+    if check.string(top, "lexing", where="index_kind 'grammar' needs ") != LEXING_ALL_SPLITS:
         raise check.fail(f"lexing {top['lexing']!r:.40} is not supported (this runtime reads {LEXING_ALL_SPLITS!r})")
     vocab = check.mapping(top.get("vocab"), "vocab")
     vocab_size = check.integer(vocab, "size", 1, MAX_VOCAB_SIZE, where="vocab.")

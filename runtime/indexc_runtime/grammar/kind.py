@@ -14,7 +14,9 @@ reports the problem with its full checks.
 
 from __future__ import annotations
 
+import io
 import os
+import stat
 
 import msgpack
 import zstandard
@@ -22,6 +24,7 @@ import zstandard
 from indexc_runtime.format import MAX_HEADER_BYTES, PREFIX, ZSTD_MAGIC
 from indexc_runtime.grammar.format import GRAMMAR_INDEX_KIND
 
+_OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 GRAMMAR_KIND_BYTES = msgpack.packb("index_kind") + msgpack.packb(GRAMMAR_INDEX_KIND)
 
 
@@ -42,7 +45,11 @@ def _header_bytes(path_or_bytes) -> bytes:
         return bytes(view[: PREFIX.size + _header_length(bytes(view[: PREFIX.size]))])
     if not isinstance(path_or_bytes, (str, os.PathLike)):
         return b""
-    with open(os.fspath(path_or_bytes), "rb") as handle:
+    descriptor = os.open(os.fspath(path_or_bytes), os.O_RDONLY | _OPEN_FLAGS)  # a FIFO must not block
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        return b""  # not a regular file: the DFA reader refuses it with its own message
+    with os.fdopen(descriptor, "rb") as handle:
         prefix = handle.read(PREFIX.size)
         if prefix[:4] == ZSTD_MAGIC:
             handle.seek(0)
@@ -58,11 +65,17 @@ def _header_length(prefix: bytes) -> int:
 
 
 def _inflated_head(compressed: bytes) -> bytes:
-    """Inflate only as far as the prefix and the header (a few KiB of a frame)."""
-    decoder = zstandard.ZstdDecompressor().decompressobj()
+    """Inflate only the prefix and the header (a bounded read: a zstd bomb inflates no further)."""
+    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(compressed)) as reader:
+        prefix = _read_exactly(reader, PREFIX.size)
+        return prefix + _read_exactly(reader, _header_length(prefix))
+
+
+def _read_exactly(reader, size: int) -> bytes:
     out = bytearray()
-    for start in range(0, len(compressed), 4096):
-        out += decoder.decompress(compressed[start : start + 4096])
-        if decoder.eof or (len(out) >= PREFIX.size and len(out) >= PREFIX.size + _header_length(bytes(out[:PREFIX.size]))):
+    while len(out) < size:
+        chunk = reader.read(size - len(out))
+        if not chunk:
             break
+        out += chunk
     return bytes(out)
