@@ -1,5 +1,8 @@
 """``apply_bitmask``: set the logits of disallowed tokens to -inf, in place, for numpy or torch.
 
+(And ``allow_tokens``, which sets a few bits of a row: the adapters give a finished sequence
+its stop ids, so that its row is never all -inf.)
+
 The bitmask is the int32 layout every matcher fills (bit ``t % 32`` of word ``t // 32`` set iff
 token ``t`` is allowed).  Logits are ``(batch, V)`` with a ``(batch, W)`` bitmask, or ``(V,)``
 with a ``(W,)`` (or ``(1, W)``) one.  ``V`` is the model's vocabulary, which is often larger
@@ -33,6 +36,13 @@ def apply_bitmask(logits, bitmask):
         _apply_torch(torch, logits, bitmask)
         return logits
     raise TypeError(f"apply_bitmask takes a numpy array or a torch tensor of logits, not {type(logits).__name__}")
+
+
+def allow_tokens(row: np.ndarray, token_ids) -> None:
+    """Set the bits of ``token_ids`` in one int32 bitmask row (a finished sequence's stop ids, say)."""
+    words = row.view(np.uint32)
+    for token in token_ids:
+        words[token >> 5] |= np.uint32(1 << (token & 31))
 
 
 def _apply_numpy(logits: np.ndarray, bitmask: np.ndarray) -> None:

@@ -30,7 +30,7 @@ import torch
 from transformers import LogitsProcessor
 
 from indexc_runtime.batch import fill_bitmasks
-from indexc_runtime.logits import apply_bitmask
+from indexc_runtime.logits import allow_tokens, apply_bitmask
 
 
 class IndexcLogitsProcessor(LogitsProcessor):
@@ -71,6 +71,7 @@ class IndexcLogitsProcessor(LogitsProcessor):
         if len(every) != batch:
             raise ValueError(f"{len(every)} indexes for a batch of {batch} sequences")
         self._matchers = [index.matcher() for index in every]
+        self._stops = [index.eos_token_ids for index in every]
         self._seen = prompt_length
         words = max(index.mask_words for index in every)
         if self._bitmask.shape != (batch, words):
@@ -86,8 +87,6 @@ class IndexcLogitsProcessor(LogitsProcessor):
                 matcher.advance(token)
 
     def _allow_stop_on_finished_rows(self) -> None:
-        words = self._bitmask.view(np.uint32)
-        for row, matcher in enumerate(self._matchers):
+        for row, (matcher, stops) in enumerate(zip(self._matchers, self._stops)):
             if matcher.is_finished():
-                for eos in matcher.stop_token_ids:
-                    words[row, eos >> 5] |= np.uint32(1 << (eos & 31))
+                allow_tokens(self._bitmask[row], stops)
