@@ -15,9 +15,9 @@ text of an object with ``n`` optional properties and none required is ``O(n**2)`
 
 An additional key must differ from every listed name (or ``{"a": 1, "a": "x"}`` would slip a
 second, unchecked ``a`` through): ``_key_not_in`` spells "a string not in this finite set"
-from the trie of the names.  A pattern key is not checked against the listed names, and an
-additional key beside ``patternProperties`` would have to *not* match the patterns, which the
-regex dialect cannot say: refused (ignored with a warning in lenient mode).
+from the trie of the names.  A pattern key is not checked against the listed names; an additional
+key beside ``patternProperties`` must match none of the patterns, a complement that
+``complement`` computes on automata.
 
 ``minProperties``/``maxProperties`` are enforced when every listed property is required (they
 then bound the number of other keys), when they are implied, and for "at least one"
@@ -27,6 +27,7 @@ then bound the number of other keys), when they are implied, and for "at least o
 from __future__ import annotations
 
 from indexc.automaton.code_point_sets import CodePointSet
+from indexc.jsonschema.complement import Unrepresentable, keys_outside
 from indexc.jsonschema.errors import child_pointer
 from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Lex, alt, is_empty_set, optional, repeat, seq
 from indexc.jsonschema.json_text import ALL_CHARS, ANY_CHAR_RUN_UNIT, encoded_char, literal_string, literal_string_body
@@ -72,13 +73,23 @@ def _extra_members(lw, schema: dict, names: list[str], additional: object, point
             continue
         options.append(seq(Lex(f'"(?:{key})"'), lw.key_sep, lw.lower(sub, sub_pointer)))
     if additional is not False:
-        if patterns:
-            lw.unsupported("additionalProperties beside patternProperties (a key would have to not match "
-                           "the patterns)", child_pointer(pointer, "additionalProperties"), "additionalProperties")
-        else:
+        key = _additional_key(lw, list(patterns), names, pointer)
+        if key is not None:
             value = lw.lower(additional, child_pointer(pointer, "additionalProperties"))
-            options.append(seq(Lex(f'"{_key_not_in(names)}"'), lw.key_sep, value))
+            options.append(seq(Lex(f'"(?:{key})"'), lw.key_sep, value))
     return alt(*options)
+
+
+def _additional_key(lw, patterns: list[str], names: list[str], pointer: str) -> str | None:
+    """The key regex of additional properties (None: no key is left for them)."""
+    if not patterns:
+        return _key_not_in(names)
+    try:
+        return keys_outside(patterns, names)
+    except Unrepresentable as error:
+        lw.unsupported(f"additionalProperties beside patternProperties: {error}",
+                       child_pointer(pointer, "additionalProperties"), "additionalProperties")
+        return None
 
 
 def _with_counts(lw, schema: dict, slots: list[tuple[Expr, bool]], extra: Expr, pointer: str) -> Expr:

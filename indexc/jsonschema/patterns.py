@@ -48,7 +48,7 @@ def translate_pattern(pattern: str, *, anchored: bool = False) -> TranslatedPatt
     """The JSON-text regex of the strings in which ``pattern`` matches (``anchored``: full match)."""
     python_pattern = ecma_to_python(pattern)
     if not anchored:
-        python_pattern = _search_semantics(python_pattern)
+        python_pattern = search_semantics(python_pattern)
     try:
         normalized = normalize(python_pattern, source="pattern")
         tree = parse_structure(normalized, source="pattern")
@@ -91,7 +91,7 @@ def ecma_to_python(pattern: str) -> str:
     return "".join(out)
 
 
-def _search_semantics(pattern: str) -> str:
+def search_semantics(pattern: str) -> str:
     """Unanchored alternatives get "any characters" on their open side(s)."""
     anything = "[\\s\\S]*"
     pattern = _unwrapped(pattern)

@@ -45,6 +45,17 @@ def test_pattern_properties():
     assert not accepts(schema, '{"y": 1}') and not accepts(schema, '{"x-a": "s"}')
 
 
+def test_additional_properties_beside_pattern_properties_take_the_other_keys():
+    schema = {"type": "object", "properties": {"id": {"type": "integer"}},
+              "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": {"type": "string"}}
+    assert accepts_all_spellings(schema, {"id": 1, "x-a": 2, "name": "n", "é": "s"})
+    assert not accepts(schema, '{"x-a": "s"}')  # a pattern key keeps its schema
+    assert not accepts(schema, '{"name": 1}')
+    assert not accepts(schema, '{"id": "s"}')  # a listed name is not an additional key
+    every_key = {"type": "object", "patternProperties": {".{1,}": {"type": "string"}}, "additionalProperties": {"type": "integer"}}
+    assert accepts(every_key, '{"a": "s", "": 1}') and not accepts(every_key, '{"a": 1}')
+
+
 def test_min_max_properties_on_a_map_and_at_least_one():
     schema = {"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 1, "maxProperties": 2}
     assert accepts(schema, '{"a": 1}') and accepts(schema, '{"a": 1, "b": 2}')
