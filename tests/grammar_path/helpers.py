@@ -1,0 +1,89 @@
+"""Shared helpers of the grammar-path tests: small vocabularies, compile + load, oracle walks.
+
+The reference is ``tests/reference/grammar_oracle.py`` (a byte-level Earley recogniser over the
+IR that shares nothing with the Earley path but ``compile_regex``): along random walks, the
+runtime's allowed set must equal the oracle's at every step.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+
+import indexc_runtime
+from indexc.grammar.ir import Grammar, Rule, Terminal
+from indexc.pipeline import write
+from indexc.pipeline.grammar import compile_grammar_ir
+from indexc.trie import build_trie
+from indexc.vocab.load import vocabulary_from_tokens
+from tests.reference.grammar_oracle import GrammarOracle
+
+EOS = 0
+
+
+def small_vocabulary(pieces: list[bytes]):
+    """Token 0 is the eos (special); then every distinct piece, in order."""
+    distinct = list(dict.fromkeys(p for p in pieces if p))
+    return vocabulary_from_tokens([b"<eos>", *distinct], eos_ids=[EOS])
+
+
+def vocabulary_from_text(text: str, *, extra: tuple[str, ...] = (), pieces: int = 120, seed: int = 0):
+    """Single bytes of ``text`` plus random substrings of it (lengths 2-6) plus ``extra``."""
+    data = text.encode()
+    rng = random.Random(seed)
+    chunks = [bytes([b]) for b in sorted(set(data))]
+    for _ in range(pieces):
+        start = rng.randrange(len(data))
+        chunks.append(data[start : start + rng.randint(2, 6)])
+    chunks += [e.encode() for e in extra]
+    return small_vocabulary(chunks)
+
+
+def compiled_index(grammar: Grammar, vocab, tmp_path: Path, name: str = "g.idx"):
+    result = compile_grammar_ir(grammar, vocab, build_trie(vocab), source=grammar.source)
+    path = tmp_path / name
+    write(result, vocab, str(path))
+    return indexc_runtime.load(path)
+
+
+def grammar(start: str, rules: dict[str, list[list[str]]], terminals: dict[str, str], ignore=()) -> Grammar:
+    """A hand-written IR: ``rules`` maps a nonterminal to its alternatives (lists of symbol names)."""
+    return Grammar(start, tuple(Rule(lhs, tuple(rhs)) for lhs, alts in rules.items() for rhs in alts),
+                   {name: Terminal(name, regex) for name, regex in terminals.items()}, tuple(ignore), "<test>")
+
+
+def assert_walks_agree(index, oracle: GrammarOracle, vocab, *, walks: int, steps: int, seed: int = 0) -> int:
+    """Random walks; at each step the runtime's allowed ids equal the oracle's. Returns steps checked."""
+    rng = random.Random(seed)
+    token_bytes = [None if i in vocab.special_ids or i in vocab.eos_ids else b for i, b in enumerate(vocab.token_bytes)]
+    checked = 0
+    for _ in range(walks):
+        matcher = index.matcher()
+        prefix = b""
+        for _ in range(steps):
+            expected = oracle.allowed_tokens(prefix, token_bytes, [EOS])
+            got = set(matcher.allowed_token_ids().tolist())
+            assert got == expected, _difference(prefix, got, expected, vocab)
+            assert matcher.is_accepting() == (EOS in expected)
+            checked += 1
+            text_tokens = sorted(expected - {EOS})
+            if not text_tokens:
+                break
+            token = rng.choice(text_tokens)
+            matcher.advance(token)
+            prefix += vocab.token_bytes[token]
+    return checked
+
+
+def _difference(prefix: bytes, got: set, expected: set, vocab) -> str:
+    show = lambda ids: sorted(vocab.token_bytes[i] if i != EOS else b"<eos>" for i in ids)[:20]
+    return f"after {prefix!r}: runtime only {show(got - expected)}, oracle only {show(expected - got)}"
+
+
+def bitmask_ids(index, matcher) -> set[int]:
+    out = np.zeros((1, index.mask_words), dtype=np.int32)
+    matcher.fill_bitmask(out)
+    bits = np.unpackbits(out[0].view(np.uint8), bitorder="little")
+    return set(np.flatnonzero(bits).tolist())

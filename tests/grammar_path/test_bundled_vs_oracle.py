@@ -1,0 +1,59 @@
+"""The bundled Lark and GBNF grammars against the brute-force oracle, on small vocabularies made
+from each grammar's sample document: masks along the document's own (greedy) tokenization,
+then along random walks from the start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexc.grammar import load_grammar
+from tests.grammar_path.helpers import EOS, assert_walks_agree, compiled_index, vocabulary_from_text
+from tests.reference.grammar_oracle import GrammarOracle
+
+GRAMMARS = Path(__file__).resolve().parents[1] / "data" / "grammars"
+SAMPLES = {
+    "gbnf/arithmetic.gbnf": "arithmetic.txt",
+    "gbnf/json.gbnf": "json.json",
+    "gbnf/json_arr.gbnf": "json_arr.json",
+    "gbnf/list.gbnf": "list.txt",
+    "gbnf/chess.gbnf": "chess.pgn",
+    "gbnf/c.gbnf": "c.c",
+    "gbnf/vllm-sql.gbnf": "vllm-sql.sql",
+    "lark/rfc.lark": "rfc.xml",
+}
+DOCUMENT_TOKENS = 24
+
+
+def greedy_tokens(text: bytes, vocab) -> list[int]:
+    """Longest-match tokenization of ``text`` with the small vocabulary (it holds every byte)."""
+    by_bytes = {b: i for i, b in enumerate(vocab.token_bytes) if b and i != EOS}
+    longest = max(len(b) for b in by_bytes)
+    ids, position = [], 0
+    while position < len(text):
+        for size in range(min(longest, len(text) - position), 0, -1):
+            token = by_bytes.get(text[position : position + size])
+            if token is not None:
+                ids.append(token)
+                position += size
+                break
+    return ids
+
+
+@pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
+def test_masks_equal_the_oracle_on_the_sample_and_random_walks(grammar_file, tmp_path):
+    text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:400]
+    ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
+    vocab = vocabulary_from_text(text, pieces=80)
+    index = compiled_index(ir, vocab, tmp_path)
+    oracle = GrammarOracle(ir)
+    token_bytes = [None if i == EOS else b for i, b in enumerate(vocab.token_bytes)]
+    matcher, prefix = index.matcher(), b""
+    for token in greedy_tokens(text.encode(), vocab)[:DOCUMENT_TOKENS]:
+        expected = oracle.allowed_tokens(prefix, token_bytes, [EOS])
+        assert set(matcher.allowed_token_ids().tolist()) == expected, f"after {prefix!r}"
+        assert token in expected, f"the sample's token {vocab.token_bytes[token]!r} after {prefix!r}"
+        matcher.advance(token)
+        prefix += vocab.token_bytes[token]
+    assert_walks_agree(index, oracle, vocab, walks=2, steps=6, seed=1)
