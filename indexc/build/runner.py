@@ -125,14 +125,28 @@ def _with_load_error(task: PairTask, load_errors: dict) -> PairTask:
 
 def _compile_all(todo: list[PairTask], manifest: Manifest, *, jobs: int, backend: str, scheduler: str | None,
                  progress: bool) -> list[PairRecord]:
+    """Compile ``todo``; a pool that breaks (a worker killed: out of memory, a signal) fails the unfinished pairs.
+
+    The pairs already finished keep their artifacts and manifest entries, and the next build
+    compiles only what is left.  An interrupt (Ctrl-C) saves the manifest of what was written.
+    """
     by_artifact = {task.artifact: task for task in todo}
     bar = ProgressBar(len(todo), enabled=None if progress else False)
-    records = []
+    records: list[PairRecord] = []
     try:
         for outcome in run_tasks(todo, jobs=jobs, backend=backend, scheduler=scheduler):
-            record = _store(outcome, by_artifact[outcome.artifact], manifest)
+            record = _store(outcome, by_artifact.pop(outcome.artifact), manifest)
             records.append(record)
             bar.advance(failed=record.status == FAILED)
+    except IndexcError:
+        raise  # the backend could not start (no Dask, no scheduler): nothing ran
+    except Exception as exc:
+        reason = f"not compiled: the worker pool broke ({type(exc).__name__}: {exc})"
+        records += [PairRecord(task.artifact, task.constraint.file, task.tokenizer.name, FAILED, reason)
+                    for task in by_artifact.values()]
+    except KeyboardInterrupt:
+        manifest.save()
+        raise
     finally:
         bar.close()
     return records

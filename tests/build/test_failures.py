@@ -55,3 +55,24 @@ def test_project_mistakes_are_errors_not_silent_defaults(tmp_path, entries, mess
     project = write_project(tmp_path / "p", REGEXES, entries)
     with pytest.raises(ProjectError, match=message):
         run_build(project, tmp_path / "out", jobs=1)
+
+
+def test_a_broken_worker_pool_fails_the_unfinished_pairs_only(project, tmp_path, monkeypatch):
+    from indexc.build import runner
+
+    real = runner.run_tasks
+
+    def dies_after_one(tasks, **kwargs):
+        outcomes = real(tasks, **kwargs)
+        yield next(outcomes)
+        raise RuntimeError("A worker process was killed (SIGKILL)")
+
+    monkeypatch.setattr(runner, "run_tasks", dies_after_one)
+    out = tmp_path / "out"
+    report = run_build(project, out, jobs=1)
+    compiled, failed = report.with_status("compiled"), report.with_status("failed")
+    assert len(compiled) == 1 and len(failed) == len(REGEXES) - 1
+    assert all("worker pool broke" in record.reason for record in failed)
+    monkeypatch.setattr(runner, "run_tasks", real)
+    again = run_build(project, out, jobs=1)
+    assert len(again.with_status("cached")) == 1 and len(again.with_status("compiled")) == len(REGEXES) - 1
