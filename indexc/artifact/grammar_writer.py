@@ -50,15 +50,15 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
 def grammar_sections(table: GrammarTable, vocab_size: int, special_ids: np.ndarray):
     """Every grammar section's array in its file dtype, and the encoded masks."""
     lexer, earley, trie = table.lexer, table.earley, table.trie
-    masks = encode_masks(table.masks.masks, vocab_size)
+    masks = encode_masks(table.lexer_masks.masks, vocab_size)
     n_states = lexer.dfa.n_states
     arrays = {
-        "byte_classes": table.masks.byte_classes,
-        "class_transitions": (table.masks.class_transitions.astype(np.int64) + 1).astype(state_dtype(n_states)),
+        "byte_classes": table.lexer_masks.byte_classes,
+        "class_transitions": (table.lexer_masks.class_transitions.astype(np.int64) + 1).astype(state_dtype(n_states)),
         "accepting": lexer.dfa.accepting.astype(np.uint8),
         "state_terminal": lexer.state_terminal,
         "terminal_start": lexer.starts,
-        "state_mask": table.masks.state_mask,
+        "state_mask": table.lexer_masks.state_mask,
         "mask_form": masks.form,
         "mask_dense_row": masks.dense_row,
         "mask_word_offsets": masks.word_offsets,
@@ -103,7 +103,7 @@ def _header_fields(table: GrammarTable, vocab: dict, constraint: dict, options: 
         "lexing": LEXING_ALL_SPLITS,
         "n_lexer_states": table.lexer.dfa.n_states,
         "n_classes": table.n_classes,
-        "n_masks": len(table.masks.masks),
+        "n_masks": len(table.lexer_masks.masks),
         "n_terminals": table.lexer.n_terminals,
         "n_nonterminals": len(earley.nonterminal_names),
         "n_rules": earley.n_rules,

@@ -3,7 +3,7 @@
 It is to the grammar path what ``MaskTable`` is to the regex path: the compile's output,
 handed to ``indexc.artifact``.  Three parts (see ``indexc_runtime.grammar.format``):
 
-- ``lexer`` + ``masks``: the lexer automaton (terminals side by side) and, per lexer state,
+- ``lexer`` + ``lexer_masks``: the lexer automaton (terminals side by side) and, per lexer state,
   the in-lexeme mask (a ``MaskTable`` of the lexer, computed by the regex mask machinery);
 - ``earley``: the flat rule tables (``earley_tables``);
 - the token trie's walk arrays with each node's byte class, and every text token's class
@@ -43,7 +43,7 @@ class TrieWalkArrays:
 @dataclass(frozen=True)
 class GrammarTable:
     lexer: Lexer
-    masks: MaskTable  # in-lexeme masks of the lexer states
+    lexer_masks: MaskTable  # in-lexeme masks of the lexer states
     earley: EarleyTables
     trie: TrieWalkArrays
     token_class_offsets: np.ndarray  # int64 (vocab_size + 1,): by token id; empty row: not a text token
@@ -56,11 +56,16 @@ class GrammarTable:
 
     @property
     def n_classes(self) -> int:
-        return self.masks.n_classes
+        return self.lexer_masks.n_classes
+
+    @property
+    def masks(self) -> tuple[np.ndarray, ...]:
+        """The unique in-lexeme masks (token ids), as ``MaskTable.masks``."""
+        return self.lexer_masks.masks
 
     @property
     def live_tokens(self) -> np.ndarray:
-        return self.masks.live_tokens
+        return self.lexer_masks.live_tokens
 
 
 def build_grammar_table(lexer: Lexer, masks: MaskTable, earley: EarleyTables, trie: TokenTrie,

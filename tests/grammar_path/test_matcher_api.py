@@ -1,0 +1,104 @@
+"""The grammar matcher's API beyond masks: advance refusals, rollback, forced tokens, limits,
+bitmask rows, and ``indexc_runtime.load`` dispatching on the artifact's kind."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import indexc_runtime
+from indexc_runtime import TokenNotAllowed
+from indexc_runtime.grammar import GrammarIndex, GrammarLimitExceeded, GrammarLimits
+from tests.grammar_path.helpers import EOS, bitmask_ids, compiled_index, grammar, small_vocabulary
+
+BRACKETS = grammar("s", {"s": [["LP", "s", "RP", "s"], []]}, {"LP": r"\(", "RP": r"\)"})
+PIECES = [b"(", b")", b"()", b"((", b"))", b"x"]
+
+
+@pytest.fixture()
+def brackets(tmp_path):
+    vocab = small_vocabulary(PIECES)
+    return compiled_index(BRACKETS, vocab, tmp_path), {b: i for i, b in enumerate(vocab.token_bytes)}
+
+
+def test_load_returns_a_grammar_index_and_the_bitmask_matches_allowed_ids(brackets):
+    index, ids = brackets
+    assert isinstance(index, GrammarIndex)
+    matcher = index.matcher()
+    assert bitmask_ids(index, matcher) == set(matcher.allowed_token_ids().tolist()) == {EOS, ids[b"("], ids[b"()"], ids[b"(("]}
+
+
+def test_a_refused_token_changes_nothing(brackets):
+    index, ids = brackets
+    matcher = index.matcher()
+    before = matcher.allowed_token_ids()
+    for token in (ids[b")"], ids[b"x"], index.vocab_size, -1):
+        with pytest.raises((TokenNotAllowed, ValueError)):
+            matcher.advance(token)
+    assert np.array_equal(matcher.allowed_token_ids(), before)
+    matcher.advance(ids[b"(("])
+    with pytest.raises(TokenNotAllowed):
+        matcher.advance(EOS)  # "((" is not a sentence
+    assert not matcher.is_accepting()
+
+
+def test_rollback_restores_masks_and_eos_finishes(brackets):
+    index, ids = brackets
+    matcher = index.matcher()
+    seen = [matcher.allowed_token_ids()]
+    for token in (ids[b"(("], ids[b")"], ids[b"()"], ids[b")"]):
+        matcher.advance(token)
+        seen.append(matcher.allowed_token_ids())
+    assert matcher.is_accepting()
+    matcher.advance(EOS)
+    assert matcher.is_finished() and matcher.allowed_token_ids().size == 0 and bitmask_ids(index, matcher) == set()
+    matcher.rollback(1)
+    assert not matcher.is_finished()
+    for back in range(1, 5):
+        matcher.rollback(1)
+        assert np.array_equal(matcher.allowed_token_ids(), seen[-1 - back])
+    with pytest.raises(ValueError):
+        matcher.rollback(1)
+
+
+def test_forced_tokens_follow_single_token_masks(tmp_path):
+    ir = grammar("s", {"s": [["KW", "NUM"]]}, {"KW": "let", "NUM": "[0-9]"})
+    vocab = small_vocabulary([b"l", b"e", b"t", b"1", b"2"])
+    index = compiled_index(ir, vocab, tmp_path)
+    matcher = index.matcher()
+    ids = {b: i for i, b in enumerate(vocab.token_bytes)}
+    assert matcher.forced_tokens() == [ids[b"l"], ids[b"e"], ids[b"t"]]
+    assert matcher.allowed_token_ids().tolist() == [ids[b"l"]]  # forced_tokens does not move
+    for token in matcher.forced_tokens():
+        matcher.advance(token)
+    assert matcher.forced_tokens() == []  # "1" or "2"
+
+
+def test_limits_raise_a_named_error(tmp_path):
+    ir = grammar("e", {"e": [["e", "e"], ["A"]]}, {"A": "a"})  # every split of a run of a's is a parse
+    vocab = small_vocabulary([b"a", b"aaaa"])
+    index = compiled_index(ir, vocab, tmp_path)
+    matcher = index.matcher(GrammarLimits(max_set_items=20))
+    with pytest.raises(GrammarLimitExceeded, match="max_set_items"):
+        for _ in range(10):
+            matcher.advance(1)
+    small_walk = index.matcher(GrammarLimits(walk_budget=1))
+    with pytest.raises(GrammarLimitExceeded, match="walk_budget"):
+        small_walk.allowed_token_ids()
+
+
+def test_an_index_from_the_shipping_form_serves_the_same_masks(tmp_path):
+    from indexc.pipeline import write
+    from indexc.pipeline.grammar import compile_grammar_ir
+    from indexc.trie import build_trie
+
+    vocab = small_vocabulary(PIECES)
+    result = compile_grammar_ir(BRACKETS, vocab, build_trie(vocab), source="brackets")
+    write(result, vocab, str(tmp_path / "b.idx.zst"))
+    write(result, vocab, str(tmp_path / "b.idx"))
+    packed, raw = indexc_runtime.load(tmp_path / "b.idx.zst"), indexc_runtime.load(tmp_path / "b.idx", verify=True)
+    assert isinstance(packed, GrammarIndex)
+    assert (tmp_path / "b.idx").read_bytes() == indexc_runtime.load(tmp_path / "b.idx")._container.buffer.tobytes()
+    assert np.array_equal(packed.matcher().allowed_token_ids(), raw.matcher().allowed_token_ids())
+    with pytest.raises(indexc_runtime.FingerprintMismatch):
+        indexc_runtime.load(tmp_path / "b.idx", expected_fingerprint="another")
