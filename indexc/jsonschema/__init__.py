@@ -2,9 +2,10 @@
 
 Design note.  A schema is lowered *once* into a small expression tree (``expr``) whose leaves
 are regexes over JSON text and whose ``Ref`` nodes name definitions (``$ref`` targets, merged
-``allOf`` nodes, "any JSON value").  The router then renders that tree as one regex, every
-``Ref`` inlined (regular schemas: masks become pure lookups), or as grammar rules, every
-``Ref`` a nonterminal (recursive schemas, or DFAs over the state limit).  One lowering for
+``allOf`` nodes, "any JSON value").  The router (``indexc.pipeline.json_schema``) then
+assembles that tree into one automaton, every ``Ref`` inlined (regular schemas: masks become
+pure lookups; ``to_automaton``, or as regex text with ``to_regex``), or renders it as grammar
+rules, every ``Ref`` a nonterminal (recursive schemas, or automata over the state limit).  One lowering for
 both paths means both accept the same language, except for the DFA path's documented depth
 bound on "any JSON value".
 
@@ -28,11 +29,22 @@ Code map, in reading order:
 - ``patterns``      ``pattern``/``format``: decoded-string regex -> JSON-text regex
 - ``punctuation``   brackets, separators, whitespace pieces
 - ``any_value``     "any JSON value" (recursive; depth-bounded on the DFA path)
+- ``complement``    keys matching no ``patternProperties`` (automaton complement)
 - ``strings``, ``objects``, ``arrays``, ``literals``   one JSON type each; enum/const
+- ``negation``      the ``not`` schemas that have a positive form
 - ``one_of``        proving ``oneOf`` branches disjoint
 - ``lowering``      the driver: schema -> ``LoweredSchema``
-- ``to_regex``      the DFA path's rendering
+- ``to_regex``      the DFA path as regex text (``schema_to_regex``, for tools and tests)
+- ``to_automaton``  the DFA path as used by the compiler: tree -> byte DFA, no text round trip
 - ``to_grammar``    the grammar path's rendering (``indexc.grammar.ir.Grammar``)
+
+Not supported (refused with the pointer, or ignored with a warning in lenient mode):
+``if/then/else``, ``contains``, ``dependencies``/``dependent*``, ``propertyNames``,
+``unevaluated*``, ``uniqueItems: true``, ``not`` without a positive form, two different
+``pattern``/``format`` on one string, a length bound beside a ``pattern`` that does not imply
+it, ``oneOf`` branches not provably disjoint, min/maxProperties over optional properties
+(except "at least one"), ``multipleOf`` other than powers of ten (numbers) or bounded/whole
+(integers).  Remote ``$ref``s are refused.
 """
 
 from __future__ import annotations

@@ -44,8 +44,13 @@ class TranslatedPattern:
     max_length: int | None
 
 
-def translate_pattern(pattern: str, *, anchored: bool = False) -> TranslatedPattern:
-    """The JSON-text regex of the strings in which ``pattern`` matches (``anchored``: full match)."""
+def translate_pattern(pattern: str, *, anchored: bool = False, min_length: int = 0,
+                      max_length: int | None = None) -> TranslatedPattern:
+    """The JSON-text regex of the strings in which ``pattern`` matches (``anchored``: full match).
+
+    Length bounds are folded in when the pattern's shape allows it (``clip_lengths``); the
+    caller compares the returned range with the bounds to see whether they hold.
+    """
     python_pattern = ecma_to_python(pattern)
     if not anchored:
         python_pattern = search_semantics(python_pattern)
@@ -55,8 +60,35 @@ def translate_pattern(pattern: str, *, anchored: bool = False) -> TranslatedPatt
     except RegexError as error:
         raise PatternError(f"unsupported pattern {pattern!r}: {error.message}") from None
     sets = normalized.char_sets
+    if min_length > 0 or max_length is not None:
+        tree = clip_lengths(tree, min_length, max_length)
     low, high = _length_range(tree)
     return TranslatedPattern(_render(tree, sets), low, high)
+
+
+def clip_lengths(tree: Node, low: int, high: int | None) -> Node:
+    """``tree`` restricted to lengths ``low..high`` when its variable part is one repeated
+    single character (``^[a-z0-9-]+$``, ``^ID-\\d{2,}$``); otherwise ``tree`` unchanged."""
+    parts = list(tree.parts) if isinstance(tree, Concat) else [tree]
+    fixed, variable = 0, None
+    for i, part in enumerate(parts):
+        lo, hi = _length_range(part)
+        if lo == hi:
+            fixed += lo
+        elif variable is None and isinstance(part, Repeat) and _length_range(part.body) == (1, 1):
+            variable = i
+        else:
+            return tree
+    if variable is None:
+        return tree
+    repeat = parts[variable]
+    new_min = max(repeat.min, low - fixed)
+    limits = [m for m in (repeat.max, None if high is None else high - fixed) if m is not None]
+    new_max = min(limits) if limits else None
+    if new_max is not None and new_max < new_min:
+        return tree  # empty: left to the caller's range check
+    parts[variable] = Repeat(repeat.body, new_min, new_max)
+    return Concat(tuple(parts)) if isinstance(tree, Concat) else parts[0]
 
 
 def ecma_to_python(pattern: str) -> str:

@@ -4,8 +4,9 @@ A plain string is ``"`` + ``json_text.ANY_CHAR{min,max}`` + ``"``: a length boun
 characters, whatever their spelling (an unbounded tail uses the smaller
 ``ANY_CHAR_RUN_UNIT``, see ``json_text``).  ``pattern`` and known ``format``s go through
 ``patterns``; since the regex dialect has no intersection, a length bound beside them must
-already be implied by them (``^[A-Z]{3}$`` with ``maxLength: 3``), and a ``pattern`` beside
-a ``format`` is refused.  An unknown ``format`` is an annotation (the specification's
+either be implied by them (``^[A-Z]{3}$`` with ``maxLength: 3``) or fold into their one
+repeated character (``^[a-z-]+$`` with ``maxLength: 63``: ``[a-z-]{1,63}``), and a
+``pattern`` beside a ``format`` is refused.  An unknown ``format`` is an annotation (the specification's
 default): ignored, with a warning so the user knows it is not checked.
 """
 
@@ -22,7 +23,7 @@ def lower_string(lw, schema: dict, pointer: str) -> Expr:
     high = _length(lw, schema, "maxLength", pointer)
     if high is not None and high < low:
         return EMPTY_SET
-    constraint = _pattern_or_format(lw, schema, pointer)
+    constraint = _pattern_or_format(lw, schema, pointer, low, high)
     if constraint is None:
         return Lex('"' + _plain_body(low, high) + '"')
     keyword, translated = constraint
@@ -42,7 +43,7 @@ def _plain_body(low: int, high: int | None) -> str:
     return _quantified(ANY_CHAR, low, high)
 
 
-def _pattern_or_format(lw, schema: dict, pointer: str) -> tuple[str, TranslatedPattern] | None:
+def _pattern_or_format(lw, schema: dict, pointer: str, low: int, high: int | None) -> tuple[str, TranslatedPattern] | None:
     pattern = schema.get("pattern")
     fmt = schema.get("format")
     known_format = None
@@ -58,7 +59,7 @@ def _pattern_or_format(lw, schema: dict, pointer: str) -> tuple[str, TranslatedP
         if known_format is not None:
             lw.unsupported(f"pattern beside format {fmt!r} (cannot intersect them)", child_pointer(pointer, "format"), "format")
         try:
-            return "pattern", translate_pattern(pattern)
+            return "pattern", translate_pattern(pattern, min_length=low, max_length=high)
         except PatternError as error:
             lw.unsupported(str(error), child_pointer(pointer, "pattern"), "pattern")
     if known_format is not None:

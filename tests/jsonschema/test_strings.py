@@ -56,8 +56,11 @@ def test_pattern_wrapped_in_a_group_keeps_its_anchors():
     assert accepts(schema, '"a(b).c"') and not accepts(schema, '"a b"')
 
 
-def test_length_beside_pattern_when_implied():
+def test_length_beside_pattern_when_implied_or_foldable():
     assert accepts({"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 3}, '"ABC"')
+    folded = {"type": "string", "pattern": "^id-[a-z]+$", "minLength": 5, "maxLength": 6}
+    assert accepts(folded, '"id-ab"') and accepts(folded, '"id-abc"')
+    assert not accepts(folded, '"id-a"') and not accepts(folded, '"id-abcd"')
 
 
 @pytest.mark.parametrize("fmt, good, bad", [
