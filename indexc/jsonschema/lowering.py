@@ -98,6 +98,8 @@ class Lowerer:
             return EMPTY_SET
         if not isinstance(node, dict):
             raise self.error(f"a schema must be an object or a boolean, not {type(node).__name__}", pointer)
+        if not has_assertions(node):
+            return self.any_value()  # {} and annotation-only schemas are ``true``
         if "$ref" in node and not has_assertions({k: v for k, v in node.items() if k != "$ref"}):
             target_pointer, target = self.document.resolve(node["$ref"], pointer=child_pointer(pointer, "$ref"))
             return self.definition(target_pointer, target_pointer, lambda: self.lower(target, target_pointer))
