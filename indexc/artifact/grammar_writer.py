@@ -50,7 +50,7 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
 def grammar_sections(table: GrammarTable, vocab_size: int, special_ids: np.ndarray):
     """Every grammar section's array in its file dtype, and the encoded masks."""
     lexer, earley, trie = table.lexer, table.earley, table.trie
-    masks = encode_masks(table.lexer_masks.masks, vocab_size)
+    masks = encode_masks(table.all_masks, vocab_size)
     n_states = lexer.dfa.n_states
     arrays = {
         "byte_classes": table.lexer_masks.byte_classes,
@@ -66,6 +66,9 @@ def grammar_sections(table: GrammarTable, vocab_size: int, special_ids: np.ndarr
         "dense_masks": masks.dense,
         "mask_word_index": masks.word_index,
         "mask_word_value": masks.word_value,
+        "pair_offsets": table.pair_offsets,
+        "pair_terminal": table.pair_terminal,
+        "pair_mask": table.pair_mask,
         "rule_lhs": earley.rule_lhs,
         "rule_rhs_offsets": earley.rule_rhs_offsets,
         "rule_rhs": earley.rule_rhs,
@@ -103,7 +106,7 @@ def _header_fields(table: GrammarTable, vocab: dict, constraint: dict, options: 
         "lexing": LEXING_ALL_SPLITS,
         "n_lexer_states": table.lexer.dfa.n_states,
         "n_classes": table.n_classes,
-        "n_masks": len(table.lexer_masks.masks),
+        "n_masks": len(table.all_masks),
         "n_terminals": table.lexer.n_terminals,
         "n_nonterminals": len(earley.nonterminal_names),
         "n_rules": earley.n_rules,

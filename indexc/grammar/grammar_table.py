@@ -5,6 +5,8 @@ handed to ``indexc.artifact``.  Three parts (see ``indexc_runtime.grammar.format
 
 - ``lexer`` + ``lexer_masks``: the lexer automaton (terminals side by side) and, per lexer state,
   the in-lexeme mask (a ``MaskTable`` of the lexer, computed by the regex mask machinery);
+  the boundary masks (``boundary_masks``) per (lexer state, following terminal), merged with
+  the in-lexeme masks into one deduplicated list (``all_masks``);
 - ``earley``: the flat rule tables (``earley_tables``);
 - the token trie's walk arrays with each node's byte class, and every text token's class
   sequence by id (the live walker and ``advance`` read these at serving time).
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from indexc.grammar.boundary_masks import BoundaryProducts
 from indexc.grammar.earley_tables import EarleyTables
 from indexc.grammar.lexemes import Lexer
 from indexc.masks import MaskTable
@@ -48,6 +51,10 @@ class GrammarTable:
     trie: TrieWalkArrays
     token_class_offsets: np.ndarray  # int64 (vocab_size + 1,): by token id; empty row: not a text token
     token_class_data: np.ndarray  # uint8
+    all_masks: tuple[np.ndarray, ...]  # the lexer's masks (same ids), then the boundary masks not among them
+    pair_offsets: np.ndarray  # int32 (n_lexer_states + 1,): boundary pairs of each lexer state (CSR)
+    pair_terminal: np.ndarray  # int32: the following terminal of each pair
+    pair_mask: np.ndarray  # int32: the pair's mask id in ``all_masks``
     stats: dict = field(default_factory=dict)
 
     @property
@@ -60,8 +67,8 @@ class GrammarTable:
 
     @property
     def masks(self) -> tuple[np.ndarray, ...]:
-        """The unique in-lexeme masks (token ids), as ``MaskTable.masks``."""
-        return self.lexer_masks.masks
+        """Every unique stored mask (token ids): in-lexeme masks first, then boundary masks."""
+        return self.all_masks
 
     @property
     def live_tokens(self) -> np.ndarray:
@@ -69,8 +76,9 @@ class GrammarTable:
 
 
 def build_grammar_table(lexer: Lexer, masks: MaskTable, earley: EarleyTables, trie: TokenTrie,
-                        vocab: Vocabulary) -> GrammarTable:
-    """Assemble the table: trie arrays with classes, every text token's class sequence."""
+                        vocab: Vocabulary, products: BoundaryProducts | None,
+                        product_masks: MaskTable | None) -> GrammarTable:
+    """Assemble the table: masks merged, trie arrays with classes, every text token's class sequence."""
     class_of_byte = masks.byte_classes
     walk = TrieWalkArrays(
         node_class=class_of_byte[trie.byte].astype(np.uint8),
@@ -98,4 +106,25 @@ def build_grammar_table(lexer: Lexer, masks: MaskTable, earley: EarleyTables, tr
         "trie_nodes": trie.n_nodes,
         "warnings": len(earley.warnings),
     }
-    return GrammarTable(lexer, masks, earley, walk, by_id, data, stats)
+    all_masks, pair_offsets, pair_terminal, pair_mask = _merged_masks(masks, lexer.dfa.n_states, products, product_masks)
+    stats["boundary_pairs"] = int(pair_terminal.size)
+    stats["stored_masks"] = len(all_masks)
+    return GrammarTable(lexer, masks, earley, walk, by_id, data, all_masks, pair_offsets, pair_terminal, pair_mask,
+                        stats)
+
+
+def _merged_masks(masks: MaskTable, n_lexer_states: int, products: BoundaryProducts | None,
+                  product_masks: MaskTable | None):
+    """One deduplicated mask list (the lexer's ids unchanged) and the pairs' mask ids in it."""
+    merged = list(masks.masks)
+    if products is None or product_masks is None or not products.pair_state.size:
+        empty = np.zeros(0, dtype=np.int32)
+        return tuple(merged), np.zeros(n_lexer_states + 1, dtype=np.int32), empty, empty
+    id_of = {m.tobytes(): i for i, m in enumerate(merged)}
+    remap = np.empty(len(product_masks.masks), dtype=np.int32)
+    for k, m in enumerate(product_masks.masks):
+        remap[k] = id_of.setdefault(m.tobytes(), len(merged))
+        if remap[k] == len(merged):
+            merged.append(m)
+    pair_mask = remap[product_masks.state_mask[products.pair_state]]
+    return tuple(merged), products.pair_offsets, products.pair_terminal, pair_mask

@@ -4,8 +4,10 @@ Steps, each timed into ``CompileResult.timings``:
 1. ``earley_tables.trimmed``: unproductive and unreachable rules out (warnings), empty language refused;
 2. ``lexemes.build_lexer``: each terminal's minimal byte DFA, side by side;
 3. ``lexemes.in_lexeme_masks``: the regex mask machinery over the lexer automaton;
-4. ``earley_tables.build_tables`` and ``grammar_table.build_grammar_table``: rules as flat
-   arrays, the trie's walk arrays, every token's class sequence.
+4. ``earley_tables.build_tables``: rules as flat arrays;
+5. ``boundary_masks``: "the rest of t, then u" products for wide u, masked by the same machinery;
+6. ``grammar_table.build_grammar_table``: masks merged, the trie's walk arrays, every token's
+   class sequence.
 
 ``compile_grammar`` reads Lark or GBNF text through the front end (``indexc.grammar.load_grammar``);
 ``compile_grammar_ir`` takes an IR built elsewhere (recursive JSON Schemas, tests).
@@ -16,10 +18,15 @@ from __future__ import annotations
 import hashlib
 import time
 
+import numpy as np
+
+from indexc.automaton.byte_dfa import ByteDFA
+from indexc.grammar.boundary_masks import MIN_WIDE_TOKENS, build_products
 from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
 from indexc.grammar.lexemes import build_lexer, in_lexeme_masks
+from indexc.masks import compute_mask_table
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
@@ -32,8 +39,13 @@ def compile_grammar_ir(
     options: CompileOptions = CompileOptions(),
     *,
     source: str,
+    min_wide_tokens: int = MIN_WIDE_TOKENS,
 ) -> CompileResult:
-    """IR -> ``GrammarTable`` (in ``CompileResult.table``); ``source`` is the text recorded in the header."""
+    """IR -> ``GrammarTable`` (in ``CompileResult.table``); ``source`` is the text recorded in the header.
+
+    ``min_wide_tokens``: lexemes whose start mask holds at least this many tokens get boundary
+    masks (``boundary_masks``; 0 builds them for every pair, which tests use on small vocabularies).
+    """
     t0 = time.perf_counter()
     grammar.validate()
     rules, terminal_names, warnings = trimmed(grammar)
@@ -44,8 +56,11 @@ def compile_grammar_ir(
     masks = in_lexeme_masks(lexer, trie, vocab, options.masks, timings=stage_timings)
     t2 = time.perf_counter()
     earley = build_tables(grammar, rules, terminal_names, lexer.nullable, warnings)
-    table = build_grammar_table(lexer, masks, earley, trie, vocab)
     t3 = time.perf_counter()
+    products, product_masks = _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens)
+    t4 = time.perf_counter()
+    table = build_grammar_table(lexer, masks, earley, trie, vocab, products, product_masks)
+    t5 = time.perf_counter()
     constraint = {
         "kind": "grammar",
         "source": source,
@@ -53,8 +68,19 @@ def compile_grammar_ir(
         "path": "earley",
         "lexing": "all_splits",
     }
-    timings = {"lexer_ms": elapsed_ms(t0, t1), "masks_ms": elapsed_ms(t1, t2), "tables_ms": elapsed_ms(t2, t3)}
+    timings = {"lexer_ms": elapsed_ms(t0, t1), "masks_ms": elapsed_ms(t1, t2), "earley_ms": elapsed_ms(t2, t3),
+               "boundary_masks_ms": elapsed_ms(t3, t4), "tables_ms": elapsed_ms(t4, t5)}
     return CompileResult(table, constraint, options, timings, stage_timings)
+
+
+def _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens: int):
+    """The (t, u) product automata for wide ``u`` and their masks (None, None when there are none)."""
+    sizes = np.array([m.size for m in masks.masks], dtype=np.int64)[masks.state_mask[lexer.starts]]
+    products = build_products(lexer, earley, masks.byte_classes, masks.n_classes, sizes >= min_wide_tokens)
+    if not products.pair_state.size:
+        return None, None
+    silent = ByteDFA(products.transitions, np.zeros(products.transitions.shape[0], dtype=bool))
+    return products, compute_mask_table(silent, trie, vocab, options.masks)
 
 
 def compile_grammar(

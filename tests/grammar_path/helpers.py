@@ -41,8 +41,12 @@ def vocabulary_from_text(text: str, *, extra: tuple[str, ...] = (), pieces: int 
     return small_vocabulary(chunks)
 
 
-def compiled_index(grammar: Grammar, vocab, tmp_path: Path, name: str = "g.idx"):
-    result = compile_grammar_ir(grammar, vocab, build_trie(vocab), source=grammar.source)
+def compiled_index(grammar: Grammar, vocab, tmp_path: Path, name: str = "g.idx", *, boundary_masks: bool = True):
+    """Compile and load; ``boundary_masks`` True builds them for every pair (small vocabularies
+    have no lexeme wide enough for the default threshold: here a lexeme starting 4 tokens is
+    wide), False for none (the live walk alone)."""
+    result = compile_grammar_ir(grammar, vocab, build_trie(vocab), source=grammar.source,
+                                min_wide_tokens=4 if boundary_masks else 1 << 30)
     path = tmp_path / name
     write(result, vocab, str(path))
     return indexc_runtime.load(path)

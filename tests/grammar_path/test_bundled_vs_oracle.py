@@ -41,12 +41,13 @@ def greedy_tokens(text: bytes, vocab) -> list[int]:
     return ids
 
 
+@pytest.mark.parametrize("boundary_masks", [True, False], ids=["boundary_masks", "live_walk_only"])
 @pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
-def test_masks_equal_the_oracle_on_the_sample_and_random_walks(grammar_file, tmp_path):
+def test_masks_equal_the_oracle_on_the_sample_and_random_walks(grammar_file, boundary_masks, tmp_path):
     text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:400]
     ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
     vocab = vocabulary_from_text(text, pieces=80)
-    index = compiled_index(ir, vocab, tmp_path)
+    index = compiled_index(ir, vocab, tmp_path, boundary_masks=boundary_masks)
     oracle = GrammarOracle(ir)
     token_bytes = [None if i == EOS else b for i, b in enumerate(vocab.token_bytes)]
     matcher, prefix = index.matcher(), b""

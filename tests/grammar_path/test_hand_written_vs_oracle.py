@@ -48,10 +48,11 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("boundary_masks", [True, False], ids=["boundary_masks", "live_walk_only"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_masks_equal_the_oracle_along_random_walks(name, tmp_path):
+def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, tmp_path):
     ir, pieces = CASES[name]
     vocab = small_vocabulary(pieces)
-    index = compiled_index(ir, vocab, tmp_path)
+    index = compiled_index(ir, vocab, tmp_path, boundary_masks=boundary_masks)
     checked = assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10, seed=len(name))
     assert checked >= 6

@@ -40,8 +40,8 @@ class Configs:
     def __init__(self, lexer: LexerTables, sets: EarleySets, ignore: frozenset[int], n_classes: int,
                  limits: GrammarLimits):
         self._lexer = lexer
-        self._sets = sets
-        self._ignore = tuple(sorted(ignore))
+        self._sets = self.sets = sets
+        self._ignore = self.ignore = tuple(sorted(ignore))
         self._limits = limits
         self._id_of: dict[tuple, int] = {}
         self.threads: list[tuple[tuple[int, int, int], ...]] = []

@@ -5,8 +5,9 @@ sections: ``indexc_runtime.format``), with ``index_kind = "grammar"`` so that a 
 only knows DFA artifacts refuses the file instead of serving the lexer as if it were the
 constraint.  Three groups of sections (``docs/artifact-format.md``, section 8):
 
-- the *lexer*: the terminals' DFAs side by side, over byte classes, and each lexer state's
-  in-lexeme mask, in exactly the regex artifact's mask sections (so ``MaskStore`` reads them);
+- the *lexer*: the terminals' DFAs side by side, over byte classes, each lexer state's
+  in-lexeme mask, and its boundary masks (per following terminal), all masks in exactly the
+  regex artifact's mask sections (so ``MaskStore`` reads them);
 - the *Earley tables*: rules, nullable symbols, prediction closures (``indexc.grammar.earley_tables``);
 - the *token trie* (DFS order, CSR children, token runs; ``docs/token-trie.md``) with each
   node's byte class, which the live walk reads, and every text token's class sequence by id,
@@ -41,6 +42,10 @@ GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("dense_masks", ("<u4",), ("n_dense", "mask_words"), "bitset rows"),
     SectionSpec("mask_word_index", ("<i8",), ("n_words",), "word indices, strictly increasing within a mask"),
     SectionSpec("mask_word_value", ("<u4",), ("n_words",), "the word at that index"),
+    SectionSpec("pair_offsets", ("<i4",), ("n_lexer_states+1",),
+                "boundary masks of lexer state q are pairs [offsets[q], offsets[q+1])"),
+    SectionSpec("pair_terminal", ("<i4",), ("n_pairs",), "the terminal that follows, ascending within a state"),
+    SectionSpec("pair_mask", ("<i4",), ("n_pairs",), "mask id of tokens finishing the state's lexeme and going on in it"),
     # Earley tables
     SectionSpec("rule_lhs", ("<i4",), ("n_rules",), "nonterminal id of each rule's left side"),
     SectionSpec("rule_rhs_offsets", ("<i4",), ("n_rules+1",), "rule r's symbols are rule_rhs[offsets[r]:offsets[r+1]]"),

@@ -4,12 +4,13 @@ Three groups, each bounded with vectorised checks so that no later lookup can go
 (a bad value is an ``ArtifactError`` from ``load``):
 
 - ``LexerTables``: the lexer automaton over byte classes (``next``: -1 where the lexeme dies),
-  each state's lexeme-accepting flag and terminal, each terminal's start state;
+  each state's lexeme-accepting flag and terminal, each terminal's start state, each state's
+  in-lexeme mask and boundary masks (by following terminal);
 - ``EarleyRules``: rules as Python tuples (grammars have tens to hundreds of rules: tuples
   read faster than arrays in the parser's per-item loop), nullable symbols, prediction
   closures;
-- ``TrieArrays``: the token trie's walk arrays as int64/intp numpy arrays (the walk gathers
-  with them), and each token's byte classes (``advance``).
+- ``TrieArrays``: the token trie's walk arrays, zero-copy (numpy views for the wide levels of
+  the walk, memoryviews for its narrow tail), and each token's byte classes (``advance``).
 
 The in-lexeme masks are read by the regex runtime's ``MaskStore`` unchanged.
 """
@@ -32,6 +33,17 @@ class LexerTables:
     state_terminal: tuple[int, ...]
     terminal_start: tuple[int, ...]
     state_mask: tuple[int, ...]
+    pair_offsets: memoryview  # boundary masks of state q: pairs [offsets[q], offsets[q+1])
+    pair_terminal: memoryview
+    pair_mask: memoryview
+
+    def boundary_masks(self, state: int) -> dict[int, int]:
+        """{following terminal: mask id} of a lexer state's boundary masks (built on first use)."""
+        found = self._pairs.get(state)
+        if found is None:
+            lo, hi = self.pair_offsets[state], self.pair_offsets[state + 1]
+            found = self._pairs[state] = dict(zip(self.pair_terminal[lo:hi], self.pair_mask[lo:hi]))
+        return found
 
     @classmethod
     def from_container(cls, c: Container) -> "LexerTables":
@@ -44,11 +56,17 @@ class LexerTables:
         c.check_below("state_terminal", c.array("state_terminal"), n_terminals)
         c.check_below("terminal_start", c.array("terminal_start"), n_states)
         c.check_below("state_mask", c.array("state_mask"), dims["n_masks"])
+        pair_offsets = _checked_offsets(c, "pair_offsets", dims["n_pairs"])
+        c.check_below("pair_terminal", c.array("pair_terminal"), n_terminals)
+        c.check_below("pair_mask", c.array("pair_mask"), dims["n_masks"])
         nxt = raw.astype(np.int64) - 1
-        return cls(c.array("byte_classes"), nxt, tuple(map(tuple, nxt.tolist())),
-                   tuple(bool(a) for a in c.array("accepting").tolist()),
-                   tuple(c.array("state_terminal").tolist()), tuple(c.array("terminal_start").tolist()),
-                   tuple(c.array("state_mask").tolist()))
+        tables = cls(c.array("byte_classes"), nxt, tuple(map(tuple, nxt.tolist())),
+                     tuple(bool(a) for a in c.array("accepting").tolist()),
+                     tuple(c.array("state_terminal").tolist()), tuple(c.array("terminal_start").tolist()),
+                     tuple(c.array("state_mask").tolist()), _ints(pair_offsets), _ints(c.array("pair_terminal")),
+                     _ints(c.array("pair_mask")))
+        object.__setattr__(tables, "_pairs", {})
+        return tables
 
 
 @dataclass(frozen=True)
@@ -88,15 +106,19 @@ class EarleyRules:
 
 @dataclass(frozen=True)
 class TrieArrays:
-    node_class: np.ndarray  # intp (n_nodes,)
-    child_offsets: np.ndarray  # intp (n_nodes + 1,)
-    children: np.ndarray  # intp
-    token_start: np.ndarray  # intp
-    token_end: np.ndarray  # intp
-    subtree_token_end: np.ndarray  # intp
-    sorted_tokens: np.ndarray  # intp
-    token_class_offsets: tuple[int, ...] | memoryview  # by token id
+    """Zero-copy views of the trie sections, and the same as memoryviews (Python ints) for the
+    walk's narrow tail, which steps node by node in Python."""
+
+    node_class: np.ndarray  # uint8 (n_nodes,)
+    child_offsets: np.ndarray  # int32 (n_nodes + 1,)
+    children: np.ndarray  # int32
+    token_start: np.ndarray  # int32
+    token_end: np.ndarray  # int32
+    subtree_token_end: np.ndarray  # int32
+    sorted_tokens: np.ndarray  # int32
+    token_class_offsets: memoryview  # by token id
     token_class_data: bytes
+    py: dict  # name -> memoryview of the arrays above (node_class, child_offsets, children, token_start, subtree_token_end)
 
     @classmethod
     def from_container(cls, c: Container) -> "TrieArrays":
@@ -107,21 +129,28 @@ class TrieArrays:
         c.check_below("trie_children", c.array("trie_children"), n_nodes)
         for name in ("trie_token_start", "trie_token_end", "trie_subtree_token_end"):
             c.check_below(name, c.array(name), n_tokens + 1)
-        start, end, subtree_end = (c.array(n).astype(np.intp) for n in
-                                   ("trie_token_start", "trie_token_end", "trie_subtree_token_end"))
+        start, end, subtree_end = (c.array(n) for n in ("trie_token_start", "trie_token_end", "trie_subtree_token_end"))
         if ((start > end) | (end > subtree_end)).any():
             raise c.error("token runs must satisfy start <= end <= subtree end", "trie_token_end")
         c.check_below("trie_sorted_tokens", c.array("trie_sorted_tokens"), dims["vocab_size"])
         class_offsets = _checked_offsets(c, "token_class_offsets", dims["n_class_bytes"])
         c.check_below("token_class_data", c.array("token_class_data"), dims["n_classes"])
-        return cls(c.array("trie_node_class").astype(np.intp), child_offsets.astype(np.intp),
-                   c.array("trie_children").astype(np.intp), start, end, subtree_end,
-                   c.array("trie_sorted_tokens").astype(np.intp), memoryview(class_offsets).cast("B").cast("i"),
-                   c.array("token_class_data").tobytes())
+        node_class, children = c.array("trie_node_class"), c.array("trie_children")
+        py = {"node_class": _ints(node_class), "child_offsets": _ints(child_offsets), "children": _ints(children),
+              "token_start": _ints(start), "subtree_token_end": _ints(subtree_end)}
+        return cls(node_class, child_offsets, children, start, end, subtree_end, c.array("trie_sorted_tokens"),
+                   _ints(class_offsets), c.array("token_class_data").tobytes(), py)
 
     def token_classes(self, token: int) -> bytes:
         """The byte classes of a text token's bytes (empty: not a text token)."""
         return self.token_class_data[self.token_class_offsets[token]:self.token_class_offsets[token + 1]]
+
+
+def _ints(values: np.ndarray) -> memoryview:
+    """A flat memoryview whose items are Python ints (native byte order; a copy only on big-endian hosts)."""
+    if not values.dtype.isnative:
+        values = values.astype(values.dtype.newbyteorder("="))
+    return memoryview(np.ascontiguousarray(values))
 
 
 def _checked_offsets(c: Container, name: str, total: int) -> np.ndarray:
