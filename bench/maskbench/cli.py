@@ -1,7 +1,9 @@
 """``python -m bench.maskbench``: the MaskBench protocol over a directory, every engine, one table.
 
 Engines run one after the other on the same files (each with ``--jobs`` worker processes), so
-their figures come from the same run and do not share the two cores with each other.  The
+their figures come from the same run and do not share the two cores with each other.  Ctrl-C
+(or ``kill``) stops the engine running and reports the files it finished (for every engine run
+so far): put the slow engine last.  The
 output is a markdown table (stdout), the compile errors of each engine by reason, optionally
 the crossing with llguidance's recorded outcomes (``--compare-llguidance``) and indexc's
 regression check (``--expected``: every file whose outcome changed; exit code 1 if any).
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -63,6 +66,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    _interrupt_on_signals()
     paths = [p for pattern in args.files.split(",") for p in list_files(args.directory, pattern)]
     paths = sorted(set(paths))[:: max(1, args.every)][: args.limit]
     if not paths:
@@ -78,8 +82,26 @@ def main(argv: list[str] | None = None) -> int:
                                 mem_limit_gb=args.mem_limit_gb, python_for=python_for)
         started = time.monotonic()
         results[engine] = run_engine(engine, paths, settings, progress=None if args.quiet else _Progress(engine, len(paths)))
-        _note(f"{engine}: {len(paths)} files in {time.monotonic() - started:.0f} s")
+        _note(f"{engine}: {len(results[engine])} files in {time.monotonic() - started:.0f} s")
+        if len(results[engine]) < len(paths):  # interrupted: report the files every engine finished
+            paths = [p for p in paths if p.name in {o.file for o in results[engine]}]
+            results = {name: [o for o in outcomes if o.file in {p.name for p in paths}] for name, outcomes in results.items()}
+            _note(f"interrupted: reporting the {len(paths)} files done by every engine run so far")
+            break
     return _report(args, paths, tokenizer, eos_ids, results, missing)
+
+
+def _interrupt_on_signals() -> None:
+    """SIGINT and SIGTERM both end the run with a report of what is done.
+
+    A process started in the background by a non-interactive shell inherits SIGINT ignored, so
+    the handler is installed explicitly, and SIGTERM (what ``kill`` sends) joins it.
+    """
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, interrupt)
 
 
 def available_engines(names: str, python_for: dict[str, str]) -> tuple[list[str], dict[str, str]]:

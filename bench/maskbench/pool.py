@@ -58,7 +58,11 @@ class _Worker:
 
 def run_engine(engine: str, paths: list[Path], settings: PoolSettings,
                progress: Callable[[FileOutcome], None] | None = None) -> list[FileOutcome]:
-    """Every file of ``paths`` through ``engine``; outcomes in the order of ``paths``."""
+    """Every file of ``paths`` through ``engine``; outcomes in the order of ``paths``.
+
+    On Ctrl-C (SIGINT) the workers are stopped and the outcomes finished so far are returned
+    (fewer than ``paths``): a long run interrupted still gives a table of what it did.
+    """
     outcomes: dict[str, FileOutcome] = {}
     pending = list(reversed(paths))
     with tempfile.TemporaryDirectory(prefix="maskbench-") as scratch:
@@ -84,10 +88,12 @@ def run_engine(engine: str, paths: list[Path], settings: PoolSettings,
                     if lost is not None or worker.process.poll() is not None:
                         _stop(worker, selector)
                         workers[index] = _start(engine, settings, Path(scratch), selector)
+        except KeyboardInterrupt:
+            pass
         finally:
             for worker in workers:
                 _stop(worker, selector)
-    return [outcomes[p.name] for p in paths]
+    return [outcomes[p.name] for p in paths if p.name in outcomes]
 
 
 def _start(engine: str, settings: PoolSettings, scratch: Path, selector) -> _Worker:

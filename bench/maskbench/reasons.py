@@ -25,6 +25,7 @@ _KNOWN = (
     (re.compile(r"unknown format|unsupported format|format .* (?:is )?not supported", re.I), "unknown format"),
     (re.compile(r"lookaround|look-around|look-behind|lookbehind|lookahead", re.I), "regex: lookaround"),
     (re.compile(r"backreference|back-reference", re.I), "regex: backreference"),
+    (re.compile(r"^Unsupported JSON Schema structure", re.I), "unsupported JSON Schema structure (outlines-core)"),
 )
 _KEYWORD = re.compile(r"(keywords?|keys?)\s*[:=]?\s*[\[(]?\s*['\"]([^'\"]+)['\"]", re.I)
 _POINTER = re.compile(r"#(?:/[^\s,;:)'\"]*)*|(?<![\w/])(?:/[\w$.~-]+){2,}")
