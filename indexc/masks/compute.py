@@ -12,9 +12,10 @@ Order of work, each step its own module:
    ``expand``: each distinct mask's token ids (text tokens, plus eos where it accepts);
 5. ``token_sequences``: class sequences of the live tokens, for ``advance``.
 
-Limits (``indexc.limits``): chunks of origins shrink so that a frontier stays within a quarter
-of ``--max-memory``, and the expanded masks' size is estimated from the hit sets before a token
-id is expanded; the time limit is checked after the class trie, per chunk, level and mask.
+Limits (``indexc.limits``): the state tables are checked against ``--max-memory`` first, chunks
+of origins shrink so that a frontier stays within a quarter of it, and the expanded masks' size
+is estimated from the hit sets (plus what is held: tables and hit sets) before a token id is
+expanded; the time limit is checked after the classes and class trie, per chunk, level and mask.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def compute_mask_table(
     """
     timings = {} if timings is None else timings
     t0 = time.perf_counter()
+    compile_limits.check_memory(3 * dfa.transitions.nbytes, f"the tables of {dfa.n_states:,} states")  # DFA, classes, plan
     alphabet = byte_alphabet(dfa, merge=options.byte_classes)
     compile_limits.check_time("the byte classes")
     slices = find_slices(dfa, trie, min_tokens=options.min_slice_tokens) if options.slices else Slices.none(dfa.n_states)
@@ -75,7 +77,8 @@ def compute_mask_table(
     hit_mask = [interner.add(hits, bool(dfa.accepting[state]), int(plan.slice_of_state[state]))
                 for state, hits in enumerate(per_state)]
     expander = HitExpander(plan, vocab.size)
-    compile_limits.check_memory(_mask_bytes(expander, interner, slices, vocab.size), f"{len(interner):,} masks")
+    held = 3 * dfa.transitions.nbytes + sum(hits.nbytes for hits in per_state)
+    compile_limits.check_memory(held + _mask_bytes(expander, interner, slices, vocab.size), f"{len(interner):,} masks")
     masks, mask_of_hit_set = _expand_masks(expander, slices, interner, vocab)
     state_mask = mask_of_hit_set[np.array(hit_mask, dtype=np.int64)].astype(np.int32)
     live = _live_tokens(expander, slices, interner, vocab.size)

@@ -68,6 +68,11 @@ def test_a_20_kB_literal_compiles_to_one_state_per_byte(gpt2):
 
 
 def test_wide_masks_hit_a_small_memory_limit_before_they_are_expanded(gpt2):
-    """42 masks over GPT-2, 1.3 M token ids in all: ~5.5 MB estimated, over a 4 MiB limit."""
-    with enforced(CompileLimits(max_memory=4 << 20)), pytest.raises(LimitError, match="42 masks: an estimated .*--max-memory"):
+    """101 states, 32 masks over GPT-2, 1.26 M token ids in all: 5.4 MiB estimated, over a 4 MiB limit."""
+    with enforced(CompileLimits(max_memory=4 << 20)), pytest.raises(LimitError, match="32 masks: an estimated .*--max-memory"):
+        compile_regex("[ -~]{0,100}", *gpt2, CompileOptions(MaskOptions(jobs=1)))
+
+
+def test_big_state_tables_hit_the_memory_limit_before_the_walk(gpt2):
+    with enforced(CompileLimits(max_memory=4 << 20)), pytest.raises(LimitError, match="tables of 3,201 states"):
         compile_regex("[^\"]{0,400}", *gpt2, CompileOptions(MaskOptions(jobs=1)))
