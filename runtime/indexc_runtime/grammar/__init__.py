@@ -26,6 +26,7 @@ Code map, in reading order:
     tables.py   lexer, Earley and trie tables, checked at load
     earley.py   EarleySets: interned Earley sets, scan + closure, memoised
     configs.py  Configs: lexer threads per position and their lazily built transition table
+    coverage.py TrieOrderMasks, Coverage: which trie subtrees are already allowed (walk pruning)
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
     matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting
     index.py    load_grammar_index and GrammarIndex

@@ -42,8 +42,8 @@ class GrammarMatcher:
         self._index = index
         self._sets = EarleySets(index._rules, limits)
         self._configs = Configs(index._lexer, self._sets, index._rules.ignore, index.n_classes, limits)
-        self._walker = MaskWalker(index._lexer, index._masks, index._trie, self._configs, index.vocab_size,
-                                  index.eos_token_ids, limits)
+        self._walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, self._configs,
+                                  index.vocab_size, index.eos_token_ids, limits)
         self._config = self._configs.initial
         self._finished = False
         self._history: list[int] = []

@@ -13,12 +13,12 @@ Two parts:
    (trie node, configuration) pairs, a level is one gather in the configurations' transition
    table (``Configs.table``; entries never asked before are computed by the parser, in
    Python, and kept), dead pairs are dropped, the tokens ending at live nodes are allowed.
-   A subtree whose tokens are all allowed already (counted with a prefix sum of part 1 in
-   trie order) is not entered, so inside a wide lexeme (a string body) the walk only goes
-   where a token can leave it.
+   A subtree whose tokens are all allowed already (``coverage``: part 1 laid out in trie
+   order) is not entered, so inside a wide lexeme (a string body) the walk only goes where a
+   token can leave it.
 
-The mask of each configuration is memoised (bounded, least recently used) with the prefix
-sums of part 1 per set of lexer masks.  Cost and where it goes: ``docs/grammar-path.md``.
+The mask of each configuration is memoised (bounded, least recently used), and so is part 1
+with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
 The walk stops with ``GrammarLimitExceeded`` past ``walk_budget`` frontier pairs.
 """
 
@@ -29,6 +29,7 @@ from collections import OrderedDict
 import numpy as np
 
 from indexc_runtime.grammar.configs import UNKNOWN, Configs
+from indexc_runtime.grammar.coverage import Coverage, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.masks import MaskStore
@@ -40,9 +41,10 @@ NARROW = 48  # frontier size below which the walk goes on in Python (measured: s
 class MaskWalker:
     """Computes (and memoises) the bitmask row of configurations of one matcher."""
 
-    def __init__(self, lexer: LexerTables, masks: MaskStore, trie: TrieArrays, configs: Configs,
-                 vocab_size: int, eos_ids: tuple[int, ...], limits: GrammarLimits):
+    def __init__(self, lexer: LexerTables, masks: MaskStore, trie: TrieArrays, trie_order: TrieOrderMasks,
+                 configs: Configs, vocab_size: int, eos_ids: tuple[int, ...], limits: GrammarLimits):
         self._lexer, self._masks, self._trie, self._configs = lexer, masks, trie, configs
+        self._trie_order = trie_order
         self._vocab_size = vocab_size
         self._words = masks.words
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
@@ -61,9 +63,9 @@ class MaskWalker:
             self._memo.move_to_end(config)
             return row
         mask_ids = self._precomputed_masks(config)
-        base, covered = self._in_lexeme(mask_ids)
+        base, coverage = self._in_lexeme(mask_ids)
         flags = np.unpackbits(base.view(np.uint8), bitorder="little")
-        self._walk(config, covered, flags)
+        self._walk(config, coverage, flags)
         flags[self._eos] = self._configs.accepting[config]
         row = np.packbits(flags, bitorder="little").view(np.int32)
         self._memo[config] = row
@@ -93,8 +95,8 @@ class MaskWalker:
             found.update(pairs[u] for u in followers if u in pairs)
         return tuple(sorted(found))
 
-    def _in_lexeme(self, mask_ids: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """OR of the in-lexeme masks, and its prefix sums over the trie's token order."""
+    def _in_lexeme(self, mask_ids: tuple[int, ...]) -> tuple[np.ndarray, Coverage]:
+        """OR of the precomputed masks (vocabulary order), and their coverage (trie order)."""
         found = self._lexeme_memo.get(mask_ids)
         if found is not None:
             self._lexeme_memo.move_to_end(mask_ids)
@@ -103,15 +105,12 @@ class MaskWalker:
         for mask_id in mask_ids:
             self._masks.fill(mask_id, self._scratch, 0)
             row |= self._scratch[0]
-        flags = np.unpackbits(row.view(np.uint8), bitorder="little")
-        covered = np.zeros(self._trie.sorted_tokens.size + 1, dtype=np.int32)
-        np.cumsum(flags[self._trie.sorted_tokens], out=covered[1:])
-        self._lexeme_memo[mask_ids] = (row, covered)
-        if len(self._lexeme_memo) > MASK_MEMO // 4:
+        found = self._lexeme_memo[mask_ids] = (row, Coverage(self._trie_order, mask_ids))
+        if len(self._lexeme_memo) > MASK_MEMO:
             self._lexeme_memo.popitem(last=False)
-        return row, covered
+        return found
 
-    def _walk(self, config: int, covered: np.ndarray, flags: np.ndarray) -> None:
+    def _walk(self, config: int, coverage: Coverage, flags: np.ndarray) -> None:
         """Set the flags of tokens reached alive by the live walk (see the module note).
 
         Wide levels go through numpy; once the frontier is at most ``NARROW`` pairs (the deep,
@@ -132,8 +131,7 @@ class MaskWalker:
                 nxt = configs.table[current, classes]
             alive = nxt >= 0
             nodes, current = nodes[alive], nxt[alive]
-            lo, hi = trie.token_start[nodes], trie.subtree_token_end[nodes]
-            open_ = (covered[hi] - covered[lo]) != (hi - lo)
+            open_ = coverage.open_runs(trie.token_start[nodes], trie.subtree_token_end[nodes])
             nodes, current = nodes[open_], current[open_]
             hits.append(nodes)
             visited += nodes.size
@@ -145,19 +143,20 @@ class MaskWalker:
             classes = trie.node_class[nodes]
             current = current[owner]
         if nodes.size:
-            hits.append(self._narrow_tail(nodes.tolist(), current.tolist(), memoryview(covered), visited))
+            hits.append(self._narrow_tail(nodes.tolist(), current.tolist(), coverage, visited))
         if hits:
             ended = np.concatenate(hits)
             starts = trie.token_start[ended]
             _, position = _expand_runs(starts, trie.token_end[ended] - starts)
             flags[trie.sorted_tokens[position]] = 1
 
-    def _narrow_tail(self, nodes: list[int], configs_at: list[int], covered: memoryview, visited: int) -> np.ndarray:
+    def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage, visited: int) -> np.ndarray:
         """Depth-first walk of (node, configuration-before-the-node) pairs; the live, open nodes."""
         py = self._trie.py
         node_class, child_offsets, children = py["node_class"], py["child_offsets"], py["children"]
         token_start, subtree_end = py["token_start"], py["subtree_token_end"]
         step = self._configs.next
+        is_open = coverage.is_open
         budget = self._limits.walk_budget
         stack = list(zip(nodes, configs_at))
         found = []
@@ -166,8 +165,7 @@ class MaskWalker:
             config = step(config, node_class[node])
             if config < 0:
                 continue
-            lo, hi = token_start[node], subtree_end[node]
-            if covered[hi] - covered[lo] == hi - lo:
+            if not is_open(token_start[node], subtree_end[node]):
                 continue
             found.append(node)
             visited += 1

@@ -1,0 +1,72 @@
+"""Which trie subtrees are already entirely allowed: the live walk's pruning test.
+
+The walk must not enter a subtree whose tokens the precomputed masks already allow.  The
+tokens of trie node ``p``'s subtree are one run ``[token_start[p], subtree_token_end[p])`` of
+the trie's token order, so the test is "are all bits of that run set" in the allowed set
+*laid out in trie order*.  Each stored mask is turned into that layout once per index, on
+first use (``TrieOrderMasks``: one gather over the trie's tokens, ~1 ms for Llama-3, kept);
+a configuration ORs its masks' trie-order rows and takes a cumulative popcount per 32-bit
+word (``Coverage``: ~4,000 words), so counting the allowed tokens of any run is two lookups
+and two popcounts, for a whole frontier at once (numpy) or for one node (Python ints).
+This replaced a per-mask gather and cumulative sum over all 128k tokens (2-4 ms a mask on
+this machine).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexc_runtime.masks import MaskStore
+
+
+class TrieOrderMasks:
+    """Stored masks re-laid in the trie's token order, as uint32 bit rows (built on first use)."""
+
+    def __init__(self, masks: MaskStore, sorted_tokens: np.ndarray):
+        self._masks = masks
+        self._sorted_tokens = sorted_tokens
+        self.words = (sorted_tokens.size + 31) // 32 + 1  # one spare zero word: a run may end at the last token
+        self._rows: dict[int, np.ndarray] = {}
+        self._scratch = np.zeros((1, masks.words), dtype=np.int32)
+
+    def row(self, mask_id: int) -> np.ndarray:
+        found = self._rows.get(mask_id)
+        if found is None:
+            self._masks.fill(mask_id, self._scratch, 0)
+            flags = np.unpackbits(self._scratch[0].view(np.uint8), bitorder="little")[self._sorted_tokens]
+            found = np.zeros(self.words, dtype=np.uint32)
+            packed = np.packbits(flags, bitorder="little")
+            found.view(np.uint8)[: packed.size] = packed
+            self._rows[mask_id] = found
+        return found
+
+
+class Coverage:
+    """The allowed set of one configuration's precomputed masks, in trie order, with word prefix counts."""
+
+    def __init__(self, rows: TrieOrderMasks, mask_ids: tuple[int, ...]):
+        bits = np.zeros(rows.words, dtype=np.uint32)
+        for mask_id in mask_ids:
+            bits |= rows.row(mask_id)
+        self.bits = bits
+        self.word_prefix = np.zeros(rows.words + 1, dtype=np.int64)
+        np.cumsum(np.bitwise_count(bits), out=self.word_prefix[1:])
+        self._bits_py = memoryview(bits)
+        self._prefix_py = memoryview(self.word_prefix)
+
+    def open_runs(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """True where the token run [lo, hi) holds a token not yet allowed (vectorised)."""
+        return self._allowed_before(hi) - self._allowed_before(lo) != hi - lo
+
+    def is_open(self, lo: int, hi: int) -> bool:
+        """``open_runs`` for one run, in Python ints."""
+        return self._before(hi) - self._before(lo) != hi - lo
+
+    def _allowed_before(self, position: np.ndarray) -> np.ndarray:
+        word = position >> 5
+        below = (np.uint32(1) << (position & 31).astype(np.uint32)) - np.uint32(1)
+        return self.word_prefix[word] + np.bitwise_count(self.bits[word] & below)
+
+    def _before(self, position: int) -> int:
+        word = position >> 5
+        return self._prefix_py[word] + (self._bits_py[word] & ((1 << (position & 31)) - 1)).bit_count()
