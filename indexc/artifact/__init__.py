@@ -20,6 +20,7 @@ Code map, in reading order:
     layout.py         header + sections -> prefix, aligned offsets, checksums, bytes
     atomic.py         temp file in the same directory + fsync + os.replace
     writer.py         write_artifact (the entry point), VocabInfo, ArtifactSummary
+    grammar_writer.py a GrammarTable -> a grammar artifact (same container, its own sections)
 """
 
 from indexc.artifact.writer import ArtifactSummary, VocabInfo, write_artifact

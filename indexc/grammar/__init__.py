@@ -58,6 +58,7 @@ Then the compile side of the Earley path, which reads the IR:
 
 - ``lexemes``          every terminal as a byte DFA, side by side in one lexer automaton
 - ``earley_tables``    the rules as flat arrays for the runtime's Earley parser
+- ``boundary_masks``   "the rest of lexeme t, then lexeme u" products, masked ahead of time
 - ``grammar_table``    everything a grammar artifact holds, before encoding
 """
 
