@@ -3,7 +3,7 @@
 Same container as a regex artifact (magic, msgpack header, 64-byte aligned checksummed
 sections: ``indexc_runtime.format``), with ``index_kind = "grammar"`` so that a runtime that
 only knows DFA artifacts refuses the file instead of serving the lexer as if it were the
-constraint.  Three groups of sections (``docs/artifact-format.md``, section 8):
+constraint.  Three groups of sections (``docs/artifact-format.md``, section 9):
 
 - the *lexer*: the terminals' DFAs side by side, over byte classes, each lexer state's
   in-lexeme mask, and its boundary masks (per following terminal), all masks in exactly the
