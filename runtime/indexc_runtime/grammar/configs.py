@@ -79,11 +79,11 @@ class Configs:
 
     def _step(self, config: int, byte_class: int) -> int:
         lexer, sets, ignore = self._lexer, self._sets, self._ignore
-        rows, accepting_state = lexer.next_rows, lexer.accepting
+        flat, width, accepting_state = lexer.next_flat, lexer.n_classes, lexer.accepting
         threads: set[tuple[int, int, int]] = set()
         accepting = False
         for origin, terminal, state in self.threads[config]:
-            state = rows[state][byte_class]
+            state = flat[state * width + byte_class]
             if state < 0:
                 continue
             threads.add((origin, terminal, state))

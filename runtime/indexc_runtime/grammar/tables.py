@@ -28,8 +28,9 @@ from indexc_runtime.container import Container
 class LexerTables:
     byte_classes: np.ndarray  # uint8 (256,)
     next: np.ndarray  # int64 (n_states, n_classes): next state, -1 dead
-    next_rows: tuple[tuple[int, ...], ...]  # the same as Python ints, per state
-    accepting: tuple[bool, ...]
+    next_flat: memoryview  # the same, flat (state * n_classes + class), items Python ints
+    n_classes: int
+    accepting: memoryview  # uint8 per state
     state_terminal: tuple[int, ...]
     terminal_start: tuple[int, ...]
     state_mask: tuple[int, ...]
@@ -60,8 +61,7 @@ class LexerTables:
         c.check_below("pair_terminal", c.array("pair_terminal"), n_terminals)
         c.check_below("pair_mask", c.array("pair_mask"), dims["n_masks"])
         nxt = raw.astype(np.int64) - 1
-        tables = cls(c.array("byte_classes"), nxt, tuple(map(tuple, nxt.tolist())),
-                     tuple(bool(a) for a in c.array("accepting").tolist()),
+        tables = cls(c.array("byte_classes"), nxt, _ints(nxt.reshape(-1)), dims["n_classes"], _ints(c.array("accepting")),
                      tuple(c.array("state_terminal").tolist()), tuple(c.array("terminal_start").tolist()),
                      tuple(c.array("state_mask").tolist()), _ints(pair_offsets), _ints(c.array("pair_terminal")),
                      _ints(c.array("pair_mask")))
@@ -89,7 +89,7 @@ class EarleyRules:
         pred_offsets = _checked_offsets(c, "prediction_offsets", dims["n_predictions"])
         pred_rule, pred_dot = c.array("prediction_rule"), c.array("prediction_dot")
         c.check_below("prediction_rule", pred_rule, R)
-        lengths = np.diff(offsets.astype(np.int64))
+        lengths = offsets[1:] - offsets[:-1]
         if pred_dot.size and ((pred_dot < 0) | (pred_dot > lengths[pred_rule])).any():
             raise c.error("a predicted item's dot lies outside its rule", "prediction_dot")
         c.check_below("ignore_terminals", c.array("ignore_terminals"), T)
@@ -156,6 +156,6 @@ def _ints(values: np.ndarray) -> memoryview:
 def _checked_offsets(c: Container, name: str, total: int) -> np.ndarray:
     """A CSR offsets section: starts at 0, never decreases, ends at ``total``."""
     offsets = c.array(name)
-    if offsets[0] != 0 or offsets[-1] != total or (np.diff(offsets.astype(np.int64)) < 0).any():
+    if offsets[0] != 0 or offsets[-1] != total or (offsets[1:] < offsets[:-1]).any():
         raise c.error(f"offsets must rise from 0 to {total}", name)
     return offsets
