@@ -4,6 +4,7 @@
   and one ``np.cumsum`` instead of a Python loop over runs);
 - ``unique_rows``: ``np.unique(rows, axis=0)`` 5-10x faster, by hashing each row to one
   uint64 and verifying the grouping exactly (the slow path on a collision, never observed);
+- ``ragged_unique``: the same for CSR rows of different lengths (token class sequences);
 - ``sorted_unique``: ``np.unique(a)``.
 
 ``sorted_unique`` exists because ``sorted_unique(a)`` without return flags calls
@@ -63,3 +64,53 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
     return first, inverse
+
+
+def ragged_unique(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``unique_rows`` for CSR rows (row i is ``data[offsets[i]:offsets[i+1]]``), exactly.
+
+    Returns (index of the first occurrence of each distinct row, in order of first
+    appearance; row -> its group).  Each row hashes to one uint64 (a weight per position in
+    the row, plus its length), and every row is then compared with its group's first row
+    element by element; on a collision (never observed) a dict over the rows' bytes decides.
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    if lengths.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    row_of, position = expand_runs(offsets[:-1], lengths)
+    weights = splitmix64(int(lengths.max()) + 2) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        terms = (data[position].astype(np.uint64) + np.uint64(1)) * weights[position - offsets[row_of] + 1]
+        running = np.concatenate(([np.uint64(0)], np.cumsum(terms, dtype=np.uint64)))
+        hashes = running[offsets[1:]] - running[offsets[:-1]] + lengths.astype(np.uint64) * weights[0]
+    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if not _same_rows(offsets, lengths, data, first[inverse]):
+        return _ragged_unique_exact(offsets, data)
+    by_appearance = np.argsort(first, kind="stable")
+    rank = np.empty_like(by_appearance)
+    rank[by_appearance] = np.arange(by_appearance.size)
+    return first[by_appearance], rank[inverse]
+
+
+def _same_rows(offsets: np.ndarray, lengths: np.ndarray, data: np.ndarray, representative: np.ndarray) -> bool:
+    """Is every row equal to the row ``representative[i]``?"""
+    if not np.array_equal(lengths[representative], lengths):
+        return False
+    _, mine = expand_runs(offsets[:-1], lengths)
+    _, theirs = expand_runs(offsets[representative], lengths)
+    return bool(np.array_equal(data[mine], data[theirs]))
+
+
+def _ragged_unique_exact(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    groups: dict[bytes, int] = {}
+    first: list[int] = []
+    inverse = np.empty(offsets.size - 1, dtype=np.int64)
+    for row in range(offsets.size - 1):
+        key = data[offsets[row]:offsets[row + 1]].tobytes()
+        group = groups.setdefault(key, len(first))
+        if group == len(first):
+            first.append(row)
+        inverse[row] = group
+    return np.array(first, dtype=np.int64), inverse

@@ -1,13 +1,12 @@
-"""MaskTable + vocabulary -> the named arrays of ``indexc_runtime.format.SECTIONS`` (format version 2).
+"""MaskTable + vocabulary -> the named arrays of ``indexc_runtime.format.SECTIONS`` (format version 3).
 
 Three encodings differ from the ``MaskTable`` in memory, each for the runtime's sake:
 - ``class_transitions`` holds ``next + 1`` (0: dead) in the narrowest unsigned dtype that holds
   ``n_states`` (``format.state_dtype``): the runtime bounds it with one ``max`` at load, and the
   table shrinks 2-4x (an 18,541-state table of Llama-3 ``[\\w ]{1,60}``: 7.0 -> 3.5 MB);
 - ``mask_word_index`` is int64, so numpy scatters it into a bitmask row without a conversion;
-- the token class rows are indexed by token id when at least half the vocabulary is live
-  (``format.rows_by_token_id``: then it is no larger), so ``advance`` finds a token's classes
-  with two reads instead of a bisection; ``live_tokens`` is then empty.
+- the token class rows take the smallest of three layouts (``token_rows``: one row per live
+  token, per token id, or per distinct class sequence).
 
 Only the shapes and id ranges that the encoding itself relies on are checked here (so that a
 broken table fails with a message about the table, not about a file); everything else the
@@ -21,24 +20,19 @@ import numpy as np
 
 from indexc.arrays import sorted_unique
 from indexc.artifact.mask_encoding import EncodedMasks, encode_masks
+from indexc.artifact.token_rows import token_rows
 from indexc.masks.table import MaskTable
-from indexc_runtime.format import (
-    SECTIONS,
-    TOKEN_ROWS_BY_ID,
-    TOKEN_ROWS_LIVE,
-    rows_by_token_id,
-    state_dtype,
-)
+from indexc_runtime.format import SECTIONS, state_dtype
 
 
 def table_sections(
-    table: MaskTable, vocab_size: int, special_ids: np.ndarray
+    table: MaskTable, vocab_size: int, special_ids: np.ndarray, token_layout: str | None = None
 ) -> tuple[dict[str, np.ndarray], EncodedMasks, str]:
     """Every section's array (in ``SECTIONS`` order, with its file dtype), the mask encoding, and
     how the token class rows are numbered (the header's ``token_class_rows``)."""
     _check_table(table, vocab_size)
     masks = encode_masks(table.masks, vocab_size)
-    token_rows, live, offsets = token_class_rows(table, vocab_size)
+    rows = token_rows(table.live_tokens, table.token_class_offsets, table.token_class_data, vocab_size, token_layout)
     arrays = {
         "byte_classes": table.byte_classes,
         "class_transitions": (table.class_transitions.astype(np.int64) + 1).astype(state_dtype(table.n_states)),
@@ -51,25 +45,14 @@ def table_sections(
         "dense_masks": masks.dense,
         "mask_word_index": masks.word_index,
         "mask_word_value": masks.word_value,
-        "live_tokens": live,
-        "token_class_offsets": offsets,
-        "token_class_data": table.token_class_data,
+        "live_tokens": rows.live_tokens,
+        "token_class_offsets": rows.offsets,
+        "token_class_data": rows.data,
         "special_ids": sorted_unique(np.asarray(special_ids, dtype=np.int64)),
+        "token_row_of_id": rows.row_of_id,
     }
     typed = {spec.name: _as_file_dtype(arrays[spec.name], spec.dtypes, spec.name) for spec in SECTIONS}
-    return typed, masks, token_rows
-
-
-def token_class_rows(table: MaskTable, vocab_size: int) -> tuple[str, np.ndarray, np.ndarray]:
-    """(``token_class_rows``, ``live_tokens``, ``token_class_offsets``): rows by token id or by live token."""
-    live = np.asarray(table.live_tokens, dtype=np.int64)
-    if not rows_by_token_id(live.size, vocab_size):
-        return TOKEN_ROWS_LIVE, live, table.token_class_offsets
-    lengths = np.zeros(vocab_size, dtype=np.int64)
-    lengths[live] = np.diff(table.token_class_offsets)
-    offsets = np.zeros(vocab_size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return TOKEN_ROWS_BY_ID, np.zeros(0, dtype=np.int64), offsets
+    return typed, masks, rows.layout
 
 
 def _as_file_dtype(values: np.ndarray, dtypes: tuple[str, ...], name: str) -> np.ndarray:

@@ -64,6 +64,7 @@ def write_artifact(
     stats: dict,
     compress: bool = False,
     durable: bool = False,
+    token_layout: str | None = None,
 ) -> ArtifactSummary:
     """Write ``table`` to ``path`` (atomically) and say what was written.
 
@@ -71,7 +72,8 @@ def write_artifact(
     ``special_ids`` (a ``Vocabulary`` or a ``VocabInfo``).  ``constraint``: ``kind``,
     ``source`` and (checked, or added) ``sha256``.  ``options`` and ``stats`` are recorded as
     given and must be plain data.  ``durable``: fsync the file and its directory (survives a
-power loss; see ``atomic``).  Raises ``OutputError`` when the file cannot be written and
+power loss; see ``atomic``).  ``token_layout``: pin the token rows' layout (``token_rows``;
+default: the smallest).  Raises ``OutputError`` when the file cannot be written and
     ``ValueError`` for a table or metadata that cannot be encoded.
     """
     path = Path(path)
@@ -82,7 +84,7 @@ power loss; see ``atomic``).  Raises ``OutputError`` when the file cannot be wri
                                       stats=stats, compress=compress)
     vocab = vocab_fields(vocab_info)
     special_ids = np.asarray(getattr(vocab_info, "special_ids", ()), dtype=np.int64)
-    arrays, masks, token_rows = table_sections(table, vocab["size"], special_ids)
+    arrays, masks, token_rows = table_sections(table, vocab["size"], special_ids, token_layout)
     fields = header_fields(vocab=vocab, constraint=constraint, options=options, stats=stats,
                            n_states=table.n_states, n_classes=table.n_classes, n_masks=len(table.masks),
                            token_class_rows=token_rows)

@@ -133,14 +133,7 @@ def tables_of(index) -> FastForwardTables:
 
 def _token_lengths(index) -> np.ndarray:
     """Byte length of every token id (0 for special tokens and tokens in no mask)."""
-    tokens = index._tokens
-    offsets = np.asarray(tokens.offsets)
-    row_lengths = (offsets[1:] - offsets[:-1]).astype(np.int32)
-    if tokens.by_id:
-        return row_lengths
-    lengths = np.zeros(index.vocab_size, dtype=np.int32)
-    lengths[np.asarray(tokens.live)] = row_lengths
-    return lengths
+    return index._tokens.lengths()
 
 
 def _fitting_prefix(tables: FastForwardTables, path: ForcedPath, candidates: Sequence[int]

@@ -20,10 +20,12 @@ come from the header, ``mask_words`` is ``ceil(vocab.size / 32)``, ``n_token_row
 ``vocab.size`` when the header's ``token_class_rows`` is ``"token_id"``, ``name+1`` is one
 more than ``name``, and any other name is bound by the first section (in this order) that uses it.
 
-Format versions: 2 is written (``SECTIONS``); 1 is still read (``SECTIONS_V1``).  What changed
-and why is the versioning section of the doc: the state table stores ``next + 1`` in the
-narrowest unsigned dtype (one ``max`` checks it), word indices are int64 (numpy scatters them
-without a conversion), and the token class rows may be indexed by token id.
+Format versions: 3 is written (``SECTIONS``); 2 and 1 are still read (``SECTIONS_V2``,
+``SECTIONS_V1``).  What changed and why is the versioning section of the doc: in version 2 the
+state table stores ``next + 1`` in the narrowest unsigned dtype (one ``max`` checks it), word
+indices are int64 (numpy scatters them without a conversion), and the token class rows may be
+indexed by token id; version 3 adds the ``"shared"`` row layout (tokens with the same class
+sequence share one row, found through ``token_row_of_id``).
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ PREFIX = struct.Struct("<8sII")  # magic, header length, header crc32
 ALIGNMENT = 64  # a cache line, and more than any dtype needs
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
-FORMAT_VERSION = 2
-SUPPORTED_FORMAT_VERSIONS = frozenset({1, 2})
+FORMAT_VERSION = 3
+SUPPORTED_FORMAT_VERSIONS = frozenset({1, 2, 3})
 INDEX_KIND = "dfa"  # a future grammar artifact (lexer tables + Earley rules) gets another kind
 BYTE_ORDER = "little"
 
@@ -65,6 +67,7 @@ MASK_FORM_NAMES = ("dense", "sparse", "complement")
 # How the rows of token_class_offsets are numbered (header key ``token_class_rows``, version 2).
 TOKEN_ROWS_LIVE = "live_tokens"  # row k is token live_tokens[k]: few live tokens, found by bisection
 TOKEN_ROWS_BY_ID = "token_id"  # row t is token t (an empty row: not live); live_tokens is empty
+TOKEN_ROWS_SHARED = "shared"  # (version 3) row token_row_of_id[t]; row 0 is empty (not live); live_tokens is empty
 
 DTYPE_ITEMSIZE = {"u1": 1, "<u2": 2, "<i4": 4, "<u4": 4, "<i8": 8}
 STATE_DTYPES = ("u1", "<u2", "<u4")  # class_transitions (version 2): the narrowest that holds n_states
@@ -98,7 +101,10 @@ SECTIONS: tuple[SectionSpec, ...] = (
                 "row k's byte classes are token_class_data[offsets[k]:offsets[k+1]]"),
     SectionSpec("token_class_data", ("u1",), ("n_class_bytes",), "byte classes of live tokens, concatenated"),
     SectionSpec("special_ids", ("<i4",), ("n_special",), "sorted ids of special (control) tokens"),
+    SectionSpec("token_row_of_id", ("<u2", "<i4"), ("n_row_ids",),
+                "row of token t when token_class_rows is 'shared' (row 0 is empty: not live), else empty"),
 )
+SECTIONS_V2: tuple[SectionSpec, ...] = tuple(spec for spec in SECTIONS if spec.name != "token_row_of_id")
 
 _V1_CHANGES = {
     "class_transitions": SectionSpec("class_transitions", ("<i4",), ("n_states", "n_classes"),
@@ -108,8 +114,8 @@ _V1_CHANGES = {
     "token_class_offsets": SectionSpec("token_class_offsets", ("<i4",), ("n_live+1",),
                                        "live token k's byte classes are token_class_data[offsets[k]:offsets[k+1]]"),
 }
-SECTIONS_V1: tuple[SectionSpec, ...] = tuple(_V1_CHANGES.get(spec.name, spec) for spec in SECTIONS)
-SECTIONS_BY_VERSION = {1: SECTIONS_V1, 2: SECTIONS}
+SECTIONS_V1: tuple[SectionSpec, ...] = tuple(_V1_CHANGES.get(spec.name, spec) for spec in SECTIONS_V2)
+SECTIONS_BY_VERSION = {1: SECTIONS_V1, 2: SECTIONS_V2, 3: SECTIONS}
 SECTION_NAMES = tuple(spec.name for spec in SECTIONS)
 
 
@@ -121,11 +127,6 @@ def mask_words(vocab_size: int) -> int:
 def state_dtype(n_states: int) -> str:
     """The dtype a writer uses for ``class_transitions``: the narrowest holding 0..n_states."""
     return "u1" if n_states < 1 << 8 else "<u2" if n_states < 1 << 16 else "<u4"
-
-
-def rows_by_token_id(n_live: int, vocab_size: int) -> bool:
-    """Index token class rows by token id when that is no larger than the sorted list (>= half live)."""
-    return 2 * n_live >= vocab_size
 
 
 def align(offset: int) -> int:

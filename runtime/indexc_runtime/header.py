@@ -11,6 +11,8 @@ integers: no overflow), an aligned offset.  Whether the sections fit in the file
 Version 2 adds one required key, ``token_class_rows`` (``format.TOKEN_ROWS_*``): with
 ``"token_id"`` the token class offsets have ``vocab.size + 1`` entries and ``live_tokens`` is
 empty; with ``"live_tokens"`` (and always in version 1) there is one row per live token.
+Version 3 adds the value ``"shared"``: ``token_row_of_id`` (``vocab.size`` entries) names each
+token's row, rows are the distinct class sequences, and ``live_tokens`` is empty.
 
 Every value is inside the JSON data model (maps with string keys, lists, strings, numbers,
 booleans, nil) and nested at most ``MAX_HEADER_DEPTH`` deep, and the informative keys
@@ -44,6 +46,7 @@ from indexc_runtime.format import (
     SUPPORTED_FORMAT_VERSIONS,
     TOKEN_ROWS_BY_ID,
     TOKEN_ROWS_LIVE,
+    TOKEN_ROWS_SHARED,
     mask_words,
 )
 
@@ -71,7 +74,7 @@ class Header:
     n_classes: int
     n_masks: int
     start_state: int
-    token_rows: str  # format.TOKEN_ROWS_LIVE or TOKEN_ROWS_BY_ID
+    token_rows: str  # format.TOKEN_ROWS_LIVE, TOKEN_ROWS_BY_ID or TOKEN_ROWS_SHARED
     sections: dict[str, SectionInfo]  # in file order
     dims: dict[str, int]  # every symbolic dimension of the version's sections, bound
 
@@ -105,7 +108,11 @@ def parse_header(raw: object, source: str) -> Header:
     dims = {"n_states": n_states, "n_classes": n_classes, "n_masks": n_masks, "mask_words": mask_words(vocab_size)}
     token_rows = _token_rows(top, version, check)
     if token_rows == TOKEN_ROWS_BY_ID:
-        dims.update(n_live=0, n_token_rows=vocab_size)
+        dims.update(n_live=0, n_token_rows=vocab_size, n_row_ids=0)
+    elif token_rows == TOKEN_ROWS_SHARED:
+        dims.update(n_live=0, n_row_ids=vocab_size)
+    else:
+        dims.update(n_row_ids=0)
     sections = _parse_sections(top.get("sections"), version, dims, check)
     if version > 1 and token_rows == TOKEN_ROWS_LIVE and dims["n_token_rows"] != dims["n_live"]:
         raise ArtifactError(f"{dims['n_token_rows'] + 1} offsets for {dims['n_live']} live tokens",
@@ -157,8 +164,9 @@ def _token_rows(top: dict, version: int, check: "_Checker") -> str:
     if version == 1:
         return TOKEN_ROWS_LIVE
     rows = check.string(top, "token_class_rows")
-    if rows not in (TOKEN_ROWS_LIVE, TOKEN_ROWS_BY_ID):
-        raise check.fail(f"token_class_rows must be {TOKEN_ROWS_LIVE!r} or {TOKEN_ROWS_BY_ID!r}, found {rows!r:.40}")
+    allowed = (TOKEN_ROWS_LIVE, TOKEN_ROWS_BY_ID) + ((TOKEN_ROWS_SHARED,) if version >= 3 else ())
+    if rows not in allowed:
+        raise check.fail(f"token_class_rows must be one of {list(allowed)} in format version {version}, found {rows!r:.40}")
     return rows
 
 

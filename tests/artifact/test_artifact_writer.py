@@ -84,8 +84,8 @@ def test_transitions_are_next_state_plus_one_in_the_narrowest_unsigned_dtype(tmp
     assert stored.dtype == dtype and np.array_equal(stored.astype(np.int64) - 1, transitions)
 
 
-def test_word_indices_are_int64_and_rows_follow_the_live_share(tmp_path):
-    write(tmp_path / "n.idx")  # 28 of 40 ids live: rows by token id
+def test_word_indices_are_int64_and_each_token_row_layout_is_written_as_documented(tmp_path):
+    write(tmp_path / "n.idx", token_layout="token_id")  # 28 of 40 ids live
     assert section_array(tmp_path / "n.idx", "mask_word_index").dtype == np.dtype("<i8")
     assert header_of(tmp_path / "n.idx")["token_class_rows"] == "token_id"
     offsets = section_array(tmp_path / "n.idx", "token_class_offsets")
@@ -95,10 +95,32 @@ def test_word_indices_are_int64_and_rows_follow_the_live_share(tmp_path):
     assert np.array_equal(lengths[TABLE.live_tokens], np.diff(TABLE.token_class_offsets))
     padded = handmade.PADDED_NUMBER_TOKENS  # 28 of 100 ids live: rows by live token
     write(tmp_path / "p.idx", table=handmade.table_from_dfa(handmade.NUMBER, padded, EOS),
-          vocab_info=handmade.vocab_info(padded, EOS, "padded"))
+          vocab_info=handmade.vocab_info(padded, EOS, "padded"), token_layout="live_tokens")
     assert header_of(tmp_path / "p.idx")["token_class_rows"] == "live_tokens"
     assert np.array_equal(section_array(tmp_path / "p.idx", "live_tokens"), TABLE.live_tokens)
     assert np.array_equal(section_array(tmp_path / "p.idx", "token_class_offsets"), TABLE.token_class_offsets)
+    write(tmp_path / "s.idx", token_layout="shared")
+    assert header_of(tmp_path / "s.idx")["token_class_rows"] == "shared"
+    row_of_id = section_array(tmp_path / "s.idx", "token_row_of_id")
+    offsets, data = section_array(tmp_path / "s.idx", "token_class_offsets"), section_array(tmp_path / "s.idx", "token_class_data")
+    assert row_of_id.dtype == np.dtype("<u2") and offsets[0] == offsets[1] == 0  # row 0: empty, not live
+    rows = {bytes(data[offsets[r]:offsets[r + 1]]) for r in range(1, offsets.size - 1)}
+    assert len(rows) == offsets.size - 2  # every stored sequence is distinct
+    for k, token in enumerate(TABLE.live_tokens):
+        row = int(row_of_id[token])
+        stored = data[offsets[row]:offsets[row + 1]]
+        assert np.array_equal(stored, TABLE.token_class_data[TABLE.token_class_offsets[k]:TABLE.token_class_offsets[k + 1]])
+    assert np.count_nonzero(row_of_id) == TABLE.live_tokens.size
+
+
+def test_the_smallest_token_row_layout_is_chosen(tmp_path):
+    sizes = {}
+    for layout in ("token_id", "live_tokens", "shared"):
+        sizes[layout] = write(tmp_path / f"{layout}.idx", token_layout=layout).bytes
+    chosen = header_of(tmp_path / "token_id.idx") and write(tmp_path / "auto.idx").bytes
+    assert chosen == min(sizes.values())
+    with pytest.raises(ValueError, match="token row layout"):
+        write(tmp_path / "bad.idx", token_layout="by_magic")
 
 
 def test_constraint_hash_is_checked_and_header_values_must_be_plain_data(tmp_path):

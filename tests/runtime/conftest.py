@@ -13,7 +13,8 @@ import indexc_runtime
 @pytest.fixture
 def number_artifact(tmp_path: Path) -> Path:
     path = tmp_path / "number.idx"
-    handmade.write_handmade(path, handmade.NUMBER, handmade.NUMBER_TOKENS, handmade.NUMBER_EOS, "number")
+    handmade.write_handmade(path, handmade.NUMBER, handmade.NUMBER_TOKENS, handmade.NUMBER_EOS, "number",
+                            token_layout="token_id")
     return path
 
 
@@ -33,5 +34,5 @@ def number_index(number_artifact: Path) -> indexc_runtime.Index:
 @pytest.fixture(scope="session")
 def big_artifact(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("big") / "big.idx"
-    handmade.write_big(path)
+    handmade.write_big(path, token_layout="token_id")
     return path

@@ -17,10 +17,11 @@ import pytest
 import indexc_runtime
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
-VERSIONS = (1, 2)
+VERSIONS = (1, 2, 3)
 EXPECTED = {v: json.loads((GOLDEN / f"format-v{v}-small.expected.json").read_text()) for v in VERSIONS}
 # version 2 stores a word pair in 12 bytes instead of 8: one 4-word mask became dense (40 bytes)
-FORMS = {1: {"dense": 2, "sparse": 2, "complement": 1}, 2: {"dense": 3, "sparse": 1, "complement": 1}}
+FORMS = {1: {"dense": 2, "sparse": 2, "complement": 1}, 2: {"dense": 3, "sparse": 1, "complement": 1},
+         3: {"dense": 3, "sparse": 1, "complement": 1}}
 
 
 @pytest.fixture(params=[(v, suffix) for v in VERSIONS for suffix in (".idx", ".idx.zst")], ids=str)

@@ -91,12 +91,12 @@ def test_unreadable_paths_raise_artifact_error(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda h: h.update(format_version=3), "format_version 3 is not supported"),
+    (lambda h: h.update(format_version=4), "format_version 4 is not supported"),
     (lambda h: h.pop("token_class_rows"), "token_class_rows must be a string"),
-    (lambda h: h.update(token_class_rows="rows"), "token_class_rows must be 'live_tokens' or 'token_id'"),
+    (lambda h: h.update(token_class_rows="rows"), "token_class_rows must be one of \\['live_tokens', 'token_id', 'shared'\\]"),
     (lambda h: h.update(token_class_rows="live_tokens"), "41 offsets for 0 live tokens"),
     (lambda h: h.update(byte_order="big"), "byte_order 'big'"),
-    (lambda h: h.update(index_kind="grammar"), "index_kind"),
+    (lambda h: h.update(index_kind="grammar"), "grammar"),
     (lambda h: h["vocab"].update(size=1 << 30), "vocab.size must be an integer"),
     (lambda h: h["vocab"].update(eos_ids=[40]), "eos_ids must hold integers in \\[0, 39\\]"),
     (lambda h: h.update(n_states=True), "n_states must be an integer"),
@@ -109,7 +109,7 @@ def test_unreadable_paths_raise_artifact_error(tmp_path):
     (lambda h: surgery.section(h, "state_mask").update(shape=[4], nbytes=16), "dimension n_states should be 5"),
     (lambda h: surgery.section(h, "state_mask").update(nbytes=24), "nbytes 24 does not match"),
     (lambda h: surgery.section(h, "state_mask").update(offset=3), "not a multiple of 64"),
-    (lambda h: surgery.section(h, "special_ids").update(offset=1 << 40), "truncated: the section ends"),
+    (lambda h: surgery.section(h, "token_row_of_id").update(offset=1 << 40), "truncated: the section ends"),
     (lambda h: surgery.section(h, "accepting").update(offset=0), "overlaps"),
     (lambda h: h["sections"].append(dict(surgery.section(h, "accepting"))), "appears twice"),
 ])

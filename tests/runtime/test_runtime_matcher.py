@@ -177,12 +177,13 @@ def test_random_token_sequences_agree_with_the_dfa(number_artifact_bytes, sequen
         assert (matcher.state, matcher.is_finished()) == (state, finished)
 
 
-@pytest.fixture(scope="module", params=["token_id", "live_tokens"])
+@pytest.fixture(scope="module", params=["token_id", "live_tokens", "shared"])
 def number_artifact_bytes(request, tmp_path_factory) -> tuple[bytes, list]:
-    """NUMBER written with token class rows by token id (40 ids) and by live token (100 ids)."""
-    tokens = TOKENS if request.param == "token_id" else handmade.PADDED_NUMBER_TOKENS
+    """NUMBER written with token class rows by token id (40 ids), by live token (100 ids) and
+    shared by class sequence (40 ids)."""
+    tokens = handmade.PADDED_NUMBER_TOKENS if request.param == "live_tokens" else TOKENS
     path = tmp_path_factory.mktemp("number") / "number.idx"
-    handmade.write_handmade(path, handmade.NUMBER, tokens, EOS, "number")
+    handmade.write_handmade(path, handmade.NUMBER, tokens, EOS, "number", token_layout=request.param)
     data = path.read_bytes()
     assert indexc_runtime.load(data).header["token_class_rows"] == request.param
     return data, tokens

@@ -3,7 +3,7 @@
 A golden file proves that a newer runtime still reads what an older compiler wrote, so it is
 never regenerated to make a test pass: a format change adds new golden files beside the old
 ones, named by version (``format-v1-small.*`` were written by version 1 of this script,
-``format-v2-small.*`` by version 2; the script refuses to overwrite without ``--force``).  The table is built by hand with the
+``format-v2-small.*`` by version 2, ``format-v3-small.*`` by version 3 (the shared token rows); the script refuses to overwrite without ``--force``).  The table is built by hand with the
 brute-force helpers of ``tests/runtime/handmade.py``; the expected masks and walks are written
 from that brute force too, never from the runtime under test.
 

@@ -1,0 +1,81 @@
+"""How the live tokens' class sequences are laid out in the file: three layouts, the smallest wins.
+
+``advance`` needs, for an allowed token, the byte classes of its bytes (``masks.token_sequences``
+computes them per live token).  The file can number those rows three ways
+(``indexc_runtime.format.TOKEN_ROWS_*``; the runtime's ``tokens`` module reads them):
+
+- ``live_tokens``: a sorted id list and one row per live token: ``8 n_live + data`` bytes.
+  Best when few tokens are live (a date regex: 333 of Llama-3's 128k).
+- ``token_id``: one row per id, empty when not live: ``4 V + data``.  The fastest lookup.
+- ``shared``: a row number per id (``uint16`` when there are < 65,536 distinct sequences) and
+  one row per *distinct* sequence, row 0 empty: ``2 V + 4 rows + distinct data``.  Under a
+  regex with few byte classes most live tokens share their sequence (measured on Llama-3: a
+  URL regex 114k live tokens / 38.5k sequences, 1.26 -> 0.72 MB; bounded strings 124k / 2.8k,
+  1.32 -> 0.32 MB; an email regex 28k / 194); with 83k distinct sequences (a 58-class
+  extraction regex) the row numbers need 4 bytes and ``token_id`` stays smaller.
+
+Sizes are computed exactly before choosing; ties go to ``token_id`` (fastest), then
+``live_tokens``.  Distinct sequences are found by ``arrays.ragged_unique`` (hash, then an exact
+comparison), in first-appearance order, so the output is a pure function of the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexc.arrays import expand_runs, ragged_unique
+from indexc_runtime.format import TOKEN_ROWS_BY_ID, TOKEN_ROWS_LIVE, TOKEN_ROWS_SHARED
+
+U16_ROWS = 1 << 16  # row numbers fit uint16 below this many rows (row 0 included)
+
+
+@dataclass(frozen=True)
+class TokenRows:
+    layout: str  # one of format.TOKEN_ROWS_*
+    live_tokens: np.ndarray  # int64: sorted ids (live_tokens layout), else empty
+    offsets: np.ndarray  # int64 (rows + 1,)
+    data: np.ndarray  # uint8
+    row_of_id: np.ndarray  # uint16/int32 (V,) for the shared layout, else empty
+
+
+def token_rows(live: np.ndarray, offsets: np.ndarray, data: np.ndarray, vocab_size: int,
+               layout: str | None = None) -> TokenRows:
+    """The smallest layout of the CSR (``offsets``, ``data``) rows of the sorted ``live`` ids
+    (or ``layout``, when given: tests and benchmarks pin one)."""
+    live = np.asarray(live, dtype=np.int64)
+    lengths = np.diff(offsets)
+    first, row_of_live = ragged_unique(offsets, data)
+    distinct_bytes = int(lengths[first].sum())
+    row_bytes = 2 if first.size + 1 < U16_ROWS else 4
+    sizes = {
+        TOKEN_ROWS_BY_ID: 4 * (vocab_size + 1) + data.size,
+        TOKEN_ROWS_LIVE: 4 * live.size + 4 * (live.size + 1) + data.size,
+        TOKEN_ROWS_SHARED: row_bytes * vocab_size + 4 * (first.size + 2) + distinct_bytes,
+    }
+    if layout is None:
+        layout = min(sizes, key=lambda name: (sizes[name], list(sizes).index(name)))
+    elif layout not in sizes:
+        raise ValueError(f"token row layout must be one of {list(sizes)}, not {layout!r}")
+    if layout == TOKEN_ROWS_LIVE:
+        return TokenRows(layout, live, offsets, data, _empty_rows())
+    if layout == TOKEN_ROWS_BY_ID:
+        by_id = np.zeros(vocab_size, dtype=np.int64)
+        by_id[live] = lengths
+        return TokenRows(layout, np.zeros(0, np.int64), _offsets_of(by_id), data, _empty_rows())
+    row_of_id = np.zeros(vocab_size, dtype=np.uint16 if row_bytes == 2 else np.int32)
+    row_of_id[live] = row_of_live + 1
+    row_lengths = np.concatenate(([0], lengths[first]))
+    _, positions = expand_runs(offsets[first], lengths[first])
+    return TokenRows(layout, np.zeros(0, np.int64), _offsets_of(row_lengths), data[positions], row_of_id)
+
+
+def _offsets_of(lengths: np.ndarray) -> np.ndarray:
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+def _empty_rows() -> np.ndarray:
+    return np.zeros(0, dtype=np.uint16)
