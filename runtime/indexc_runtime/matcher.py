@@ -203,8 +203,11 @@ class Matcher:
         final state, so a bad table is an ``ArtifactError`` and never a state out of range.
         """
         tokens = self._index._tokens
-        if tokens.by_id:  # TokenClasses.span, written out for the common layout
+        if tokens.by_id:  # TokenClasses.span, written out for the two layouts of wide masks
             start, end = tokens.offsets[token], tokens.offsets[token + 1]
+        elif tokens.row_of_id is not None:
+            row = tokens.row_of_id[token]
+            start, end = tokens.offsets[row], tokens.offsets[row + 1]
         else:
             start, end = tokens.span(token)
         if start == end:
