@@ -11,7 +11,7 @@ the grammar path.
 from __future__ import annotations
 
 from indexc.jsonschema.errors import child_pointer
-from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, is_empty_set, optional, repeat, seq
+from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Ws, is_empty_set, optional, repeat, seq
 from indexc.jsonschema.punctuation import CLOSE_ARRAY, OPEN_ARRAY, bracketed
 
 
@@ -35,14 +35,8 @@ def lower_array(lw, schema: dict, pointer: str) -> Expr:
         rest_high = 0
     body = _chain(prefix, item, lw.item_sep, max(low, 1), rest_low, rest_high)
     if is_empty_set(body):
-        return seq(OPEN_ARRAY, _ws(), CLOSE_ARRAY) if low == 0 else EMPTY_SET
+        return seq(OPEN_ARRAY, Ws(), CLOSE_ARRAY) if low == 0 else EMPTY_SET
     return bracketed(OPEN_ARRAY, body, low == 0, CLOSE_ARRAY)
-
-
-def _ws() -> Expr:
-    from indexc.jsonschema.expr import Ws
-
-    return Ws()
 
 
 def _count(lw, schema: dict, keyword: str, pointer: str) -> int | None:

@@ -158,7 +158,7 @@ class RegexRenderer:
                 return "[^\\x00-\\U0010FFFF]"  # the empty set (never reached by a lowered schema)
             return "|".join(self._render(option, stack) for option in expr.options)
         if isinstance(expr, Repeat):
-            return _quantified(self._render(expr.item, stack), expr.min, expr.max)
+            return quantified(self._render(expr.item, stack), expr.min, expr.max)
         return self._ref(expr, stack)
 
     def _ref(self, ref: Ref, stack: tuple[str, ...]) -> str:
@@ -181,7 +181,7 @@ def _group_for_seq(item: Expr, text: str) -> str:
     return f"(?:{text})" if has_top_level_bar(text) else text
 
 
-def _quantified(text: str, min_count: int, max_count: int | None) -> str:
+def quantified(text: str, min_count: int, max_count: int | None) -> str:
     if not _is_single_atom(text):
         text = f"(?:{text})"
     if (min_count, max_count) == (0, None):

@@ -15,7 +15,7 @@ import re
 from decimal import Decimal
 
 from indexc.jsonschema.errors import child_pointer
-from indexc.jsonschema.expr import Expr, Lex, alt, seq
+from indexc.jsonschema.expr import Expr, Lex, Ws, alt, seq
 from indexc.jsonschema.json_text import literal_string
 from indexc.jsonschema.numbers import Bound, number_regex
 from indexc.jsonschema.patterns import ecma_to_python
@@ -41,7 +41,7 @@ def literal(lw, value: object) -> Expr:
         return Lex(literal_string(value))
     if isinstance(value, list):
         if not value:
-            return seq(OPEN_ARRAY, _ws(), CLOSE_ARRAY)
+            return seq(OPEN_ARRAY, Ws(), CLOSE_ARRAY)
         items = [literal(lw, v) for v in value]
         body = items[0]
         for item in items[1:]:
@@ -49,19 +49,13 @@ def literal(lw, value: object) -> Expr:
         return bracketed(OPEN_ARRAY, body, False, CLOSE_ARRAY)
     if isinstance(value, dict):
         if not value:
-            return seq(OPEN_OBJECT, _ws(), CLOSE_OBJECT)
+            return seq(OPEN_OBJECT, Ws(), CLOSE_OBJECT)
         members = [seq(Lex(literal_string(k)), lw.key_sep, literal(lw, v)) for k, v in value.items()]
         body = members[0]
         for member in members[1:]:
             body = seq(body, lw.item_sep, member)
         return bracketed(OPEN_OBJECT, body, False, CLOSE_OBJECT)
     raise lw.error(f"enum value of unknown type {type(value).__name__}", "#")
-
-
-def _ws() -> Expr:
-    from indexc.jsonschema.expr import Ws
-
-    return Ws()
 
 
 def json_type(value: object) -> str:

@@ -120,11 +120,11 @@ def number_regex(low: Bound | None, high: Bound | None, multiple_of: Decimal | N
         return _signed_with_exponents(low, high)
     parts = []
     if _contains_zero(low, high):
-        parts.append("-?0" + _group_opt(_fraction_text("", False, "", False, fraction_limit)))
-    positive = _magnitudes(_positive_lower(low), _upper(high, positive=True), fraction_limit)
+        parts.append("-?0" + (_fraction_text("", False, "", False, fraction_limit) or ""))
+    positive = _magnitudes(_positive_lower(low), _upper(high), fraction_limit)
     if positive:
         parts.append(positive)
-    negative = _magnitudes(_positive_lower(_negated(high)), _upper(_negated(low), positive=True), fraction_limit)
+    negative = _magnitudes(_positive_lower(_negated(high)), _upper(_negated(low)), fraction_limit)
     if negative:
         parts.append("-" + _group(negative))
     if not parts:
@@ -180,7 +180,7 @@ def _positive_lower(low: Bound | None) -> tuple[Decimal, bool]:
     return low.value, not low.inclusive
 
 
-def _upper(high: Bound | None, *, positive: bool) -> tuple[Decimal, bool] | None | bool:
+def _upper(high: Bound | None) -> tuple[Decimal, bool] | None | bool:
     """Upper bound on a positive magnitude: (value, strict), None (unbounded), False (no positives)."""
     if high is None:
         return None
@@ -316,6 +316,3 @@ def _digit_span(digits: list[int]) -> str:
 def _group(text: str) -> str:
     return f"(?:{text})" if "|" in text else text
 
-
-def _group_opt(text: str | None) -> str:
-    return text or ""

@@ -29,7 +29,7 @@ from __future__ import annotations
 from indexc.automaton.code_point_sets import CodePointSet
 from indexc.jsonschema.complement import Unrepresentable, keys_outside
 from indexc.jsonschema.errors import child_pointer
-from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Lex, alt, is_empty_set, optional, repeat, seq
+from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Lex, Ws, alt, is_empty_set, optional, repeat, seq
 from indexc.jsonschema.json_text import ALL_CHARS, ANY_CHAR_RUN_UNIT, encoded_char, literal_string, literal_string_body
 from indexc.jsonschema.patterns import PatternError, translate_pattern
 from indexc.jsonschema.punctuation import CLOSE_OBJECT, OPEN_OBJECT, bracketed
@@ -119,14 +119,8 @@ def _with_counts(lw, schema: dict, slots: list[tuple[Expr, bool]], extra: Expr, 
     body = _separated(slots, tail, lw.item_sep, nonempty=True)
     may_be_empty = not nonempty and n_required == 0 and extra_low == 0
     if is_empty_set(body):
-        return seq(OPEN_OBJECT, _ws(), CLOSE_OBJECT) if may_be_empty else EMPTY_SET
+        return seq(OPEN_OBJECT, Ws(), CLOSE_OBJECT) if may_be_empty else EMPTY_SET
     return bracketed(OPEN_OBJECT, body, may_be_empty, CLOSE_OBJECT)
-
-
-def _ws() -> Expr:
-    from indexc.jsonschema.expr import Ws
-
-    return Ws()
 
 
 def _separated(slots: list[tuple[Expr, bool]], tail: tuple[Expr, int, int | None] | None, sep: Expr,

@@ -6,8 +6,9 @@ the branches are disjoint.  Two proofs, cheapest first:
 1. first bytes: a JSON value's first byte tells its type (``{ [ " - 0-9 t f n``), so branches
    whose possible first bytes do not meet are disjoint (``oneOf: [{type: string}, {type:
    integer}]``);
-2. automata: when both branches are regular and small, their DFAs are built and their product
-   is searched for a common accepted text (none: disjoint).  This proves discriminated unions
+2. automata: when both branches are regular and small (``MAX_BRANCH_STATES``), their DFAs are
+   built and their product is searched, a numpy step per breadth-first frontier, for a common
+   accepted text (none: disjoint).  This proves discriminated unions
    such as ``{"kind": {"const": "a"}}`` versus ``{"kind": {"const": "b"}}`` with
    ``additionalProperties: false``.
 
@@ -22,11 +23,11 @@ import numpy as np
 from indexc.automaton import compile_regex
 from indexc.automaton.byte_dfa import DEAD, ByteDFA
 from indexc.errors import IndexcError
-from indexc.jsonschema.expr import Alt, Expr, Lex, Ref, Repeat, Seq, Ws
-from indexc.jsonschema.to_regex import NotRegular, RegexTooLarge, renderer_for
+from indexc.jsonschema.expr import Alt, Expr, Lex, NotRegular, Ref, Repeat, Seq, Ws
+from indexc.jsonschema.to_automaton import expr_to_dfa
 
-MAX_BRANCH_STATES = 5_000
-MAX_PRODUCT_PAIRS = 200_000
+MAX_BRANCH_STATES = 2_000
+MAX_PRODUCT_PAIRS = 1_000_000
 
 
 def check_disjoint(lw, branches: list[Expr], pointer: str) -> None:
@@ -51,31 +52,29 @@ def _dfa(lw, branches: list[Expr], i: int, cache: dict) -> ByteDFA | None:
 
         lowered = LoweredSchema(branches[i], lw.definitions, lw.options)
         try:
-            regex = renderer_for(lowered).render(branches[i])
-            cache[i] = compile_regex(regex, max_states=MAX_BRANCH_STATES)
-        except (NotRegular, RegexTooLarge, IndexcError):
+            cache[i], _ = expr_to_dfa(lowered, max_states=MAX_BRANCH_STATES)
+        except (NotRegular, IndexcError):
             cache[i] = None
     return cache[i]
 
 
 def intersects(a: ByteDFA, b: ByteDFA) -> bool:
-    """Is there a text both DFAs accept?  Breadth-first over reachable state pairs."""
-    seen = {(0, 0)}
-    frontier = [(0, 0)]
-    while frontier:
-        if len(seen) > MAX_PRODUCT_PAIRS:
-            return True  # too big to prove disjoint: treat as overlapping
-        nxt = []
-        for s, t in frontier:
-            if a.accepting[s] and b.accepting[t]:
-                return True
-            ra, rb = a.transitions[s], b.transitions[t]
-            both = (ra != DEAD) & (rb != DEAD)
-            for pair in set(zip(ra[both].tolist(), rb[both].tolist())):
-                if pair not in seen:
-                    seen.add(pair)
-                    nxt.append(pair)
-        frontier = nxt
+    """Is there a text both DFAs accept?  Breadth-first over reachable state pairs, one numpy
+    step per frontier; more than ``MAX_PRODUCT_PAIRS`` pairs counts as "may overlap"."""
+    width = np.int64(b.n_states)
+    seen = np.zeros(0, dtype=np.int64)
+    frontier = np.zeros(1, dtype=np.int64)  # pair (s, t) encoded as s * width + t
+    while frontier.size:
+        s, t = frontier // width, frontier % width
+        if np.any(a.accepting[s] & b.accepting[t]):
+            return True
+        seen = np.union1d(seen, frontier)
+        if seen.size > MAX_PRODUCT_PAIRS:
+            return True
+        next_a, next_b = a.transitions[s], b.transitions[t]  # (k, 256)
+        live = (next_a != DEAD) & (next_b != DEAD)
+        pairs = np.unique(next_a[live].astype(np.int64) * width + next_b[live])
+        frontier = np.setdiff1d(pairs, seen, assume_unique=True)
     return False
 
 

@@ -29,7 +29,7 @@ from indexc.automaton.normalize import normalize
 from indexc.automaton.parse import parse_structure
 from indexc.automaton.regex_tree import Alternation, Chars, Concat, Node, Repeat
 from indexc.errors import RegexError
-from indexc.jsonschema.expr import _quantified, has_top_level_bar
+from indexc.jsonschema.expr import quantified, has_top_level_bar
 from indexc.jsonschema.json_text import encoded_char
 
 
@@ -219,7 +219,7 @@ def _render(node: Node, sets) -> str:
         return "".join(_in_sequence(_render(p, sets)) for p in node.parts)
     if isinstance(node, Alternation):
         return "|".join(_render(o, sets) for o in node.options)
-    return _quantified(_render(node.body, sets), node.min, node.max)
+    return quantified(_render(node.body, sets), node.min, node.max)
 
 
 def _in_sequence(text: str) -> str:

@@ -13,7 +13,7 @@ default): ignored, with a warning so the user knows it is not checked.
 from __future__ import annotations
 
 from indexc.jsonschema.errors import child_pointer
-from indexc.jsonschema.expr import EMPTY_SET, Expr, Lex, _quantified
+from indexc.jsonschema.expr import EMPTY_SET, Expr, Lex, quantified
 from indexc.jsonschema.json_text import ANY_CHAR, ANY_CHAR_RUN_UNIT
 from indexc.jsonschema.patterns import PatternError, TranslatedPattern, translate_format, translate_pattern
 
@@ -38,9 +38,9 @@ def lower_string(lw, schema: dict, pointer: str) -> Expr:
 def _plain_body(low: int, high: int | None) -> str:
     """Counted characters exactly (``ANY_CHAR``); an uncounted tail with the small ``ANY_CHAR_RUN_UNIT``."""
     if high is None:
-        counted = _quantified(ANY_CHAR, low, low) if low else ""
-        return counted + _quantified(ANY_CHAR_RUN_UNIT, 0, None)
-    return _quantified(ANY_CHAR, low, high)
+        counted = quantified(ANY_CHAR, low, low) if low else ""
+        return counted + quantified(ANY_CHAR_RUN_UNIT, 0, None)
+    return quantified(ANY_CHAR, low, high)
 
 
 def _pattern_or_format(lw, schema: dict, pointer: str, low: int, high: int | None) -> tuple[str, TranslatedPattern] | None:
