@@ -3,11 +3,12 @@
 A worker (a joblib process, a Dask worker thread or process, or the driver itself) loads each
 tokenizer once per process through the vocabulary+trie cache (``_VOCABULARIES``; ~40 ms a hit
 for Llama-3), from its path or from the shipped bytes (``shipping``), and keeps it for every
-later pair.  The artifact is written by the pipeline's own
-writer (which reads the file back with the runtime's full verification) into a private
-temporary directory, and its *bytes* are returned: the driver alone writes into the output
-directory, so a Dask worker needs no shared file system for the output, a failed or killed
-worker leaves nothing behind, and the manifest never names a file that is not complete.
+later pair (the driver, which loaded every tokenizer to plan, reuses its own).  The artifact is
+written by the pipeline's own writer (which reads the file back with the runtime's full
+verification) into a private temporary directory, and its *bytes* are returned: the driver
+alone writes into the output directory, so a Dask worker needs no shared file system for the
+output, a failed or killed worker leaves nothing behind, and the manifest never names a file
+that is not complete.
 Every exception a pair raises becomes a failed outcome (input errors with their message,
 anything else as "internal error"), so one bad constraint never stops the others.
 """
@@ -43,12 +44,6 @@ class PairOutcome:
     wall_ms: float = 0.0  # the whole task on the worker, loading included
     stats: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
-
-
-def remember_vocabulary(spec: TokenizerSpec, vocab, trie) -> None:
-    """Seed this process's memo (the driver has already loaded every tokenizer)."""
-    with _LOCK:
-        _VOCABULARIES[spec] = (vocab, trie)
 
 
 def vocabulary_and_trie(spec: TokenizerSpec, files: TokenizerFiles | None = None):
