@@ -16,8 +16,14 @@ real origin ``o`` advances the items of set ``o`` that wait on its left side (an
 with origin ``SELF`` gets origin ``o``).  A complete ``SELF`` item needs no completer: its
 left side is nullable and every item waiting on it already stepped over it.
 
-Each set records the terminals it expects and whether it holds ``S' -> start .`` (the text up
-to here is a sentence).  Limits: items per set and sets per memo (``GrammarLimits``).
+A set keeps only its *incomplete* items (and whether ``S' -> start .`` was among the complete
+ones: the text up to here is a sentence).  A complete item has done all its work when the set
+is closed (completion happens then), and keeping it would make the set's content name the
+origin it completed from: in a run that a terminal can split anywhere (Lark's ``text+`` of
+``TEXT: (...)+``), every position would then get a set of its own, every earlier position's
+thread would stay alive beside the new one, and the threads and items grew with the length of
+the run (1,000 threads and 0.3 s a mask after 60 words of ``rfc.xml``).  Without them the
+sets inside such a run are one and the same.  Each set also records the terminals it expects.  Limits: items per set and sets per memo (``GrammarLimits``).
 """
 
 from __future__ import annotations
@@ -35,13 +41,13 @@ class EarleySets:
     def __init__(self, rules: EarleyRules, limits: GrammarLimits):
         self._rules = rules
         self._limits = limits
-        self._id_of: dict[frozenset, int] = {}
+        self._id_of: dict[tuple[frozenset, bool], int] = {}
         self.waiting: list[dict[int, tuple[tuple[int, int, int], ...]]] = []  # per set: symbol -> items
         self.expected: list[tuple[int, ...]] = []  # per set: terminal ids some item waits on
         self.accepting: list[bool] = []
         self.sizes: list[int] = []
         self._scans: dict[tuple[int, int], int] = {}
-        self.initial = self._intern(self._close([], predicted=(0,)))
+        self.initial = self._intern(*self._close([], predicted=(0,)))
 
     def __len__(self) -> int:
         return len(self.expected)
@@ -52,11 +58,11 @@ class EarleySets:
         found = self._scans.get(key)
         if found is None:
             kernel = [(r, d + 1, set_id if o == SELF else o) for r, d, o in self.waiting[set_id].get(terminal, ())]
-            found = self._intern(self._close(kernel)) if kernel else -1
+            found = self._intern(*self._close(kernel)) if kernel else -1
             self._scans[key] = found
         return found
 
-    def _close(self, kernel: list[tuple[int, int, int]], predicted: tuple[int, ...] = ()) -> frozenset:
+    def _close(self, kernel: list[tuple[int, int, int]], predicted: tuple[int, ...] = ()) -> tuple[frozenset, bool]:
         rules = self._rules
         rhs_of, lhs_of, nullable, T = rules.rhs, rules.lhs_symbol, rules.nullable, rules.n_terminals
         items: set[tuple[int, int, int]] = set()
@@ -82,10 +88,12 @@ class EarleySets:
                 raise GrammarLimitExceeded("max_set_items", self._limits.max_set_items, "an Earley set grew too large")
         for x in wanted:
             items.update((r, d, SELF) for r, d in rules.predictions[x])
-        return frozenset(items)
+        accepting = any(r == START_RULE and d == 1 for r, d, _ in items)
+        return frozenset(item for item in items if item[1] < len(rhs_of[item[0]])), accepting
 
-    def _intern(self, items: frozenset) -> int:
-        found = self._id_of.get(items)
+    def _intern(self, items: frozenset, accepting: bool) -> int:
+        key = (items, accepting)
+        found = self._id_of.get(key)
         if found is not None:
             return found
         if len(items) > self._limits.max_set_items:
@@ -94,15 +102,10 @@ class EarleySets:
             raise GrammarLimitExceeded("max_sets", self._limits.max_sets, "too many distinct Earley sets")
         rhs_of, T = self._rules.rhs, self._rules.n_terminals
         waiting: dict[int, list] = {}
-        accepting = False
         for r, d, o in items:
-            rhs = rhs_of[r]
-            if d < len(rhs):
-                waiting.setdefault(rhs[d], []).append((r, d, o))
-            elif r == START_RULE:
-                accepting = True
+            waiting.setdefault(rhs_of[r][d], []).append((r, d, o))
         set_id = len(self.expected)
-        self._id_of[items] = set_id
+        self._id_of[key] = set_id
         self.waiting.append({symbol: tuple(found) for symbol, found in waiting.items()})
         self.expected.append(tuple(sorted(s for s in waiting if s < T)))
         self.accepting.append(accepting)
