@@ -1,0 +1,53 @@
+"""``compile_json_schema``: which path a schema takes, and what the header records about it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from indexc.jsonschema import JsonSchemaError, JsonSchemaOptions
+from indexc.masks import MaskOptions
+from indexc.pipeline import CompileOptions
+from indexc.pipeline.json_schema import compile_json_schema
+from indexc.trie import build_trie
+
+LIST = json.dumps({"$defs": {"l": {"type": "object", "properties": {"v": {"type": "integer"}, "next": {"$ref": "#/$defs/l"}},
+                                   "required": ["v"], "additionalProperties": False}}, "$ref": "#/$defs/l"})
+FLAT = json.dumps({"type": "object", "properties": {"v": {"type": "boolean"}}, "additionalProperties": False})
+
+
+@pytest.fixture(scope="module")
+def gpt2(bundled_vocabulary):
+    vocab = bundled_vocabulary("gpt2")
+    return vocab, build_trie(vocab)
+
+
+def compile_schema(gpt2, text: str, **options):
+    vocab, trie = gpt2
+    return compile_json_schema(text, vocab, trie, CompileOptions(MaskOptions(jobs=1)),
+                               schema_options=JsonSchemaOptions(**options), source="test.schema.json")
+
+
+def test_regular_schema_takes_the_dfa_path(gpt2):
+    result = compile_schema(gpt2, FLAT)
+    assert result.constraint["kind"] == "json_schema"
+    assert (result.constraint["path"], result.constraint["reason"]) == ("dfa", "regular")
+    assert result.options.as_dict()["json_schema"]["mode"] == "auto"
+
+
+def test_recursive_schema_takes_the_grammar_path(gpt2):
+    result = compile_schema(gpt2, LIST)
+    assert result.constraint["path"] == "cfg" and result.constraint["reason"].startswith("recursive")
+
+
+def test_forced_modes(gpt2):
+    assert compile_schema(gpt2, FLAT, mode="cfg").constraint["path"] == "cfg"
+    with pytest.raises(JsonSchemaError, match="cannot take the DFA path"):
+        compile_schema(gpt2, LIST, mode="dfa")
+
+
+def test_a_dfa_over_the_auto_limit_goes_to_the_grammar_path(gpt2):
+    big = json.dumps({"type": "array", "items": {"type": "string", "maxLength": 40}, "maxItems": 30})
+    result = compile_schema(gpt2, big, dfa_max_states=500)
+    assert result.constraint["path"] == "cfg" and "limit" in result.constraint["reason"]
