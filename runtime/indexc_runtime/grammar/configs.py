@@ -47,6 +47,7 @@ class Configs:
         self.threads: list[tuple[tuple[int, int, int], ...]] = []
         self.accepting: list[bool] = []
         self.table = np.full((64, n_classes), UNKNOWN, dtype=np.int64)
+        self.rows: list[list[int]] = []  # the same table as Python lists: the walk's narrow tail reads these
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
         self.initial = self._intern(set(self.fresh(sets.initial)), sets.accepting[sets.initial])
 
@@ -65,17 +66,24 @@ class Configs:
 
     def next(self, config: int, byte_class: int) -> int:
         """The configuration after one byte of ``byte_class`` (``DEAD`` if no thread survives)."""
-        found = int(self.table[config, byte_class])
+        found = self.rows[config][byte_class]
         if found == UNKNOWN:
-            found = self._step(config, byte_class)
-            self.table[config, byte_class] = found
+            found = self.fill(config, byte_class)
+        return found
+
+    def fill(self, config: int, byte_class: int) -> int:
+        """Compute one unknown transition and record it in both tables."""
+        found = self._step(config, byte_class)
+        self.table[config, byte_class] = found
+        self.rows[config][byte_class] = found
         return found
 
     def resolve(self, configs: np.ndarray, classes: np.ndarray) -> None:
         """Fill the table for every (configuration, class) pair given (the walk's unknown entries)."""
+        rows = self.rows
         for config, byte_class in set(zip(configs.tolist(), classes.tolist())):
-            if self.table[config, byte_class] == UNKNOWN:
-                self.table[config, byte_class] = self._step(config, byte_class)
+            if rows[config][byte_class] == UNKNOWN:
+                self.fill(config, byte_class)
 
     def _step(self, config: int, byte_class: int) -> int:
         lexer, sets, ignore = self._lexer, self._sets, self._ignore
@@ -113,6 +121,7 @@ class Configs:
         self._id_of[key] = config
         self.threads.append(key[0])
         self.accepting.append(accepting)
+        self.rows.append([UNKNOWN] * self.table.shape[1])
         if config >= self.table.shape[0]:
             grown = np.full((2 * self.table.shape[0], self.table.shape[1]), UNKNOWN, dtype=np.int64)
             grown[: self.table.shape[0]] = self.table

@@ -51,8 +51,8 @@ class Coverage:
         self.bits = bits
         self.word_prefix = np.zeros(rows.words + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(bits), out=self.word_prefix[1:])
-        self._bits_py = memoryview(bits)
-        self._prefix_py = memoryview(self.word_prefix)
+        self.bits_py = memoryview(bits)
+        self.prefix_py = memoryview(self.word_prefix)
 
     def open_runs(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """True where the token run [lo, hi) holds a token not yet allowed (vectorised)."""
@@ -69,4 +69,4 @@ class Coverage:
 
     def _before(self, position: int) -> int:
         word = position >> 5
-        return self._prefix_py[word] + (self._bits_py[word] & ((1 << (position & 31)) - 1)).bit_count()
+        return self.prefix_py[word] + (self.bits_py[word] & ((1 << (position & 31)) - 1)).bit_count()
