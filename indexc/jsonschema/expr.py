@@ -85,13 +85,22 @@ def seq(*items: Expr) -> Expr:
 
 
 def alt(*options: Expr) -> Expr:
-    """Alternation, flattened and deduplicated (first occurrence kept); empty sets dropped."""
+    """Alternation, flattened; empty sets dropped; duplicates dropped by identity (and by
+    text for ``Lex``), since deep equality of big subtrees is quadratic to test."""
     flat: list[Expr] = []
+    seen_ids: set[int] = set()
+    seen_lex: set[str] = set()
     for option in options:
         members = option.options if isinstance(option, Alt) else (option,)
         for member in members:
-            if member not in flat:
-                flat.append(member)
+            if isinstance(member, Lex):
+                if member.regex in seen_lex:
+                    continue
+                seen_lex.add(member.regex)
+            elif id(member) in seen_ids or (member == EPSILON and EPSILON in flat):
+                continue
+            seen_ids.add(id(member))
+            flat.append(member)
     return flat[0] if len(flat) == 1 else Alt(tuple(flat))
 
 

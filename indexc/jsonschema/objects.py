@@ -26,6 +26,8 @@ then bound the number of other keys), when they are implied, and for "at least o
 
 from __future__ import annotations
 
+import functools
+
 from indexc.automaton.code_point_sets import CodePointSet
 from indexc.jsonschema.complement import Unrepresentable, keys_outside
 from indexc.jsonschema.errors import child_pointer
@@ -172,10 +174,15 @@ def _not_in_trie(node: dict) -> str:
     if "" not in node:
         options.append("")
     children = [c for c in node if c]
-    others = ALL_CHARS.difference(CodePointSet.of(*[ord(c) for c in children])) if children else ALL_CHARS
-    options.append(f"(?:{encoded_char(others)})(?:{ANY_CHAR_RUN_UNIT})*")
+    options.append(f"(?:{_encoded_except(tuple(sorted(ord(c) for c in children)))})(?:{ANY_CHAR_RUN_UNIT})*")
     for c in children:
         options.append(literal_string_body(c) + f"(?:{_not_in_trie(node[c])})")
     if options[0] == "":
         return "(?:" + "|".join(options[1:]) + ")?"
     return "|".join(options)
+
+
+@functools.lru_cache(maxsize=4096)
+def _encoded_except(code_points: tuple[int, ...]) -> str:
+    """``encoded_char`` of every character but these (cached: trie nodes repeat their child sets)."""
+    return encoded_char(ALL_CHARS.difference(CodePointSet.of(*code_points)) if code_points else ALL_CHARS)
