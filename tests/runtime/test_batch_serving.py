@@ -219,3 +219,31 @@ def test_every_stop_id_is_honoured_by_every_call(big_index):
     assert running.validate_tokens(list(stops)) == 0
     with pytest.raises(TokenNotAllowed, match="end-of-sequence is allowed only in accepting states"):
         running.advance(stops[1])
+
+
+# ---- a real grammar matcher in the batch ----
+
+@pytest.mark.parametrize("batch", [6, 48])
+def test_grammar_matchers_and_regex_matchers_share_one_batch(tmp_path, batch):
+    """Balanced parentheses (the grammar path) next to a regex over the same vocabulary."""
+    from indexc.pipeline import compile_regex, write
+    from indexc.trie import build_trie
+    from tests.grammar_path.helpers import compiled_index, grammar, small_vocabulary
+
+    vocab = small_vocabulary([b"(", b")", b"x", b"((", b"))", b"()", b"(x)", b"xx"])
+    parens = compiled_index(grammar("s", {"s": [["LP", "s", "RP"], ["X"]]}, {"LP": r"\(", "RP": r"\)", "X": "x"}),
+                            vocab, tmp_path)
+    regex_path = tmp_path / "r.idx"
+    write(compile_regex(r"\(*x+\)*", vocab, build_trie(vocab)), vocab, str(regex_path))
+    regex = indexc_runtime.load(regex_path)
+    token_of = {raw: i for i, raw in enumerate(vocab.token_bytes)}
+    matchers = []
+    for row in range(batch):
+        matcher = (parens if row % 2 == 0 else regex).matcher()
+        for piece in [b"((", b"(x)"][: row % 3]:
+            matcher.advance(token_of[piece])
+        matchers.append(matcher)
+    assert any(type(m) is not indexc_runtime.Matcher for m in matchers)
+    out = np.full((batch, regex.mask_words), GARBAGE, dtype=np.int32)
+    fill_bitmasks(matchers, out)
+    assert np.array_equal(out, row_by_row(matchers, regex.mask_words))
