@@ -70,7 +70,8 @@ def model() -> GPT2LMHeadModel:
     return GPT2LMHeadModel(config).eval()
 
 
-def generated_texts(model, processor, prompts: list[list[int]], vocab, *, seed: int, samples: int = 1):
+def generated_texts(model, processor, prompts: list[list[int]], vocab, *, seed: int, samples: int = 1,
+                    stops: tuple[int, ...] = (EOS,)):
     torch.manual_seed(seed)
     input_ids = torch.tensor(prompts)
     output = model.generate(input_ids, attention_mask=torch.ones_like(input_ids), do_sample=True, top_k=0,
@@ -79,9 +80,9 @@ def generated_texts(model, processor, prompts: list[list[int]], vocab, *, seed: 
                             eos_token_id=processor.stop_token_ids, pad_token_id=EOS)
     texts = []
     for row in output[:, input_ids.shape[1]:].tolist():
-        assert EOS in row, f"no stop token in {row}"
-        tokens = row[: row.index(EOS)]
-        texts.append(b"".join(vocab.token_bytes[t] for t in tokens).decode("utf-8"))
+        end = next((position for position, token in enumerate(row) if token in stops), None)
+        assert end is not None, f"no stop token in {row}"
+        texts.append(b"".join(vocab.token_bytes[t] for t in row[:end]).decode("utf-8"))
     return texts
 
 
@@ -143,3 +144,18 @@ def test_a_new_prompt_restarts_the_matchers(artifacts, gpt2):
     scores = torch.zeros(1, MODEL_VOCAB)
     processor(torch.tensor([[7]]), scores)  # shorter input: a new generation from its first state
     assert set(finite_ids(scores[0])) == set(index.matcher().allowed_token_ids().tolist())
+
+
+def test_several_stop_ids_each_end_a_sequence(model, tmp_path):
+    """An artifact whose stop set has two ids (50255 made a second eos): generate stops on either."""
+    from indexc.vocab import load_vocabulary
+
+    from tests.conftest import bundled_tokenizer_file
+
+    vocab = load_vocabulary(bundled_tokenizer_file("gpt2"), eos_ids=[EOS, 50_255])
+    write(compile_regex(REGEXES[1], vocab, build_trie(vocab)), vocab, str(tmp_path / "two-stops.idx"))
+    processor = IndexcLogitsProcessor(indexc_runtime.load(tmp_path / "two-stops.idx"))
+    assert processor.stop_token_ids == [50_255, EOS]
+    for seed in range(3):
+        for text in generated_texts(model, processor, PROMPT, vocab, seed=seed, samples=2, stops=(EOS, 50_255)):
+            assert re.fullmatch(REGEXES[1], text), text
