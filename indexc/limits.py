@@ -83,11 +83,15 @@ class LimitGuard:
     def check_time(self, stage: str) -> None:
         """``LimitError`` once the time limit has passed (~0.1 us when it has not)."""
         if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise LimitError(
-                f"time limit of {self.limits.time_limit:g} s reached during {stage} "
-                f"(after {time.perf_counter() - self.started:.1f} s); raise it with --time-limit",
-                source=self.source,
-            )
+            raise self.time_out(stage)
+
+    def time_out(self, stage: str) -> LimitError:
+        """The error of a time limit reached during ``stage`` (also for workers stopped by their timeout)."""
+        return LimitError(
+            f"time limit of {self.limits.time_limit:g} s reached during {stage} "
+            f"(after {time.perf_counter() - self.started:.1f} s); raise it with --time-limit",
+            source=self.source,
+        )
 
     def check_memory(self, estimate: int, what: str) -> None:
         """``LimitError`` if ``estimate`` bytes (about to be allocated for ``what``) exceed the cap."""

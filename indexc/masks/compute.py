@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 
 import numpy as np
 
@@ -152,18 +153,24 @@ def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> lis
     jobs = options.jobs if options.jobs > 0 else (os.cpu_count() or 1)
     rest = chunks[1:]
     if jobs > 1 and len(rest) > 1 and projected >= options.parallel_min_seconds:
+        from multiprocessing import TimeoutError as WorkerTimeout  # what joblib raises
+
         from joblib import Parallel, delayed
 
         guard = compile_limits.current()  # workers do not see it: bounded by joblib's timeout and here
         try:
-            for chunk_result in Parallel(n_jobs=min(jobs, len(rest)), return_as="generator",
-                                         timeout=guard.remaining_seconds())(
-                    delayed(hit_sets_by_origin)(plan, c) for c in rest):
-                guard.check_time("the walk")
-                results.append(chunk_result)
-        except TimeoutError:
-            guard.check_time("the walk")
-            raise
+            with warnings.catch_warnings():  # joblib warns of the tasks it cancels when the limit stops it
+                warnings.filterwarnings("ignore", message=".*(successfully executed|have been cancelled)")
+                walked = Parallel(n_jobs=min(jobs, len(rest)), return_as="generator",
+                                  timeout=guard.remaining_seconds())(delayed(hit_sets_by_origin)(plan, c) for c in rest)
+                try:
+                    for chunk_result in walked:
+                        guard.check_time("the walk")
+                        results.append(chunk_result)
+                finally:
+                    walked.close()  # cancels what is left, inside the warning filter
+        except WorkerTimeout:
+            raise guard.time_out("the walk (worker processes)") from None
     else:
         for chunk in rest:
             compile_limits.check_time("the walk")

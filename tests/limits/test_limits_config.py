@@ -59,3 +59,23 @@ def test_the_subset_construction_checks_its_memory():
     with enforced(CompileLimits(max_memory=4 << 20)):
         with pytest.raises(LimitError, match="the subset construction: an estimated"):
             compile_regex("(a|b)*a(a|b){14}")
+
+
+def test_a_time_limit_stops_the_walk_in_worker_processes_without_noise():
+    """Chunks of 16 states in two joblib workers: the limit is a LimitError (not joblib's
+    TimeoutError), and the tasks joblib cancels are not reported as warnings."""
+    import warnings
+
+    from indexc.masks import MaskOptions
+    from indexc.pipeline import CompileOptions
+    from indexc.pipeline import compile_regex as compile_constraint
+    from indexc.trie.cache import load_vocabulary_and_trie
+    from tests_paths import TOKENIZERS
+
+    vocab, trie, _ = load_vocabulary_and_trie(TOKENIZERS / "gpt2.json.zst")
+    options = CompileOptions(MaskOptions(jobs=2, parallel_min_seconds=0.0, states_per_chunk=16))
+    with warnings.catch_warnings(record=True) as caught, enforced(CompileLimits(time_limit=1.0)):
+        warnings.simplefilter("always")
+        with pytest.raises(LimitError, match="time limit of 1 s reached during"):
+            compile_constraint('"([^"\\\\]|\\\\.){0,1024}"', vocab, trie, options)
+    assert not [w for w in caught if "joblib" in w.filename], [str(w.message) for w in caught]
