@@ -28,9 +28,13 @@ mask where it starts and end inside the forced bytes) and gives the fallback tok
 the caller has no tokenizer at hand: the longest allowed token at each position (greedy; BPE
 tokenizers usually agree, but pass the model's tokenizer for canonical tokens).
 
-Costs: the first jump-forward of an Index builds its tables (the byte of each single-byte
-class; a token-length array of ``vocab_size`` int32, ~0.5 MB and ~0.3 ms for Llama-3); each
-mask's longest token is computed once (a bitmask unpack, ~0.1-0.2 ms) and kept.
+Costs (Llama-3): the first jump-forward of an Index builds its tables (the byte of each
+single-byte class; a token-length array of ``vocab_size`` int32, ~0.5 MB, ~0.3 ms); each
+mask's longest token is computed once (a bitmask unpack, ~0.1-0.2 ms) and kept.  The forced
+bytes cost ~3 us a byte (5,000 forced bytes: 16 ms).  The greedy fallback unpacks one mask per
+token it picks (~0.7 ms a token: 1.5 s for those 5,000 bytes), so a server that jumps over
+long literals should pass its tokenizer; with it, only the back-off positions are examined
+(the doc's examples: 0.3-4 ms in all).
 
 Not done: llguidance also lets ``tokenize`` see a few bytes before the forced ones (joint
 tokenization of punctuation after spaces); here ``tokenize`` sees the forced bytes alone.
@@ -89,7 +93,7 @@ def forced_path(index, state: int) -> ForcedPath:
     automaton = index._automaton
     byte_of_class = tables_of(index).byte_of_class
     table, width, n_states = automaton.transitions, automaton.n_classes, automaton.n_states
-    data, states = bytearray(), [state]
+    data, states, seen = bytearray(), [state], {state}
     while not automaton.accepting[state]:
         row = table[state * width : (state + 1) * width]
         live = [byte_class for byte_class in range(width) if row[byte_class]]
@@ -99,10 +103,11 @@ def forced_path(index, state: int) -> ForcedPath:
         if following >= n_states:
             raise ArtifactError(f"a transition leads past the last state {n_states - 1}",
                                 source=index.source, section="class_transitions")
-        if following in states:
+        if following in seen:
             break
         data.append(byte_of_class[live[0]])
         states.append(following)
+        seen.add(following)
         state = following
     return ForcedPath(bytes(data), tuple(states))
 
