@@ -13,11 +13,13 @@ caller's int32 bitmask (the llguidance / xgrammar layout) with one or two numpy 
 package never imports the compiler (``indexc``): a server installs numpy, msgpack and
 zstandard, nothing more.
 
-    from indexc_runtime import load, fill_bitmasks
+    from indexc_runtime import apply_bitmask, fill_bitmasks, load
     index = load("phone.idx", expected_fingerprint=tokenizer_fingerprint)
-    matcher = index.matcher()
+    matchers = [index.matcher() for _ in range(batch)]      # one per sequence
     bitmask = np.zeros((batch, index.mask_words), dtype=np.int32)
-    matcher.fill_bitmask(bitmask, row=0); matcher.advance(token_id)
+    fill_bitmasks(matchers, bitmask)                         # every row in one call
+    apply_bitmask(logits, bitmask)                           # numpy or torch, in place
+    matchers[i].advance(sampled_token)                       # or fast_forward_tokens(), rollback(n)...
 
 Code map, in reading order:
 
