@@ -102,3 +102,24 @@ def test_an_index_from_the_shipping_form_serves_the_same_masks(tmp_path):
     assert np.array_equal(packed.matcher().allowed_token_ids(), raw.matcher().allowed_token_ids())
     with pytest.raises(indexc_runtime.FingerprintMismatch):
         indexc_runtime.load(tmp_path / "b.idx", expected_fingerprint="another")
+
+
+def test_a_long_walk_compacts_the_memo_and_keeps_masks_and_rollback(brackets):
+    index, ids = brackets
+    # Right recursion (s -> ( s ) s): every position adds Earley sets; the masks add more (the
+    # paths not taken).  60 tokens grow a plain memo past 200 sets and configurations; the
+    # positions themselves need ~120, so a limit of 300 compacts (at 150) and carries on.
+    small, plain = index.matcher(GrammarLimits(max_configs=300, max_sets=300)), index.matcher()
+    walk = [ids[b"(("], ids[b"))"], ids[b"()"]] * 20
+    compacted = False
+    for token in walk:
+        assert np.array_equal(small.allowed_token_ids(), plain.allowed_token_ids())
+        before = len(small._configs)
+        small.advance(token)
+        plain.advance(token)
+        compacted = compacted or len(small._configs) < before
+    assert compacted and len(plain._configs) > 150
+    small.rollback(5)
+    plain.rollback(5)
+    assert np.array_equal(small.allowed_token_ids(), plain.allowed_token_ids())
+    assert small.is_accepting() == plain.is_accepting()

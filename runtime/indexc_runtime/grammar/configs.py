@@ -46,7 +46,7 @@ class Configs:
         self._id_of: dict[tuple, int] = {}
         self.threads: list[tuple[tuple[int, int, int], ...]] = []
         self.accepting: list[bool] = []
-        self.table = np.full((64, n_classes), UNKNOWN, dtype=np.int64)
+        self.table = np.full((64, n_classes), UNKNOWN, dtype=np.int32)
         self.rows: list[list[int]] = []  # the same table as Python lists: the walk's narrow tail reads these
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
         self.initial = self._intern(set(self.fresh(sets.initial)), sets.accepting[sets.initial])
@@ -123,7 +123,7 @@ class Configs:
         self.accepting.append(accepting)
         self.rows.append([UNKNOWN] * self.table.shape[1])
         if config >= self.table.shape[0]:
-            grown = np.full((2 * self.table.shape[0], self.table.shape[1]), UNKNOWN, dtype=np.int64)
+            grown = np.full((2 * self.table.shape[0], self.table.shape[1]), UNKNOWN, dtype=np.int32)
             grown[: self.table.shape[0]] = self.table
             self.table = grown
         return config

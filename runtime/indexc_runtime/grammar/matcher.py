@@ -15,7 +15,9 @@ State model (the same as the DFA matcher's, with a parser configuration for a DF
 
 Every matcher owns its memo (Earley sets, configurations, masks): a matcher is cheap to create
 (one Earley set and one configuration), not thread-safe, and its memory is bounded by
-``GrammarLimits``.  A limit reached raises ``GrammarLimitExceeded`` and leaves the position as
+``GrammarLimits``: when the memo holds half of ``max_configs`` or ``max_sets``, ``advance``
+rebuilds it by replaying the accepted tokens (``_compact_if_large``), so only a single step
+that needs more than the limits by itself raises.  A limit reached raises ``GrammarLimitExceeded`` and leaves the position as
 it was.
 """
 
@@ -40,17 +42,23 @@ class GrammarMatcher:
 
     def __init__(self, index, limits: GrammarLimits):
         self._index = index
+        self._limits = limits
+        self._new_memo()
+        self._config = self._configs.initial
+        self._finished = False
+        self._history: list[int] = []  # configuration before each accepted token
+        self._tokens: list[int] = []  # the accepted tokens (to rebuild the memo, see _compact)
+
+    def _new_memo(self) -> None:
+        index, limits = self._index, self._limits
         self._sets = EarleySets(index._rules, limits)
         self._configs = Configs(index._lexer, self._sets, index._rules.ignore, index.n_classes, limits)
         self._walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, self._configs,
                                   index.vocab_size, index.eos_token_ids, limits)
-        self._config = self._configs.initial
-        self._finished = False
-        self._history: list[int] = []
 
     @property
     def state(self) -> int:
-        """The configuration id (an opaque number, stable for this matcher's life)."""
+        """The configuration id (an opaque number; renumbered when the memo is compacted)."""
         return self._config
 
     def is_finished(self) -> bool:
@@ -61,9 +69,11 @@ class GrammarMatcher:
         return self._configs.accepting[self._config]
 
     def reset(self) -> None:
+        """Back to the start; the memo is kept (a next sequence reuses its rows and masks)."""
         self._config = self._configs.initial
         self._finished = False
         self._history.clear()
+        self._tokens.clear()
 
     def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:
         """Write the allowed-token bitmask into ``out[row]`` (``out``: int32, shape ``(batch, W)``)."""
@@ -74,12 +84,14 @@ class GrammarMatcher:
         if self._finished:
             out[row] = 0
         else:
+            self._compact_if_large()
             out[row] = self._walker.mask(self._config)
 
     def allowed_token_ids(self) -> np.ndarray:
         """Sorted int32 ids allowed next (empty once finished)."""
         if self._finished:
             return np.zeros(0, dtype=np.int32)
+        self._compact_if_large()
         bits = np.unpackbits(self._walker.mask(self._config).view(np.uint8), bitorder="little")
         return np.flatnonzero(bits[: self._index.vocab_size]).astype(np.int32)
 
@@ -93,13 +105,37 @@ class GrammarMatcher:
             if not self.is_accepting():
                 raise self._refusal(token, "end-of-sequence is allowed only where the text is a sentence")
             self._history.append(self._config)
+            self._tokens.append(token)
             self._finished = True
             return
+        self._compact_if_large()
         after = self._walk(self._config, token)
         if after == DEAD:
             raise self._refusal(token, "its bytes cannot continue the text in the grammar")
         self._history.append(self._config)
+        self._tokens.append(token)
         self._config = after
+
+    def _compact_if_large(self) -> None:
+        """Start a fresh memo when this one holds half its limit, replaying the accepted tokens.
+
+        The memo (Earley sets, configurations) only grows: every text position adds sets and
+        configurations.  Replaying the tokens into a new memo keeps what the current position,
+        the rollback history and the next masks need and drops the rest (one ``advance`` per
+        accepted token, once in a long while), so a long document never reaches the limits."""
+        limits = self._limits
+        if len(self._configs) < limits.max_configs // 2 and len(self._sets) < limits.max_sets // 2:
+            return
+        finished, tokens = self._finished, self._tokens
+        self._new_memo()
+        self._config, self._history, self._tokens, self._finished = self._configs.initial, [], [], False
+        for token in tokens:
+            self._history.append(self._config)
+            self._tokens.append(token)
+            if token in self._index._eos:
+                break
+            self._config = self._walk(self._config, token)
+        self._finished = finished
 
     def rollback(self, n: int) -> None:
         """Undo the last ``n`` accepted tokens (``ValueError`` if fewer were accepted)."""
@@ -109,6 +145,7 @@ class GrammarMatcher:
         if n:
             self._config = self._history[-n]
             del self._history[-n:]
+            del self._tokens[-n:]
             self._finished = False
 
     def forced_tokens(self) -> list[int]:
