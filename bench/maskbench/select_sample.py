@@ -2,7 +2,7 @@
 
 Run from the repository root (it reads ``../shared``, so it is a bench script, not a test):
 
-    python -m bench.maskbench.select_sample [--source ../shared/maskbench] [--budget-kb 300]
+    python -m bench.maskbench.select_sample [--source ../shared/maskbench] [--budget-kb 100]
 
 How it chooses.  Each dev file gets *tags*: its family, every schema keyword of the issue's list
 that occurs anywhere in its schema (found by walking the schema, since ``meta.features`` omits
@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--source", default=str(REPO.parent / "shared" / "maskbench"))
     p.add_argument("--target", default=str(TARGET))
-    p.add_argument("--budget-kb", type=int, default=150)
+    p.add_argument("--budget-kb", type=int, default=100)
     p.add_argument("--max-kb", type=int, default=12, help="largest candidate file (as stored in the source)")
     p.add_argument("--seed", type=int, default=4)
     args = p.parse_args(argv)

@@ -19,10 +19,7 @@ from bench.maskbench.select_sample import FORMATS, KEYWORDS, TYPES, instance_tag
 
 from .conftest import EOS_IDS, SAMPLE_DIR, sample_file, sample_names
 
-EXPECTED_FAILURES: dict[str, str] = {
-    "Synthesized---draft2019_09_valid_type_id24_subschema1_not_2.json":
-        "`not` (every Synthesized dev file uses it; not a keyword of issue 4; llguidance refuses it too)",
-}
+EXPECTED_FAILURES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", sample_names())
@@ -57,7 +54,7 @@ def test_sample_covers_every_family_and_keyword():
 
 def test_sample_has_instances_of_both_kinds():
     instances = [i for name in sample_names() for i in sample_file(name).instances]
-    assert sum(i.valid for i in instances) >= 100 and sum(not i.valid for i in instances) >= 100
+    assert sum(i.valid for i in instances) >= 50 and sum(not i.valid for i in instances) >= 50
     assert (SAMPLE_DIR / "MANIFEST.tsv").read_text().startswith("# tags no file carries: none")
 
 
