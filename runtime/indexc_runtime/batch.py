@@ -23,8 +23,9 @@ row).  Finished matchers get a zero row.  Any other kind of matcher fills its ow
 Throughput next to llguidance and xgrammar: ``bench/bench_serve.py``.
 
 ``out`` may be wider than every artifact's ``W`` (a model vocabulary padded beyond the
-tokenizer's, as vLLM allocates it): the padding words of each row are zeroed, so padding ids
-are never allowed.  Rows past ``len(matchers)`` are not touched.
+tokenizer's, as vLLM allocates it): the padding words of each regex matcher's row are zeroed,
+so padding ids are never allowed (other kinds of matchers get ``out`` as it is: pass them a
+bitmask of their own width).  Rows past ``len(matchers)`` are not touched.
 """
 
 from __future__ import annotations

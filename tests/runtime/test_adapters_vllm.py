@@ -136,3 +136,25 @@ def test_a_json_schema_artifact_is_found_by_its_canonical_json(gpt2, tmp_path):
     backend = IndexcBackend(None, None, MODEL_VOCAB, catalog=ArtifactCatalog(tmp_path))
     respaced = '{"required":["ok"],"type":"object","properties":{"ok":{"type":"boolean"}}}'
     assert backend.compile_grammar(StructuredOutputOptions.JSON, respaced).index.header["constraint"]["source"] == schema
+
+
+def test_backend_serves_a_grammar_artifact_through_the_same_calls(tmp_path):
+    """The grammar path's matcher behind the backend: validate, accept, padded fill, stop."""
+    from tests.grammar_path.helpers import EOS as GRAMMAR_EOS
+    from tests.grammar_path.helpers import compiled_index, grammar, small_vocabulary
+
+    vocab = small_vocabulary([b"(", b")", b"x", b"((", b"))", b"(x)"])
+    parens = grammar("s", {"s": [["LP", "s", "RP"], ["X"]]}, {"LP": r"\(", "RP": r"\)", "X": "x"})
+    compiled_index(parens, vocab, tmp_path)
+    token_of = {raw: i for i, raw in enumerate(vocab.token_bytes)}
+    backend = IndexcBackend(None, None, 64, catalog=ArtifactCatalog(tmp_path))  # model vocab padded to 64 ids
+    request = backend.compile_grammar(StructuredOutputOptions.GRAMMAR, parens.source)
+    draft = [token_of[b"(("], token_of[b"x"], token_of[b"(x)"]]
+    assert request.validate_tokens(draft) == draft[:2]
+    assert request.accept_tokens("r", [token_of[b"(("], token_of[b"x"], token_of[b"))"]])
+    bitmask = backend.allocate_token_bitmask(2)
+    request.fill_bitmask(bitmask, 1)
+    allowed = np.flatnonzero(np.unpackbits(bitmask[1].numpy().view(np.uint8), bitorder="little")).tolist()
+    assert allowed == [GRAMMAR_EOS]  # "((x))" is complete: only the stop id
+    assert (bitmask[0] == -1).all()
+    assert request.accept_tokens("r", [GRAMMAR_EOS]) and request.is_terminated()

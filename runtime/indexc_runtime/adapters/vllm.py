@@ -115,7 +115,9 @@ class IndexcGrammar:
     def fill_bitmask(self, bitmask, idx: int) -> None:
         """Write the request's mask into row ``idx`` of vLLM's bitmask (a CPU int32 tensor, or a numpy array)."""
         rows = bitmask.numpy() if hasattr(bitmask, "numpy") else bitmask
-        row = rows[idx : idx + 1]
+        words = self.index.mask_words
+        rows[idx, words:] = 0  # ids of the model's padded vocabulary
+        row = rows[idx : idx + 1, :words]
         fill_bitmasks([self.matcher], row)
         if self.matcher.is_finished():
             allow_tokens(row[0], self.index.eos_token_ids)
