@@ -31,7 +31,6 @@ import numpy as np
 
 from indexc.grammar.ir import Grammar, GrammarError, Rule
 
-START_RULE = 0  # S' -> start
 
 
 @dataclass(frozen=True)

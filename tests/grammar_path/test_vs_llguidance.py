@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import llguidance
-import numpy as np
 import pytest
 
 import indexc_runtime

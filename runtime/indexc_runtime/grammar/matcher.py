@@ -54,7 +54,7 @@ class GrammarMatcher:
         self._sets = EarleySets(index._rules, limits)
         self._configs = Configs(index._lexer, self._sets, index._rules.ignore, index.n_classes, limits)
         self._walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, self._configs,
-                                  index.vocab_size, index.eos_token_ids, limits)
+                                  index.eos_token_ids, limits)
 
     @property
     def state(self) -> int:

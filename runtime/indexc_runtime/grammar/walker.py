@@ -42,15 +42,14 @@ class MaskWalker:
     """Computes (and memoises) the bitmask row of configurations of one matcher."""
 
     def __init__(self, lexer: LexerTables, masks: MaskStore, trie: TrieArrays, trie_order: TrieOrderMasks,
-                 configs: Configs, vocab_size: int, eos_ids: tuple[int, ...], limits: GrammarLimits):
+                 configs: Configs, eos_ids: tuple[int, ...], limits: GrammarLimits):
         self._lexer, self._masks, self._trie, self._configs = lexer, masks, trie, configs
         self._trie_order = trie_order
-        self._vocab_size = vocab_size
         self._words = masks.words
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
         self._limits = limits
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
-        self._lexeme_memo: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._lexeme_memo: OrderedDict[tuple, tuple[np.ndarray, Coverage]] = OrderedDict()
         self._scratch = np.zeros((1, self._words), dtype=np.int32)
         root = slice(int(trie.child_offsets[0]), int(trie.child_offsets[1]))
         self._root_children = trie.children[root]
