@@ -146,13 +146,11 @@ def test_a_new_prompt_restarts_the_matchers(artifacts, gpt2):
     assert set(finite_ids(scores[0])) == set(index.matcher().allowed_token_ids().tolist())
 
 
-def test_several_stop_ids_each_end_a_sequence(model, tmp_path):
+def test_several_stop_ids_each_end_a_sequence(model, bundled_tokenizer, tmp_path):
     """An artifact whose stop set has two ids (50255 made a second eos): generate stops on either."""
     from indexc.vocab import load_vocabulary
 
-    from tests.conftest import bundled_tokenizer_file
-
-    vocab = load_vocabulary(bundled_tokenizer_file("gpt2"), eos_ids=[EOS, 50_255])
+    vocab = load_vocabulary(bundled_tokenizer("gpt2"), eos_ids=[EOS, 50_255])
     write(compile_regex(REGEXES[1], vocab, build_trie(vocab)), vocab, str(tmp_path / "two-stops.idx"))
     processor = IndexcLogitsProcessor(indexc_runtime.load(tmp_path / "two-stops.idx"))
     assert processor.stop_token_ids == [50_255, EOS]

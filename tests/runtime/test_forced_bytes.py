@@ -22,7 +22,6 @@ import handmade
 import indexc_runtime
 from indexc.pipeline import compile_regex, write
 from indexc.trie.cache import load_vocabulary_and_trie
-from tests.conftest import bundled_tokenizer_file
 from tests.reference.llguidance_oracle import LlgOracle
 
 LLAMA3_STOPS = (128001, 128009)  # <|end_of_text|>, <|eot_id|>
@@ -36,8 +35,8 @@ JUMP_REGEXES = [
 
 
 @pytest.fixture(scope="module")
-def llama3():
-    path = bundled_tokenizer_file("llama3")
+def llama3(bundled_tokenizer):
+    path = bundled_tokenizer("llama3")
     vocab, trie, _ = load_vocabulary_and_trie(path, eos_ids=LLAMA3_STOPS)
     oracle = LlgOracle(path, eos_ids=LLAMA3_STOPS)
     return vocab, trie, oracle
