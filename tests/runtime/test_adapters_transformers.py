@@ -157,3 +157,12 @@ def test_several_stop_ids_each_end_a_sequence(model, bundled_tokenizer, tmp_path
     for seed in range(3):
         for text in generated_texts(model, processor, PROMPT, vocab, seed=seed, samples=2, stops=(EOS, 50_255)):
             assert re.fullmatch(REGEXES[1], text), text
+
+
+def test_a_processor_reused_for_a_longer_prompt_starts_afresh(model, artifacts, gpt2):
+    """A second generate whose prompt is longer than the first's whole output is a new generation."""
+    processor = IndexcLogitsProcessor(artifacts[REGEXES[0]])
+    generated_texts(model, processor, PROMPT, gpt2[0], seed=0)
+    long_prompt = [list(range(100, 160)), list(range(200, 260))]
+    for text in generated_texts(model, processor, long_prompt, gpt2[0], seed=1):
+        assert re.fullmatch(REGEXES[0], text), text
