@@ -119,7 +119,8 @@ def available_engines(names: str, python_for: dict[str, str]) -> tuple[list[str]
 
 
 def _importable(module: str, python: str | None) -> bool:
-    if python is None or Path(python).resolve() == Path(sys.executable).resolve():
+    # Compared unresolved: two venvs' interpreters are symlinks to the same binary.
+    if python is None or Path(python).absolute() == Path(sys.executable).absolute():
         try:
             return importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:
@@ -141,7 +142,7 @@ def _report(args, paths, tokenizer, eos_ids, results: dict[str, list[FileOutcome
     summaries = [summarize(engine, outcomes) for engine, outcomes in results.items()]
     print(f"MaskBench protocol: {len(paths)} files of {args.directory}, tokenizer {Path(tokenizer).name}, "
           f"EOS {eos_ids}\n")
-    print(markdown_table(summaries))
+    print(markdown_table(summaries) if summaries else "(no engine could run)")
     for name, why in missing.items():
         print(f"\n{name}: not run ({why})")
     for summary in summaries:
