@@ -17,7 +17,11 @@ Spelling policy (documented, and the same for keys, enums, patterns and plain st
 - every other character (DEL, everything non-ASCII) is raw or ``\\uXXXX``, so Python's
   ``json.dumps`` (``ensure_ascii`` on or off) is always accepted;
 - lone surrogates (``\\ud800`` not followed by a low surrogate) are refused: they decode to no
-  Unicode character.
+  Unicode character;
+- where nothing is counted or excluded character by character (an unbounded string tail,
+  "any other character" of an additional key), any ``\\uXXXX`` is accepted: a smaller
+  automaton, at the price of reading ``"\\u0061"`` as a key other than ``"a"`` (no
+  serialiser writes that spelling).
 
 Regexes are written in indexc's dialect with ``\\uXXXX``/``\\UXXXXXXXX`` escapes for anything
 that is not printable ASCII, so the regex text itself stays ASCII.

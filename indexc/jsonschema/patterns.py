@@ -62,8 +62,35 @@ def translate_pattern(pattern: str, *, anchored: bool = False, min_length: int =
     sets = normalized.char_sets
     if min_length > 0 or max_length is not None:
         tree = clip_lengths(tree, min_length, max_length)
+        if min_length == 1 and _length_range(tree)[0] == 0 and _length_range(tree)[1] != 0:
+            tree = non_empty(tree)
     low, high = _length_range(tree)
     return TranslatedPattern(_render(tree, sets), low, high)
+
+
+def non_empty(tree: Node) -> Node:
+    """The same language without the empty string (``minLength: 1`` beside a pattern).
+
+    Called only on a tree that can match something non-empty; parts that match only the
+    empty string are never asked for their non-empty part."""
+    if isinstance(tree, Chars) or _length_range(tree)[0] > 0:
+        return tree
+    if isinstance(tree, Alternation):
+        options = tuple(non_empty(o) for o in tree.options if _length_range(o)[1] != 0)
+        return options[0] if len(options) == 1 else Alternation(options)
+    if isinstance(tree, Concat):
+        # ne(A B) = ne(A) B | ne(B) when A can be empty (which it can: the whole can)
+        first, rest = tree.parts[0], tree.parts[1:]
+        rest_tree = Concat(rest) if len(rest) != 1 else rest[0]
+        options = []
+        if _length_range(first)[1] != 0:
+            options.append(Concat((non_empty(first), *rest)))
+        if rest and _length_range(rest_tree)[1] != 0:
+            options.append(non_empty(rest_tree))
+        return options[0] if len(options) == 1 else Alternation(tuple(options))
+    assert isinstance(tree, Repeat) and tree.max != 0 and _length_range(tree.body)[1] != 0
+    tail_max = None if tree.max is None else tree.max - 1
+    return Concat((non_empty(tree.body), Repeat(tree.body, 0, tail_max)))
 
 
 def clip_lengths(tree: Node, low: int, high: int | None) -> Node:

@@ -5,7 +5,8 @@ characters, whatever their spelling (an unbounded tail uses the smaller
 ``ANY_CHAR_RUN_UNIT``, see ``json_text``).  ``pattern`` and known ``format``s go through
 ``patterns``; since the regex dialect has no intersection, a length bound beside them must
 either be implied by them (``^[A-Z]{3}$`` with ``maxLength: 3``) or fold into their one
-repeated character (``^[a-z-]+$`` with ``maxLength: 63``: ``[a-z-]{1,63}``), and a
+repeated character (``^[a-z-]+$`` with ``maxLength: 63``: ``[a-z-]{1,63}``) or be
+``minLength: 1`` (the pattern's language without the empty string), and a
 ``pattern`` beside a ``format`` is refused.  An unknown ``format`` is an annotation (the specification's
 default): ignored, with a warning so the user knows it is not checked.
 """

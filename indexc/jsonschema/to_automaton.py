@@ -37,8 +37,9 @@ class TreeBuilder:
     Sizes are tracked as the tree is assembled (the Thompson NFA states ``regex_tree.nfa_size``
     would count), so a schema whose inlined ``$ref``s blow up exponentially is refused with a
     ``LimitError`` as soon as a part passes ``max_nfa_states``, before it is expanded any
-    further.  A definition built once is reused (keyed by its name and, for "any JSON
-    value", the depth): a successful build proves no cycle is reachable from it.
+    further.  A definition or a shared subtree built once is reused (keyed by its name or
+    identity and the "any JSON value" depth): a successful build proves no cycle is reachable
+    from it, so the reuse cannot hide one.
     """
 
     def __init__(self, definitions: dict[str, Expr], whitespace: str, bounded: dict[str, Expr], depth_bound: int,
@@ -52,6 +53,8 @@ class TreeBuilder:
         self.sets: dict[CodePointSet, int] = {}
         self.leaves: dict[str, tuple[rt.Node, int]] = {}
         self.built: dict[tuple[str, int], tuple[rt.Node, int]] = {}
+        self.shared: dict[tuple[int, int], tuple[rt.Node, int]] = {}  # by id(): shared suffixes
+        self.keep_alive: list[Expr] = []
         self.seen: set[str] = set()
 
     @property
@@ -62,6 +65,16 @@ class TreeBuilder:
         return self._build(expr, ())[0]
 
     def _build(self, expr: Expr, stack: tuple[str, ...]) -> tuple[rt.Node, int]:
+        if isinstance(expr, (Seq, Alt, Repeat)):
+            key = (id(expr), sum(stack.count(name) for name in self.bounded))
+            found = self.shared.get(key)
+            if found is None:
+                found = self.shared[key] = self._build_node(expr, stack)
+                self.keep_alive.append(expr)
+            return found
+        return self._build_node(expr, stack)
+
+    def _build_node(self, expr: Expr, stack: tuple[str, ...]) -> tuple[rt.Node, int]:
         if isinstance(expr, Lex):
             return self.leaf(expr.regex)
         if isinstance(expr, Ws):

@@ -61,6 +61,9 @@ def test_length_beside_pattern_when_implied_or_foldable():
     folded = {"type": "string", "pattern": "^id-[a-z]+$", "minLength": 5, "maxLength": 6}
     assert accepts(folded, '"id-ab"') and accepts(folded, '"id-abc"')
     assert not accepts(folded, '"id-a"') and not accepts(folded, '"id-abcd"')
+    duration = {"type": "string", "pattern": "^([0-9]+d)?([0-9]+h)?$", "minLength": 1}
+    assert accepts(duration, '"1d"') and accepts(duration, '"2h"') and accepts(duration, '"1d2h"')
+    assert not accepts(duration, '""')
 
 
 @pytest.mark.parametrize("fmt, good, bad", [
