@@ -123,3 +123,16 @@ def test_a_long_walk_compacts_the_memo_and_keeps_masks_and_rollback(brackets):
     plain.rollback(5)
     assert np.array_equal(small.allowed_token_ids(), plain.allowed_token_ids())
     assert small.is_accepting() == plain.is_accepting()
+
+
+def test_fill_bitmasks_serves_grammar_matchers_in_a_batch(brackets):
+    index, ids = brackets
+    matchers = [index.matcher() for _ in range(3)]
+    matchers[1].advance(ids[b"(("])
+    matchers[2].advance(ids[b"()"])
+    matchers[2].advance(EOS)
+    out = np.full((3, index.mask_words), -1, dtype=np.int32)
+    indexc_runtime.fill_bitmasks(matchers, out)
+    for row, matcher in enumerate(matchers):
+        bits = np.unpackbits(out[row].view(np.uint8), bitorder="little")
+        assert np.flatnonzero(bits).tolist() == matcher.allowed_token_ids().tolist()
