@@ -90,26 +90,26 @@ def _mask_statistics(index) -> dict:
 def render(report: dict) -> list[str]:
     """The human-readable form of ``describe``'s report."""
     header, states, masks = report["header"], report["states"], report["masks"]
-    vocab, constraint = header["vocab"], header["constraint"]
+    vocab, constraint = header["vocab"], header.get("constraint", {})  # informative keys may be absent
     size = f"{report['bytes']:,} bytes" + (f", zstd of {report['raw_bytes']:,}" if report["compressed"] else "")
-    source = constraint.get("source", "")
+    source = str(constraint.get("source", ""))
     preview = source if len(source) <= SOURCE_PREVIEW else source[:SOURCE_PREVIEW] + "..."
     forms = ", ".join(f"{name} {f['count']} ({f['bytes']:,} B)" for name, f in masks["forms"].items())
     per_mask = masks["tokens_per_mask"]
     lines = [
         f"artifact    {report['path']} ({size})",
         f"format      version {header['format_version']}, {header['index_kind']} index, "
-        f"written by indexc {header['compiler_version']}",
+        f"written by indexc {header.get('compiler_version', '(unknown)')}",
         f"vocabulary  {vocab['size']:,} ids, fingerprint {vocab['fingerprint']}, eos {vocab['eos_ids']}, "
         f"{report['special_tokens']} special",
         f"constraint  {constraint.get('kind')} (sha256 {str(constraint.get('sha256'))[:16]}...): {preview}",
-        f"options     {_pairs(header['options'])}",
+        f"options     {_pairs(header.get('options', {}))}",
         f"states      {states['count']:,} ({states['accepting']:,} accepting), {states['classes']} byte classes, "
         f"start {states['start']}",
         f"masks       {masks['count']:,} unique: {forms}; {masks['forcing_one_token']} hold a single token",
         f"            tokens per mask: min {per_mask['min']:,}, median {per_mask['median']:g}, max {per_mask['max']:,}",
         f"live tokens {report['live_tokens']:,}",
-        f"stats       {_pairs(header['stats'])}",
+        f"stats       {_pairs(header.get('stats', {}))}",
         "sections    name                   dtype  shape                bytes",
     ]
     for section in report["sections"]:

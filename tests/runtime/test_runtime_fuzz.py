@@ -13,6 +13,7 @@ the command line is checked to report a bad file in one line with exit code 2.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 
 import fuzz_artifacts
 import indexc_runtime
+import surgery
 from indexc_runtime import ArtifactError
 
 FUZZ_EXAMPLES = int(os.environ.get("INDEXC_FUZZ_EXAMPLES", "300"))
@@ -66,6 +68,42 @@ def test_raw_bytes_with_checksums_fixed_serve_or_raise_artifact_error(name, nois
     cut = where % (len(seed) + 1)
     fuzz_artifacts.exercise(fuzz_artifacts.fix_checksums(seed[:cut] + noise + seed[cut + len(noise):]),
                             random.Random(where))
+
+
+@settings(max_examples=FUZZ_EXAMPLES // 3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.randoms(use_true_random=False))
+def test_inspect_shows_every_header_the_runtime_accepts(tmp_path_factory, rng):
+    """``indexc inspect`` (text and JSON) on header rewrites that load: it must never fail."""
+    from indexc.cli.inspect_cmd import describe, render
+
+    data = GOLDEN[rng.choice(sorted(name for name in GOLDEN if name.endswith(".idx")))]
+    for _ in range(rng.randint(1, 3)):
+        data = rng.choice((fuzz_artifacts.rewrite_header_field, fuzz_artifacts.transplant_header))(
+            data, rng, list(GOLDEN.values()))
+    try:
+        index = indexc_runtime.load(data, verify=True)
+    except ArtifactError:
+        return
+    path = tmp_path_factory.mktemp("inspect") / "artifact.idx"
+    path.write_bytes(data)
+    report = describe(index, str(path))
+    render(report)
+    json.dumps(report)
+
+
+@pytest.mark.parametrize("change", [
+    lambda h: [h.pop(key) for key in ("compiler_version", "constraint", "options", "stats")],
+    lambda h: h["constraint"].update(source=12345),
+    lambda h: h.update(stats={"nested": {"deep": [1, 2]}}),
+], ids=["informative-keys-absent", "source-not-a-string", "nested-stats"])
+def test_inspect_shows_unusual_headers_the_runtime_accepts(tmp_path, change):
+    from indexc.cli.inspect_cmd import describe, render
+
+    path = tmp_path / "artifact.idx"
+    path.write_bytes(surgery.rewrite_header(GOLDEN["format-v3-small.idx"], change))
+    report = describe(indexc_runtime.load(path, verify=True), str(path))
+    assert render(report)[0].startswith("artifact")
+    json.dumps(report)
 
 
 @pytest.mark.parametrize("name", sorted(CORPUS))
