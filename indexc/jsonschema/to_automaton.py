@@ -7,9 +7,10 @@ layer and 0.4 s in interegular, of 1.8 s).  Here each distinct leaf regex (a str
 number range, a key) is parsed *once* by the automaton's own front end (``normalize`` +
 ``parse_structure``), its character sets are renumbered into one shared table, and the
 ``expr`` tree is assembled directly into the automaton's ``regex_tree``; ``Ref`` inlining and
-the "any JSON value" depth bound are the same as ``to_regex``'s.  The stages after the tree
-(Thompson NFA, atoms, subset construction, minimisation, UTF-8 expansion) are
-``indexc.automaton``'s, called in the same order as ``automaton.compile.compile_regex``.
+the "any JSON value" depth bound are the same as ``to_regex``'s.  The NFA is built by
+``shared_nfa`` (suffixes shared, linear where the tree is quadratic); the stages after it
+(atoms, subset construction, minimisation, UTF-8 expansion) are ``indexc.automaton``'s, in
+the order of ``automaton.compile.compile_regex``.
 The language is the same as ``schema_to_regex``'s regex (tests compare the two).
 """
 
@@ -22,22 +23,28 @@ from indexc.automaton.determinize import determinize
 from indexc.automaton.limits import AutomatonLimits
 from indexc.automaton.liveness import trim
 from indexc.automaton.minimize import minimize
-from indexc.automaton.nfa import build_nfa
 from indexc.automaton.normalize import normalize
 from indexc.automaton.parse import parse_structure
 from indexc.automaton import regex_tree as rt
 from indexc.automaton.utf8_expansion import expand_utf8
 from indexc.errors import LimitError, RegexError
 from indexc.jsonschema.expr import Alt, Expr, Lex, NotRegular, Ref, Repeat, Seq, Ws
+from indexc.jsonschema.shared_nfa import SharedNFABuilder
+
+
+# The tree counts every mention of a shared subtree; the suffix-sharing NFA does not, so the
+# tree may exceed the NFA limit by this factor before it is refused (exponential ``$ref``
+# DAGs still stop early; the NFA builder enforces the real limit).
+TREE_BUDGET_FACTOR = 20
 
 
 class TreeBuilder:
     """Expr -> ``regex_tree`` over one shared table of character sets.
 
-    Sizes are tracked as the tree is assembled (the Thompson NFA states ``regex_tree.nfa_size``
-    would count), so a schema whose inlined ``$ref``s blow up exponentially is refused with a
-    ``LimitError`` as soon as a part passes ``max_nfa_states``, before it is expanded any
-    further.  A definition or a shared subtree built once is reused (keyed by its name or
+    Sizes are tracked as the tree is assembled (Thompson states, a shared subtree counted
+    once), so a part too large by itself is refused with a ``LimitError`` early; inlined
+    ``$ref`` DAGs that only blow up once expanded are stopped by the NFA builder, which
+    checks its limit at every state it adds.  A definition or a shared subtree built once is reused (keyed by its name or
     identity and the "any JSON value" depth): a successful build proves no cycle is reachable
     from it, so the reuse cannot hide one.
     """
@@ -68,9 +75,10 @@ class TreeBuilder:
         if isinstance(expr, (Seq, Alt, Repeat)):
             key = (id(expr), sum(stack.count(name) for name in self.bounded))
             found = self.shared.get(key)
-            if found is None:
-                found = self.shared[key] = self._build_node(expr, stack)
-                self.keep_alive.append(expr)
+            if found is not None:
+                return found[0], 1  # counted once: the NFA builder enforces the real size
+            found = self.shared[key] = self._build_node(expr, stack)
+            self.keep_alive.append(expr)
             return found
         return self._build_node(expr, stack)
 
@@ -106,11 +114,12 @@ class TreeBuilder:
             raise NotRegular(ref.name)
         bounded_depth = sum(stack.count(name) for name in self.bounded)
         key = (ref.name, bounded_depth)
-        if key not in self.built:
-            if ref.name in self.bounded and depth >= self.depth_bound:
-                self.built[key] = self._build(self.bounded[ref.name], stack)
-            else:
-                self.built[key] = self._build(self.definitions[ref.name], stack + (ref.name,))
+        if key in self.built:
+            return self.built[key][0], 1
+        if ref.name in self.bounded and depth >= self.depth_bound:
+            self.built[key] = self._build(self.bounded[ref.name], stack)
+        else:
+            self.built[key] = self._build(self.definitions[ref.name], stack + (ref.name,))
         return self.built[key]
 
     def leaf(self, regex: str) -> tuple[rt.Node, int]:
@@ -142,7 +151,7 @@ def tree_to_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], *, max_state
                 source: str = "<schema>") -> ByteDFA:
     """Stages 3-8 of ``automaton.compile``: tree -> minimal, live byte DFA (``LimitError`` over limits)."""
     limits = AutomatonLimits.for_max_states(max_states)
-    nfa = build_nfa(tree, limits, source=source)
+    nfa = SharedNFABuilder(limits.max_nfa_states, source).build(tree)
     partition = AtomPartition.of_sets(char_sets)
     atom_dfa = determinize(nfa, partition, limits, source=source)
     trimmed = trim(atom_dfa.transitions, atom_dfa.accepting)
@@ -161,8 +170,9 @@ def tree_to_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], *, max_state
 
 def expr_to_dfa(lowered, expr: Expr | None = None, *, max_states: int, source: str = "<schema>") -> tuple[ByteDFA, bool]:
     """(DFA of ``expr`` or the root, whether "any JSON value" was used); raises ``NotRegular``/``LimitError``."""
+    tree_budget = TREE_BUDGET_FACTOR * AutomatonLimits.for_max_states(max_states).max_nfa_states
     builder = TreeBuilder(lowered.definitions, lowered.options.whitespace_regex, lowered.bounded,
-                          lowered.options.any_depth, source, AutomatonLimits.for_max_states(max_states).max_nfa_states)
+                          lowered.options.any_depth, source, tree_budget)
     tree = builder.build(lowered.root if expr is None else expr)
     dfa = tree_to_dfa(tree, builder.char_sets, max_states=max_states, source=source)
     return dfa, "any_value" in builder.seen
