@@ -14,15 +14,17 @@ have a zero bit (the artifact never sets one there) and are masked too.  A bitma
 numpy: the words are unpacked to one boolean per token (``np.unpackbits`` over the words'
 little-endian bytes, counting only the ``V`` bits needed) and -inf is written through
 ``np.copyto(where=...)``: no temporary logits array.  torch: the same with tensor operations
-(shift by 0..31, ``& 1``) on the logits' device and ``masked_fill_``.  Measured (Llama-3's 128,256 ids, a random mask allowing half of
-them, this shared 2-core VM under a load average of ~10): one row 0.8 ms (numpy) / 1.0 ms
+(shift by 0..31, ``& 1``) on the logits' device and ``masked_fill_``.
+
+Measured (Llama-3's 128,256 ids, a random mask allowing half of them, this shared 2-core VM
+under a load average of ~10): one row 0.8 ms (numpy) / 1.0 ms
 (torch, one thread); 64 rows 120-130 ms / ~140 ms, where llguidance's numpy kernel took 167 ms.
 The unpacking is ~1 ms of that; the masked write is the rest, and ``np.where``, ``putmask``,
 boolean indexing and ``copyto(where=)`` all cost about the same on a random mask (a branch per
 element that the CPU cannot predict): with the same half allowed as one run of ids, 64 rows took
-22 ms.  A server on a
-GPU applies the bitmask there (torch path, or its own kernel).  torch is never imported
-here: a tensor can only be handed in by a caller that imported torch, so the module is taken
+22 ms.  A server on a GPU applies the bitmask there (torch path, or its own kernel).
+
+torch is never imported here: a tensor can only be handed in by a caller that imported torch, so the module is taken
 from ``sys.modules``, and a server without torch installs nothing more.
 """
 
