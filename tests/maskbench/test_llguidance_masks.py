@@ -150,7 +150,9 @@ def _comparable_bits(oracle: LlgOracle, extra: tuple[bytes, ...] = ()) -> tuple[
     """(bits compared for equality, bits where indexc may allow more) of a Llama-3 row.
 
     Special tokens are in neither (EOS is compared on its own).  Tokens holding one of
-    ``SPELLINGS`` (or of a file's ``extra`` substrings, see ``INTENDED``) are the second set:
+    ``SPELLINGS`` (or of a file's ``extra`` substrings, see ``INTENDED``), and tokens ending in
+    a backslash (inside a ``const`` or ``enum`` string the next character is known, and only
+    indexc lets ``\\/`` spell a ``/``), are the second set:
     there indexc's mask must contain llguidance's and may hold more
     (docs/json-schema-semantics.md, "Against llguidance").  A ``\\u`` token is in it even
     when its escape could still end as a control character (which both engines accept): the
@@ -162,7 +164,8 @@ def _comparable_bits(oracle: LlgOracle, extra: tuple[bytes, ...] = ()) -> tuple[
     real[oracle.special_ids] = False
     superset = np.zeros_like(real)
     marks = SPELLINGS + extra
-    superset[: len(table)] = [raw is not None and any(m in raw for m in marks) for raw in table]
+    superset[: len(table)] = [raw is not None and (raw.endswith(b"\\") or any(m in raw for m in marks))
+                              for raw in table]
     superset &= real
     return _pack(real & ~superset), _pack(superset)
 
