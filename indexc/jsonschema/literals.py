@@ -1,12 +1,13 @@
 """``enum`` and ``const``: each listed value that the other keywords allow, spelled as JSON.
 
+Which values: those the full schema accepts (``validator``: every keyword, ``not``,
+``uniqueItems``, ``if``/``then`` included, since a finite list can be checked value by value),
+or, where the validator cannot decide, those passing the simple checks of ``allowed``.
 A listed value is written with the whitespace policy between its tokens and its object keys in
 the order the schema lists them; a string with every spelling ``json_text`` accepts, a number
 with every plain decimal spelling of the same value (``1``, ``1.0``, ``1.00``: JSON Schema
-compares numbers by value).  Values that fail the schema's other keywords are dropped first
-(``allowed``), so ``{"type": "string", "enum": ["a", 1]}`` is just ``"a"``; the check covers
-type, numeric bounds, lengths, pattern (Python ``re`` search, with ECMA's ``\\d`` rewritten)
-and required keys, and lets everything else through.
+compares numbers by value).  Values that fail the schema's other keywords are dropped first, so
+``{"type": "string", "enum": ["a", 1]}`` is just ``"a"``.
 """
 
 from __future__ import annotations
@@ -17,16 +18,25 @@ from decimal import Decimal
 from indexc.jsonschema.errors import child_pointer
 from indexc.jsonschema.expr import Expr, Lex, Ws, alt, seq
 from indexc.jsonschema.json_text import literal_string
+from indexc.jsonschema.keywords import unsupported_in
 from indexc.jsonschema.numbers import Bound, number_regex
 from indexc.jsonschema.patterns import ecma_to_python
 from indexc.jsonschema.punctuation import CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, bracketed
+from indexc.jsonschema.validator import CannotDecide, is_valid
 
 
 def lower_enum(lw, schema: dict, pointer: str) -> Expr:
     values = schema["enum"]
     if not isinstance(values, list):
         raise lw.error("enum must be an array", child_pointer(pointer, "enum"))
-    return alt(*(literal(lw, v) for v in values if allowed(v, schema)))
+    try:
+        kept = [v for v in values if is_valid(v, schema, lw.document)]
+    except CannotDecide:
+        unsupported = unsupported_in(schema)
+        if unsupported:
+            lw.unsupported(f"unsupported keyword {unsupported[0]!r}", child_pointer(pointer, unsupported[0]), unsupported[0])
+        kept = [v for v in values if allowed(v, schema)]
+    return alt(*(literal(lw, v) for v in kept))
 
 
 def literal(lw, value: object) -> Expr:

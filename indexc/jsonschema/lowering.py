@@ -11,8 +11,9 @@
    as a definition keyed by its JSON text, so merged recursive schemas also close their cycles;
 4. ``anyOf``/``oneOf`` are lowered branch by branch, each branch merged with the keywords
    beside it; ``oneOf`` must be provably disjoint (``one_of``) unless ``coerce_one_of``;
-5. ``not`` is folded into the schema where it has a positive form (``negation``);
-6. ``enum`` is the list of its values that satisfy the other keywords (``literals``);
+5. ``enum`` (and ``const``) is the list of its values that the whole schema accepts, decided
+   value by value (``literals``, ``validator``), so no other keyword needs a regular form;
+6. ``not`` is folded into the schema where it has a positive form (``negation``);
 7. otherwise the node is the alternation of its types, each lowered by its own module
    (``objects``, ``arrays``, ``strings``, ``numbers``), every type allowed when ``type`` is
    absent (keywords of other types then simply do not apply, as the specification says).
@@ -109,13 +110,15 @@ class Lowerer:
         return self.lower_flat(normalize_legacy(node), pointer)
 
     def lower_merged(self, node: dict, pointer: str) -> Expr:
-        self.check_keywords(node, pointer)
-        for i, part in enumerate(node.get("allOf", []) if isinstance(node.get("allOf"), list) else []):
-            if isinstance(part, dict):
-                self.check_keywords(part, child_pointer(pointer, "allOf", i))
         flat = self.flattener.flatten(node, pointer)
         if isinstance(flat, bool):
             return self.lower(flat, pointer)
+        if "enum" not in flat:  # an enum decides every other keyword value by value
+            self.check_keywords(node, pointer)
+            parts = node.get("allOf") if isinstance(node.get("allOf"), list) else []
+            for i, part in enumerate(parts):
+                if isinstance(part, dict):
+                    self.check_keywords(part, child_pointer(pointer, "allOf", i))
         return self.lower_flat(flat, pointer)
 
     def definition(self, key: str, pointer: str, build) -> Expr:
@@ -143,6 +146,8 @@ class Lowerer:
             self.unsupported(f"unsupported keyword {keyword!r}", child_pointer(pointer, keyword), keyword)
 
     def lower_flat(self, schema: dict, pointer: str) -> Expr:
+        if "enum" in schema:
+            return literals.lower_enum(self, schema, pointer)  # decided value by value
         self.check_keywords(schema, pointer)
         if "not" in schema:
             folded = apply_not(schema, self.flattener, pointer)
@@ -152,8 +157,6 @@ class Lowerer:
             return self.lower(folded, pointer) if isinstance(folded, bool) else self.lower_flat(folded, pointer)
         if "anyOf" in schema or "oneOf" in schema:
             return self.lower_branches(schema, pointer)
-        if "enum" in schema:
-            return literals.lower_enum(self, schema, pointer)
         types = self.types_of(schema, pointer)
         options = []
         for type_name in TYPE_ORDER:

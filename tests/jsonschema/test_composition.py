@@ -103,3 +103,12 @@ def test_not_with_a_positive_form():
     neither = {"type": "object", "not": {"anyOf": [{"required": ["x"]}, {"required": ["y"]}]},
                "additionalProperties": {"type": "integer"}}
     assert accepts(neither, '{"z": 1}') and not accepts(neither, '{"y": 1}')
+
+
+def test_enum_decides_every_other_keyword_value_by_value():
+    schema = {"allOf": [{"enum": [[1, 1], [1, 2], {"a": 1}, {"a": 1, "b": 2}, 4.5, "x"]},
+                        {"not": {"anyOf": [{"type": "string"}, {"type": "number", "multipleOf": 1.5}]}},
+                        {"uniqueItems": True, "dependentRequired": {"a": ["b"]}}]}
+    assert accepts(schema, "[1, 2]") and accepts(schema, '{"a": 1, "b": 2}')
+    assert not accepts(schema, "[1, 1]") and not accepts(schema, '{"a": 1}')
+    assert not accepts(schema, "4.5") and not accepts(schema, '"x"')

@@ -1,0 +1,175 @@
+"""A small JSON Schema validator, for the one place where values are finite: ``enum``/``const``.
+
+When a schema lists its values, whatever else it says (``not``, ``uniqueItems``,
+``dependencies``, ``if``/``then``...) can be decided value by value, so those keywords need no
+regular form there: ``literals`` keeps exactly the listed values this validator accepts.  It
+follows draft 2020-12 (with the draft-4 spellings ``merge.normalize_legacy`` knows): numbers
+compared as decimals, lengths in code points, ``pattern`` as an ECMA search (``\\d`` ASCII),
+known ``format``s as the same regexes the automaton uses, unknown keywords ignored.
+``$ref`` resolves in the document; recursion deeper than ``MAX_DEPTH`` raises
+``CannotDecide`` and the caller falls back to the simpler filter.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from indexc.jsonschema.document import SchemaDocument
+from indexc.jsonschema.merge import json_equal, normalize_legacy
+from indexc.jsonschema.patterns import FORMATS, ecma_to_python
+
+MAX_DEPTH = 200
+
+
+class CannotDecide(Exception):
+    """The validator cannot evaluate this schema (too deep, a bad regex)."""
+
+
+def is_valid(value: object, schema: object, document: SchemaDocument, depth: int = 0) -> bool:
+    if depth > MAX_DEPTH:
+        raise CannotDecide("schema nesting too deep")
+    if schema is True or schema == {}:
+        return True
+    if schema is False:
+        return False
+    if not isinstance(schema, dict):
+        raise CannotDecide("not a schema")
+    s = normalize_legacy(schema)
+    if "$ref" in s:
+        _, target = document.resolve(s["$ref"], pointer="#")
+        if not is_valid(value, target, document, depth + 1):
+            return False
+    checks = (_type_ok, _enum_ok, _number_ok, _string_ok, _array_ok, _object_ok, _logic_ok)
+    return all(check(value, s, document, depth) for check in checks)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "integer" if float(value).is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _type_ok(value, s, document, depth) -> bool:
+    declared = s.get("type")
+    if declared is None:
+        return True
+    names = {declared} if isinstance(declared, str) else set(declared)
+    kind = _json_type(value)
+    return kind in names or (kind == "integer" and "number" in names)
+
+
+def _enum_ok(value, s, document, depth) -> bool:
+    return "enum" not in s or any(json_equal(value, v) for v in s["enum"])
+
+
+def _number_ok(value, s, document, depth) -> bool:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return True
+    v = Decimal(str(value))
+    bounds = (("minimum", lambda b: v >= b), ("maximum", lambda b: v <= b),
+              ("exclusiveMinimum", lambda b: v > b), ("exclusiveMaximum", lambda b: v < b),
+              ("multipleOf", lambda b: b > 0 and v % b == 0))
+    for key, ok in bounds:
+        bound = s.get(key)
+        if isinstance(bound, (int, float)) and not isinstance(bound, bool) and not ok(Decimal(str(bound))):
+            return False
+    return True
+
+
+def _string_ok(value, s, document, depth) -> bool:
+    if not isinstance(value, str):
+        return True
+    if isinstance(s.get("minLength"), int) and len(value) < s["minLength"]:
+        return False
+    if isinstance(s.get("maxLength"), int) and len(value) > s["maxLength"]:
+        return False
+    try:
+        if isinstance(s.get("pattern"), str) and re.search(ecma_to_python(s["pattern"]), value) is None:
+            return False
+        fmt = FORMATS.get(s.get("format")) if isinstance(s.get("format"), str) else None
+        return fmt is None or re.fullmatch(fmt, value) is not None
+    except re.error as error:
+        raise CannotDecide(str(error)) from None
+
+
+def _array_ok(value, s, document, depth) -> bool:
+    if not isinstance(value, list):
+        return True
+    if isinstance(s.get("minItems"), int) and len(value) < s["minItems"]:
+        return False
+    if isinstance(s.get("maxItems"), int) and len(value) > s["maxItems"]:
+        return False
+    prefix = s.get("prefixItems", [])
+    for i, item in enumerate(value):
+        sub = prefix[i] if i < len(prefix) else s.get("items", True)
+        if not is_valid(item, sub, document, depth + 1):
+            return False
+    if s.get("uniqueItems") is True:
+        for i in range(len(value)):
+            if any(json_equal(value[i], value[j]) for j in range(i)):
+                return False
+    if "contains" in s:
+        hits = sum(1 for item in value if is_valid(item, s["contains"], document, depth + 1))
+        if hits < s.get("minContains", 1) or ("maxContains" in s and hits > s["maxContains"]):
+            return False
+    return True
+
+
+def _object_ok(value, s, document, depth) -> bool:
+    if not isinstance(value, dict):
+        return True
+    if isinstance(s.get("minProperties"), int) and len(value) < s["minProperties"]:
+        return False
+    if isinstance(s.get("maxProperties"), int) and len(value) > s["maxProperties"]:
+        return False
+    if any(name not in value for name in s.get("required", [])):
+        return False
+    properties, patterns = s.get("properties", {}), s.get("patternProperties", {})
+    for key, item in value.items():
+        matched = False
+        if key in properties:
+            matched = True
+            if not is_valid(item, properties[key], document, depth + 1):
+                return False
+        for pattern, sub in patterns.items():
+            if re.search(ecma_to_python(pattern), key):
+                matched = True
+                if not is_valid(item, sub, document, depth + 1):
+                    return False
+        if not matched and not is_valid(item, s.get("additionalProperties", True), document, depth + 1):
+            return False
+        if "propertyNames" in s and not is_valid(key, s["propertyNames"], document, depth + 1):
+            return False
+    for name, dependency in {**s.get("dependencies", {}), **s.get("dependentRequired", {}),
+                             **s.get("dependentSchemas", {})}.items():
+        if name in value:
+            if isinstance(dependency, list):
+                if any(d not in value for d in dependency):
+                    return False
+            elif not is_valid(value, dependency, document, depth + 1):
+                return False
+    return True
+
+
+def _logic_ok(value, s, document, depth) -> bool:
+    valid = lambda sub: is_valid(value, sub, document, depth + 1)  # noqa: E731
+    if "allOf" in s and not all(valid(sub) for sub in s["allOf"]):
+        return False
+    if "anyOf" in s and not any(valid(sub) for sub in s["anyOf"]):
+        return False
+    if "oneOf" in s and sum(1 for sub in s["oneOf"] if valid(sub)) != 1:
+        return False
+    if "not" in s and valid(s["not"]):
+        return False
+    if "if" in s:
+        branch = s.get("then", True) if valid(s["if"]) else s.get("else", True)
+        if not valid(branch):
+            return False
+    return True
