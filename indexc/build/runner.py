@@ -5,7 +5,9 @@ The driver's steps, in order:
 1. read the project, load each tokenizer once (through the vocabulary+trie cache) for its
    fingerprint; a tokenizer that cannot be loaded fails its pairs, not the build;
 2. plan every (constraint x tokenizer) pair with its build key;
-3. keep the pairs whose key and file match the manifest (``cached``: no compile work at all);
+3. keep the pairs whose key and file match the manifest (``cached``: no compile work at all),
+   and the pairs the compiler rejected last time with the same key (still ``failed``, not
+   compiled again: the same inputs would be rejected the same way);
 4. run the rest on the chosen backend and write each artifact (atomically, by the driver) as
    it arrives, recording it in the manifest;
 5. report the manifest's artifacts that the project no longer produces (``removed``) and,
@@ -49,6 +51,9 @@ class PairRecord:
     wall_ms: float = 0.0
     bytes: int = 0
     path_taken: str | None = None
+    key: str = ""
+    repeatable: bool = False  # a rejection by the compiler (not retried while the key stays)
+    known: bool = False  # failed in the last build with the same key: not compiled again
 
 
 @dataclass
@@ -84,8 +89,14 @@ def run_build(project_path: str | os.PathLike, output: str | os.PathLike, *, job
     facts, load_errors, tokenizer_ms = _load_tokenizers(project)
     tasks = [_with_load_error(task, load_errors) for task in plan_build(project, facts)]
     manifest = read_manifest(out, missing_ok=True)
-    records = [_cached_record(task, manifest) for task in tasks if manifest.is_current(task.artifact, task.key)]
-    todo = [task for task in tasks if not manifest.is_current(task.artifact, task.key)]
+    records, todo = [], []
+    for task in tasks:
+        if manifest.is_current(task.artifact, task.key):
+            records.append(_cached_record(task, manifest))
+        elif (failure := manifest.known_failure(task.artifact, task.key)) is not None:
+            records.append(_known_failure_record(task, failure))
+        else:
+            todo.append(task)
     records += _compile_all(todo, manifest, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress)
     removed = sorted(set(manifest.artifacts) - {task.artifact for task in tasks})
     if prune:
@@ -155,7 +166,7 @@ def _compile_all(todo: list[PairTask], manifest: Manifest, *, jobs: int, backend
 def _store(outcome: PairOutcome, task: PairTask, manifest: Manifest) -> PairRecord:
     """Write a compiled pair's file and manifest entry; a write error fails the pair."""
     record = PairRecord(task.artifact, task.constraint.file, task.tokenizer.name, FAILED, outcome.reason,
-                        outcome.compile_ms, outcome.wall_ms)
+                        outcome.compile_ms, outcome.wall_ms, key=task.key, repeatable=outcome.repeatable)
     if not outcome.ok:
         return record
     path = manifest.directory / task.artifact
@@ -166,6 +177,7 @@ def _store(outcome: PairOutcome, task: PairTask, manifest: Manifest) -> PairReco
         record.reason = f"cannot write the artifact: {exc}"
         return record
     manifest.artifacts[task.artifact] = _manifest_entry(task, outcome, manifest.directory)
+    manifest.artifacts[task.artifact]["mtime_ns"] = path.stat().st_mtime_ns
     record.status, record.bytes, record.path_taken = COMPILED, len(outcome.data), outcome.path_taken
     return record
 
@@ -202,6 +214,11 @@ def _cached_record(task: PairTask, manifest: Manifest) -> PairRecord:
                       path_taken=entry.get("path_taken"))
 
 
+def _known_failure_record(task: PairTask, failure: dict) -> PairRecord:
+    return PairRecord(task.artifact, task.constraint.file, task.tokenizer.name, FAILED, failure.get("reason"),
+                      key=task.key, repeatable=True, known=True)
+
+
 def _prune(manifest: Manifest, removed: list[str]) -> None:
     for artifact in removed:
         path = manifest.directory / artifact
@@ -218,4 +235,4 @@ def _remove_empty_parents(directory: Path, root: Path) -> None:
 
 def _failure_entry(record: PairRecord, out: Path) -> dict:
     return {"artifact": record.artifact, "file": os.path.relpath(record.file, out), "tokenizer": record.tokenizer,
-            "reason": record.reason}
+            "reason": record.reason, "key": record.key, "repeatable": record.repeatable}

@@ -18,8 +18,10 @@ SLOWEST = 5
 def summary_text(report: BuildReport) -> str:
     compiled, cached, failed = (report.with_status(s) for s in (COMPILED, CACHED, FAILED))
     lines = []
-    if not compiled and not failed:
-        lines.append(f"nothing to compile: {len(cached)} artifacts up to date in {report.output}")
+    known = [record for record in failed if record.known]
+    if not compiled and len(known) == len(failed):
+        again = f", {len(known)} known failure(s) not retried (inputs unchanged)" if known else ""
+        lines.append(f"nothing to compile: {len(cached)} artifacts up to date in {report.output}{again}")
     lines.append(f"compiled {len(compiled)}, cached {len(cached)}, failed {len(failed)}, "
                  f"total {len(report.records)} in {report.seconds:.2f} s "
                  f"({report.backend}, {report.jobs} job{'s' if report.jobs != 1 else ''})")
@@ -41,7 +43,9 @@ def failure_lines(report: BuildReport) -> list[str]:
     failed = report.with_status(FAILED)
     if not failed:
         return []
-    return [f"failed {len(failed)}:", *(f"  {r.file} [{r.tokenizer}]: {r.reason}" for r in failed)]
+    known = sum(record.known for record in failed)
+    title = f"failed {len(failed)}" + (f" ({known} as in the last build, not retried)" if known else "") + ":"
+    return [title, *(f"  {r.file} [{r.tokenizer}]: {r.reason}" for r in failed)]
 
 
 def summary_json(report: BuildReport) -> dict:
@@ -60,7 +64,7 @@ def summary_json(report: BuildReport) -> dict:
         "manifest_written": report.manifest_written,
         "tokenizer_ms": report.tokenizer_ms,
         "slowest": [r.artifact for r in sorted(compiled, key=lambda record: -record.wall_ms)[:SLOWEST]],
-        "failures": [{"file": r.file, "tokenizer": r.tokenizer, "artifact": r.artifact, "reason": r.reason}
-                     for r in report.with_status(FAILED)],
+        "failures": [{"file": r.file, "tokenizer": r.tokenizer, "artifact": r.artifact, "reason": r.reason,
+                      "not_retried": r.known} for r in report.with_status(FAILED)],
         "pairs": [asdict(record) for record in report.records],
     }

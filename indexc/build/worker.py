@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexc.build.keys import compiler_identity
-from indexc.build.kinds import compile_text
+from indexc.build.kinds import KindUnavailable, compile_text
 from indexc.build.plan import PairTask, compile_options
 from indexc.build.project import TokenizerSpec
 from indexc.build.shipping import TokenizerFiles
@@ -44,6 +44,11 @@ class PairOutcome:
     wall_ms: float = 0.0  # the whole task on the worker, loading included
     stats: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
+    repeatable: bool = False  # the compiler rejected the input: the same inputs fail the same way
+
+
+class InputRejected(Exception):
+    """The compiler refused the constraint itself (as opposed to the environment failing)."""
 
 
 def vocabulary_and_trie(spec: TokenizerSpec, files: TokenizerFiles | None = None):
@@ -76,6 +81,8 @@ def compile_pair(task: PairTask, jobs: int = 1, files: TokenizerFiles | None = N
         return PairOutcome(task.artifact, ok=False, reason=task.error)
     try:
         outcome = _compile(task, jobs, files)
+    except InputRejected as exc:
+        outcome = PairOutcome(task.artifact, ok=False, reason=str(exc), repeatable=True)
     except IndexcError as exc:
         outcome = PairOutcome(task.artifact, ok=False, reason=str(exc))
     except Exception as exc:  # a compiler bug must not cost the other pairs their artifacts
@@ -97,7 +104,12 @@ def _compile(task: PairTask, jobs: int, files: TokenizerFiles | None) -> PairOut
     if vocab.fingerprint != task.fingerprint:
         raise IndexcError(f"the tokenizer file changed during the build (fingerprint {vocab.fingerprint[:12]} "
                           f"on the worker, {task.fingerprint[:12]} in the plan)", source=task.tokenizer.path)
-    result = compile_text(task.constraint, task.text, vocab, trie, compile_options(task.constraint, jobs))
+    try:
+        result = compile_text(task.constraint, task.text, vocab, trie, compile_options(task.constraint, jobs))
+    except KindUnavailable:
+        raise
+    except IndexcError as exc:
+        raise InputRejected(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="indexc-build-") as directory:
         path = Path(directory) / "artifact.idx"
         write(result, vocab, str(path))

@@ -76,3 +76,19 @@ def test_a_broken_worker_pool_fails_the_unfinished_pairs_only(project, tmp_path,
     monkeypatch.setattr(runner, "run_tasks", real)
     again = run_build(project, out, jobs=1)
     assert len(again.with_status("cached")) == 1 and len(again.with_status("compiled")) == len(REGEXES) - 1
+
+
+def test_a_rejected_constraint_is_not_compiled_again_until_it_changes(tmp_path):
+    from indexc.build.summary import summary_text
+
+    project = write_project(tmp_path / "p", {**REGEXES, "broken.regex": "a(b"})
+    out = tmp_path / "out"
+    first = run_build(project, out, jobs=1)
+    assert [r.known for r in first.with_status("failed")] == [False]
+    second = run_build(project, out, jobs=1)
+    (failure,) = second.with_status("failed")
+    assert failure.known and failure.reason == first.with_status("failed")[0].reason and second.exit_code == 1
+    assert "1 known failure(s) not retried" in summary_text(second)
+    (project.parent / "broken.regex").write_text("a(b)\n")
+    third = run_build(project, out, jobs=1)
+    assert not third.with_status("failed") and len(third.with_status("compiled")) == 1

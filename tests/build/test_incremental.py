@@ -87,3 +87,13 @@ def _any_task(project):
     from indexc.build.project import read_project
 
     return plan_build(read_project(project), {"gpt2": VocabularyFacts("f" * 32, 50257)})[0]
+
+
+def test_a_same_size_edit_is_caught_by_the_hash(project, tmp_path):
+    out = tmp_path / "artifacts"
+    run_build(project, out, jobs=1)
+    path = out / "gpt2" / "digits.idx"
+    good = path.read_bytes()
+    path.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
+    assert statuses(run_build(project, out, jobs=1))["gpt2/digits.idx"] == "compiled"
+    assert path.read_bytes() == good
