@@ -170,13 +170,15 @@ class Lowerer:
         if not isinstance(branches, list) or not branches:
             raise self.error(f"{keyword} must be a non-empty array", child_pointer(pointer, keyword))
         rest = {k: v for k, v in schema.items() if k != keyword}
-        exprs = []
+        exprs, nodes = [], []
         for i, branch in enumerate(branches):
             branch_pointer = child_pointer(pointer, keyword, i)
             node = {"allOf": [rest, branch]} if has_assertions(rest) else branch
+            nodes.append((node, branch_pointer))
             exprs.append(self.lower(node, branch_pointer))
         if keyword == "oneOf" and not self.options.coerce_one_of:
-            one_of.check_disjoint(self, exprs, child_pointer(pointer, "oneOf"))
+            schemas = [self.flattener.flatten(node, p) for node, p in nodes]
+            one_of.check_disjoint(self, exprs, child_pointer(pointer, "oneOf"), schemas)
         return alt(*exprs)
 
     def types_of(self, schema: dict, pointer: str) -> set[str]:

@@ -12,11 +12,17 @@ the branches are disjoint.  Two proofs, cheapest first:
    such as ``{"kind": {"const": "a"}}`` versus ``{"kind": {"const": "b"}}`` with
    ``additionalProperties: false``.
 
+3. object rules, on the flattened branch schemas: one branch holds only objects with a required
+   property that the other forbids (``additionalProperties: false`` without it, or ``false``
+   for it), or both require a property whose ``const``/``enum`` values differ.
+
 Anything else is refused with the pointer (``--lenient`` or ``x-guidance.coerce_one_of``
 accepts it as ``anyOf``, which can accept a value that matches two branches).
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -24,18 +30,25 @@ from indexc.automaton import compile_regex
 from indexc.automaton.byte_dfa import DEAD, ByteDFA
 from indexc.errors import IndexcError
 from indexc.jsonschema.expr import Alt, Expr, Lex, NotRegular, Ref, Repeat, Seq, Ws
+from indexc.jsonschema.merge import json_equal
+from indexc.jsonschema.patterns import ecma_to_python
 from indexc.jsonschema.to_automaton import expr_to_dfa
 
 MAX_BRANCH_STATES = 2_000
 MAX_PRODUCT_PAIRS = 1_000_000
 
 
-def check_disjoint(lw, branches: list[Expr], pointer: str) -> None:
+def check_disjoint(lw, branches: list[Expr], pointer: str, schemas: list[object] | None = None) -> None:
+    """Refuse (or warn, lenient) unless every pair of branches is provably disjoint.
+
+    ``schemas``: the flattened branch schemas, for the structural object rules."""
     firsts = [first_bytes(lw, b) for b in branches]
     dfas: dict[int, ByteDFA | None] = {}
     for i in range(len(branches)):
         for j in range(i + 1, len(branches)):
             if not (firsts[i] & firsts[j]):
+                continue
+            if schemas is not None and objects_disjoint(schemas[i], schemas[j]):
                 continue
             a, b = _dfa(lw, branches, i, dfas), _dfa(lw, branches, j, dfas)
             if a is None or b is None:
@@ -44,6 +57,51 @@ def check_disjoint(lw, branches: list[Expr], pointer: str) -> None:
             if intersects(a, b):
                 lw.unsupported(f"oneOf branches {i} and {j} overlap (a value can match both)", pointer, "oneOf")
                 return
+
+
+def objects_disjoint(a: object, b: object) -> bool:
+    """Structural proof for object branches: one accepts only objects that hold a property the
+    other forbids, or both require a property whose listed values (``const``/``enum``) differ."""
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return False
+    return _requires_forbidden(a, b) or _requires_forbidden(b, a) or _discriminated(a, b)
+
+
+def _objects_only(schema: dict) -> bool:
+    return schema.get("type") in ("object", ["object"])
+
+
+def _requires_forbidden(a: dict, b: dict) -> bool:
+    if not _objects_only(a):
+        return False
+    properties = b.get("properties", {})
+    for name in a.get("required", []):
+        if properties.get(name, None) is False:
+            return True
+        if name not in properties and b.get("additionalProperties", True) is False:
+            if not any(re.search(ecma_to_python(p), name) for p in b.get("patternProperties", {})):
+                return True
+    return False
+
+
+def _discriminated(a: dict, b: dict) -> bool:
+    if not (_objects_only(a) or _objects_only(b)):
+        return False
+    for name in set(a.get("required", [])) & set(b.get("required", [])):
+        values_a = _listed_values(a.get("properties", {}).get(name))
+        values_b = _listed_values(b.get("properties", {}).get(name))
+        if values_a is not None and values_b is not None and not any(
+                json_equal(x, y) for x in values_a for y in values_b):
+            return True
+    return False
+
+
+def _listed_values(schema: object) -> list | None:
+    if not isinstance(schema, dict):
+        return None
+    if "const" in schema:
+        return [schema["const"]]
+    return schema.get("enum") if isinstance(schema.get("enum"), list) else None
 
 
 def _dfa(lw, branches: list[Expr], i: int, cache: dict) -> ByteDFA | None:

@@ -112,3 +112,16 @@ def test_enum_decides_every_other_keyword_value_by_value():
     assert accepts(schema, "[1, 2]") and accepts(schema, '{"a": 1, "b": 2}')
     assert not accepts(schema, "[1, 1]") and not accepts(schema, '{"a": 1}')
     assert not accepts(schema, "4.5") and not accepts(schema, '"x"')
+
+
+def test_one_of_disjoint_by_object_structure_without_building_automata():
+    closed = {"oneOf": [
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": False},
+        {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"], "additionalProperties": False},
+    ]}
+    assert accepts(closed, '{"a": "x"}') and accepts(closed, '{"b": "y"}') and not accepts(closed, '{"a": "x", "b": "y"}')
+    open_tagged = {"oneOf": [
+        {"type": "object", "properties": {"kind": {"enum": ["x", "y"]}}, "required": ["kind"]},
+        {"type": "object", "properties": {"kind": {"const": "z"}}, "required": ["kind"]},
+    ]}
+    assert accepts(open_tagged, '{"kind": "z", "other": [1]}')
