@@ -15,12 +15,13 @@ SUPPORTED = frozenset({
     "minProperties", "maxProperties",
     "items", "prefixItems", "additionalItems", "minItems", "maxItems",
     "minLength", "maxLength", "pattern", "format", "not",
+    "dependencies", "dependentRequired", "dependentSchemas",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
 })
 
 UNSUPPORTED = frozenset({
     "if", "then", "else", "contains", "minContains", "maxContains",
-    "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
+    "propertyNames",
     "unevaluatedProperties", "unevaluatedItems", "uniqueItems",
     "$dynamicRef", "$recursiveRef",
 })
@@ -34,8 +35,6 @@ def is_noop(keyword: str, value: object, schema: dict) -> bool:
         return "then" not in schema and "else" not in schema
     if keyword in ("then", "else"):
         return "if" not in schema
-    if keyword in ("dependencies", "dependentRequired", "dependentSchemas"):
-        return value == {}
     if keyword in ("propertyNames", "unevaluatedProperties", "unevaluatedItems"):
         return value is True or value == {}
     if keyword == "contains":

@@ -13,7 +13,8 @@
    beside it; ``oneOf`` must be provably disjoint (``one_of``) unless ``coerce_one_of``;
 5. ``enum`` (and ``const``) is the list of its values that the whole schema accepts, decided
    value by value (``literals``, ``validator``), so no other keyword needs a regular form;
-6. ``not`` is folded into the schema where it has a positive form (``negation``);
+6. ``not`` is folded into the schema where it has a positive form, and ``dependencies``
+   become ``anyOf`` branches (``negation``);
 7. otherwise the node is the alternation of its types, each lowered by its own module
    (``objects``, ``arrays``, ``strings``, ``numbers``), every type allowed when ``type`` is
    absent (keywords of other types then simply do not apply, as the specification says).
@@ -32,7 +33,7 @@ from indexc.jsonschema.errors import JsonSchemaError, child_pointer
 from indexc.jsonschema.expr import EMPTY_SET, Alt, Expr, Lex, Ref, alt, is_empty_set
 from indexc.jsonschema.keywords import unsupported_in
 from indexc.jsonschema.merge import Flattener, has_assertions, normalize_legacy
-from indexc.jsonschema.negation import apply_not
+from indexc.jsonschema.negation import DEPENDENCY_KEYWORDS, apply_not, dependencies_as_branches
 from indexc.jsonschema.numbers import Bound, EmptyRange, Unsupported, integer_regex, number_regex
 from indexc.jsonschema.options import JsonSchemaOptions
 from indexc.jsonschema.punctuation import separator
@@ -149,6 +150,11 @@ class Lowerer:
         if "enum" in schema:
             return literals.lower_enum(self, schema, pointer)  # decided value by value
         self.check_keywords(schema, pointer)
+        if any(k in schema for k in DEPENDENCY_KEYWORDS):
+            rewritten = dependencies_as_branches(schema)
+            if rewritten is None:
+                raise self.error("dependencies must map names to arrays or schemas", pointer, "dependencies")
+            return self.lower(rewritten, pointer)
         if "not" in schema:
             folded = apply_not(schema, self.flattener, pointer)
             if folded is None:

@@ -1,4 +1,4 @@
-"""``not``: the few negations that have a direct positive form.
+"""``not`` and the dependency keywords: constraints rewritten into ones that have a regular form.
 
 A regex cannot complement a sub-language in place, but the ``not`` schemas that real
 schemas use are mostly simple (counts from the MaskBench dev split: ``not: {}`` 21 times,
@@ -72,3 +72,33 @@ def _forbidden_names(flat: dict) -> list[str] | None:
             names.append(branch["required"][0])
         return names
     return None
+
+
+DEPENDENCY_KEYWORDS = ("dependencies", "dependentRequired", "dependentSchemas")
+
+
+def dependencies_as_branches(schema: dict) -> dict | None:
+    """``dependentRequired``/``dependentSchemas`` (and draft-4 ``dependencies``) as ``anyOf``s.
+
+    "If ``a`` is present, so are ``b`` and ``c``" is exactly "``a`` is absent, or ``a``, ``b``
+    and ``c`` are all present": ``anyOf: [{properties: {a: false}}, {required: [a, b, c]}]``
+    (both branches say nothing about non-objects, as the keyword does).  The branches are
+    merged with the rest of the schema by the usual ``allOf`` machinery, so properties keep
+    their schema order.  None when a value is malformed (the caller reports it).
+    """
+    branches = []
+    for keyword in DEPENDENCY_KEYWORDS:
+        table = schema.get(keyword, {})
+        if not isinstance(table, dict):
+            return None
+        for name, dependency in table.items():
+            absent = {"properties": {name: False}}
+            if isinstance(dependency, list):
+                present = {"required": [name, *dependency]}
+            elif isinstance(dependency, (dict, bool)):
+                present = {"required": [name], "allOf": [dependency]}
+            else:
+                return None
+            branches.append({"anyOf": [absent, present]})
+    rest = {k: v for k, v in schema.items() if k not in DEPENDENCY_KEYWORDS}
+    return {**rest, "allOf": [*rest.get("allOf", []), *branches]} if branches else rest

@@ -125,3 +125,12 @@ def test_one_of_disjoint_by_object_structure_without_building_automata():
         {"type": "object", "properties": {"kind": {"const": "z"}}, "required": ["kind"]},
     ]}
     assert accepts(open_tagged, '{"kind": "z", "other": [1]}')
+
+
+def test_dependencies_as_branches():
+    schema = {"type": "object", "properties": {"card": {"type": "string"}, "zip": {"type": "string"}, "n": {"type": "integer"}},
+              "dependentRequired": {"card": ["zip"]}, "dependencies": {"n": {"properties": {"zip": {"const": "9"}}}},
+              "additionalProperties": False}
+    assert accepts(schema, '{"card": "c", "zip": "1"}') and accepts(schema, '{"zip": "1"}') and accepts(schema, "{}")
+    assert not accepts(schema, '{"card": "c"}')
+    assert accepts(schema, '{"zip": "9", "n": 1}') and not accepts(schema, '{"zip": "1", "n": 1}')
