@@ -31,16 +31,19 @@ Code map, in reading order:
 - ``any_value``     "any JSON value" (recursive; depth-bounded on the DFA path)
 - ``complement``    keys matching no ``patternProperties`` (automaton complement)
 - ``strings``, ``objects``, ``arrays``, ``literals``   one JSON type each; enum/const
-- ``negation``      the ``not`` schemas that have a positive form
+- ``negation``      ``not`` with a positive form; dependencies as ``anyOf`` branches
+- ``validator``     a small validator: ``enum`` values decided against the whole schema
 - ``one_of``        proving ``oneOf`` branches disjoint
 - ``lowering``      the driver: schema -> ``LoweredSchema``
 - ``to_regex``      the DFA path as regex text (``schema_to_regex``, for tools and tests)
 - ``to_automaton``  the DFA path as used by the compiler: tree -> byte DFA, no text round trip
+- ``shared_nfa``    its Thompson construction, suffixes shared (linear in optional properties)
 - ``to_grammar``    the grammar path's rendering (``indexc.grammar.ir.Grammar``)
 
-Not supported (refused with the pointer, or ignored with a warning in lenient mode):
-``if/then/else``, ``contains``, ``dependencies``/``dependent*``, ``propertyNames``,
-``unevaluated*``, ``uniqueItems: true``, ``not`` without a positive form, two different
+Not supported (refused with the pointer, or ignored with a warning in lenient mode), except
+beside an ``enum``/``const``, where every keyword is decided value by value:
+``if/then/else``, ``contains``, ``propertyNames``, ``unevaluated*``, ``uniqueItems: true``,
+``not`` without a positive form, two different
 ``pattern``/``format`` on one string, a length bound beside a ``pattern`` that does not imply
 it, ``oneOf`` branches not provably disjoint, min/maxProperties over optional properties
 (except "at least one"), ``multipleOf`` other than powers of ten (numbers) or bounded/whole
