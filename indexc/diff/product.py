@@ -10,7 +10,7 @@ class of B lead every pair to the same pair, so one byte per joint class (the mo
 one: printable ASCII first, then space, then the rest) stands for all of them.  Each level of
 the search is one numpy step over (frontier pairs x joint classes); a pair is a code
 ``a * (n_B + 1) + b`` (each side has its dead state as its last index), new codes are found
-with ``np.unique`` and ``np.isin`` against a sorted array of codes seen.  The pair where both
+with ``np.unique`` and checked against the codes seen (``SeenCodes``).  The pair where both
 sides are dead is never entered: nothing can differ past it.
 
 Cost: one level per byte of the longest shortest witness; the work is the number of reachable
@@ -26,6 +26,7 @@ import numpy as np
 from indexc.diff.tables import ArtifactTables, DiffError
 
 MAX_PAIRS = 5_000_000  # reachable pairs past this: refuse rather than exhaust memory
+DENSE_SEEN_MAX = 64 << 20  # possible pairs up to which "seen" is one flag per pair
 
 
 @dataclass(frozen=True)
@@ -58,27 +59,52 @@ def walk_product(a: ArtifactTables, b: ArtifactTables) -> ProductWalk:
     both_dead = a.dead * width + b.dead
     start = a.index.start_state * width + b.index.start_state
     codes, parents, bytes_ = [np.array([start])], [np.array([-1])], [np.array([-1])]
-    seen = codes[0]
+    seen = SeenCodes((a.dead + 1) * width)
+    seen.add(codes[0])
     frontier, first = codes[0], 0  # ``first``: global index of the frontier's first pair
     total = 1
     while frontier.size:
         step = a.transitions[frontier // width][:, class_a] * width + b.transitions[frontier % width][:, class_b]
         flat = step.ravel()
         fresh, where = np.unique(flat, return_index=True)  # first occurrence: lowest parent, then class
-        keep = (fresh != both_dead) & ~np.isin(fresh, seen, assume_unique=True)
+        keep = (fresh != both_dead) & ~seen.contains(fresh)
         fresh, where = fresh[keep], where[keep]
         order = np.argsort(where, kind="stable")  # discovery order: parent first, then byte
         fresh, where = fresh[order], where[order]
         codes.append(fresh)
         parents.append(first + where // representative.size)
         bytes_.append(representative[where % representative.size])
-        seen = np.union1d(seen, fresh)
+        seen.add(fresh)
         first, total = total, total + fresh.size
         if total > MAX_PAIRS:
             raise DiffError(f"more than {MAX_PAIRS:,} reachable state pairs: too big to diff", source=b.path)
         frontier = fresh
     code = np.concatenate(codes)
     return ProductWalk(code // width, code % width, np.concatenate(parents), np.concatenate(bytes_))
+
+
+class SeenCodes:
+    """The pair codes met so far: a flag per code when the product is small, else a sorted array.
+
+    The flags cost one byte per *possible* pair (up to ``DENSE_SEEN_MAX``: 64 MB) and make each
+    level's check O(frontier); the sorted array costs only the pairs met but a merge per level,
+    which a long chain of small levels (a 20,000-state literal) would pay 20,000 times.
+    """
+
+    def __init__(self, n_codes: int):
+        self.flags = np.zeros(n_codes, dtype=bool) if n_codes <= DENSE_SEEN_MAX else None
+        self.sorted = np.zeros(0, dtype=np.int64)
+
+    def contains(self, codes: np.ndarray) -> np.ndarray:
+        if self.flags is not None:
+            return self.flags[codes]
+        return np.isin(codes, self.sorted, assume_unique=True)
+
+    def add(self, codes: np.ndarray) -> None:
+        if self.flags is not None:
+            self.flags[codes] = True
+        else:
+            self.sorted = np.union1d(self.sorted, codes)
 
 
 def joint_class_bytes(classes_a: np.ndarray, classes_b: np.ndarray) -> np.ndarray:

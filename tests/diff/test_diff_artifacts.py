@@ -72,3 +72,20 @@ def test_limit_caps_lists_not_totals(tmp_path):
     # Six pairs where both live (after "", "0", ..., "00000") and six where only A does (after "9",
     # "09", ..., "000009": A still allows more digits or end of sequence, B nothing).
     assert report.differing_pairs == 12
+
+
+def test_sparse_and_dense_seen_sets_walk_the_same_pairs(tmp_path, monkeypatch):
+    import numpy as np
+
+    from indexc.diff import product
+    from indexc.diff.tables import read_tables
+
+    vocab = tiny_vocabulary()
+    a = read_tables(str(compile_to(tmp_path / "a.idx", "(ab|a9)[0-9]{0,5}!?", vocab)))
+    b = read_tables(str(compile_to(tmp_path / "b.idx", "ab[0-8]{1,4}!", vocab)))
+    dense = product.walk_product(a, b)
+    monkeypatch.setattr(product, "DENSE_SEEN_MAX", 0)
+    sparse = product.walk_product(a, b)
+    assert dense.size > 5
+    for name in ("state_a", "state_b", "parent", "byte"):
+        assert np.array_equal(getattr(dense, name), getattr(sparse, name))
