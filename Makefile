@@ -19,7 +19,8 @@ test: $(VENV)/.stamp-test
 	$(PY) -m pytest -q
 
 clean:
-	rm -rf $(VENV) artifacts/*.idx artifacts/*.zst .pytest_cache
+	rm -rf $(VENV) .pytest_cache
+	find artifacts -mindepth 1 ! -name .gitkeep -delete
 
 # The main job: every constraint x tokenizer of schemas/indexc.toml -> artifacts/<tokenizer>/<name>.idx
 # (incremental through artifacts/manifest.json: an unchanged pair is not recompiled; docs/build.md).
