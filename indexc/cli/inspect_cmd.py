@@ -103,6 +103,8 @@ def render(report: dict) -> list[str]:
         f"vocabulary  {vocab['size']:,} ids, fingerprint {vocab['fingerprint']}, eos {vocab['eos_ids']}, "
         f"{report['special_tokens']} special",
         f"constraint  {constraint.get('kind')} (sha256 {str(constraint.get('sha256'))[:16]}...): {preview}",
+        f"path        {constraint.get('path', '(not recorded)')}"
+        + (f" ({constraint['reason']})" if constraint.get("reason") else ""),
         f"options     {_pairs(header.get('options', {}))}",
         f"states      {states['count']:,} ({states['accepting']:,} accepting), {states['classes']} byte classes, "
         f"start {states['start']}",

@@ -47,6 +47,8 @@ def test_inspect(date_artifact, capsys):
     assert code == 0
     info = json.loads(stdout.strip().splitlines()[-1])
     assert json.dumps(info).count(DATE.replace("\\", "\\\\")) >= 1  # the constraint's source is in the header
+    code, stdout, _ = run_cli(capsys, "inspect", str(date_artifact))
+    assert code == 0 and "\npath        dfa\n" in stdout  # the compile path taken, for people
 
 
 def test_check_accepts_and_rejects(date_artifact, capsys):
