@@ -53,6 +53,18 @@ class EncodedMasks:
     word_index: np.ndarray  # int64 (n_words,)
     word_value: np.ndarray  # uint32 (n_words,)
 
+    def sections(self) -> dict[str, np.ndarray]:
+        """The seven mask sections by their file names (regex and grammar artifacts share them)."""
+        return {
+            "mask_form": self.form,
+            "mask_dense_row": self.dense_row,
+            "mask_word_offsets": self.word_offsets,
+            "forced_token": self.forced_token,
+            "dense_masks": self.dense,
+            "mask_word_index": self.word_index,
+            "mask_word_value": self.word_value,
+        }
+
     def form_counts(self) -> dict[str, int]:
         counts = np.bincount(self.form, minlength=len(MASK_FORM_NAMES))
         return {name: int(counts[code]) for code, name in enumerate(MASK_FORM_NAMES)}
