@@ -113,7 +113,7 @@ def parse_header(raw: object, source: str) -> Header:
         dims.update(n_live=0, n_row_ids=vocab_size)
     else:
         dims.update(n_row_ids=0)
-    sections = _parse_sections(top.get("sections"), version, dims, check)
+    sections = parse_sections(top.get("sections"), SECTIONS_BY_VERSION[version], dims, check)
     if version > 1 and token_rows == TOKEN_ROWS_LIVE and dims["n_token_rows"] != dims["n_live"]:
         raise ArtifactError(f"{dims['n_token_rows'] + 1} offsets for {dims['n_live']} live tokens",
                             source=source, section="token_class_offsets")
@@ -170,7 +170,9 @@ def _token_rows(top: dict, version: int, check: "_Checker") -> str:
     return rows
 
 
-def _parse_sections(raw: object, version: int, dims: dict[str, int], check: "_Checker") -> dict[str, SectionInfo]:
+def parse_sections(raw: object, specs: tuple, dims: dict[str, int], check: "_Checker") -> dict[str, SectionInfo]:
+    """The header's ``sections`` list against ``specs`` (every one required, dtypes and shapes
+    bound into ``dims``), in file order; shared by the regex and grammar headers."""
     if not isinstance(raw, list) or len(raw) > MAX_SECTIONS:
         raise ArtifactError(f"header: 'sections' must be a list of at most {MAX_SECTIONS} entries", source=check.source)
     found: dict[str, SectionInfo] = {}
@@ -179,7 +181,7 @@ def _parse_sections(raw: object, version: int, dims: dict[str, int], check: "_Ch
         if info.name in found:
             raise ArtifactError("the section appears twice", source=check.source, section=info.name)
         found[info.name] = info
-    for spec in SECTIONS_BY_VERSION[version]:
+    for spec in specs:
         info = found.get(spec.name)
         if info is None:
             raise ArtifactError("required section is missing", source=check.source, section=spec.name)

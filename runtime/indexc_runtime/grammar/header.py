@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from indexc_runtime.errors import ArtifactError
-from indexc_runtime.format import ALIGNMENT, BYTE_ORDER, MAX_SECTIONS, MAX_VOCAB_SIZE, mask_words
+from indexc_runtime.format import ALIGNMENT, BYTE_ORDER, MAX_VOCAB_SIZE, mask_words
 from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION, GRAMMAR_INDEX_KIND, GRAMMAR_SECTIONS, LEXING_ALL_SPLITS
-from indexc_runtime.header import SectionInfo, _bind_shape, _Checker, _parse_section_entry
+from indexc_runtime.header import SectionInfo, _Checker, parse_sections
 
 _INT32_MAX = 2**31 - 1
 
@@ -66,27 +66,9 @@ def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
         raise check.fail("terminal_names must be a list of n_terminals strings")
     dims = {**counts, "n_classes": n_classes, "mask_words": mask_words(vocab_size), "vocab_size": vocab_size,
             "n_symbols": counts["n_terminals"] + counts["n_nonterminals"]}
-    sections = _parse_sections(top.get("sections"), dims, check)
+    sections = parse_sections(top.get("sections"), GRAMMAR_SECTIONS, dims, check)
     return GrammarHeader(top, version, vocab_size, fingerprint, eos_ids, counts["n_lexer_states"], n_classes,
                          counts["n_masks"], counts["n_terminals"], counts["n_nonterminals"], counts["n_rules"],
                          tuple(names), sections, dims)
 
 
-def _parse_sections(raw: object, dims: dict[str, int], check: _Checker) -> dict[str, SectionInfo]:
-    if not isinstance(raw, list) or len(raw) > MAX_SECTIONS:
-        raise ArtifactError(f"header: 'sections' must be a list of at most {MAX_SECTIONS} entries", source=check.source)
-    found: dict[str, SectionInfo] = {}
-    for position, entry in enumerate(raw):
-        info = _parse_section_entry(check.mapping(entry, f"sections[{position}]"), position, check)
-        if info.name in found:
-            raise ArtifactError("the section appears twice", source=check.source, section=info.name)
-        found[info.name] = info
-    for spec in GRAMMAR_SECTIONS:
-        info = found.get(spec.name)
-        if info is None:
-            raise ArtifactError("required section is missing", source=check.source, section=spec.name)
-        if info.dtype not in spec.dtypes:
-            raise ArtifactError(f"dtype {info.dtype!r}, expected one of {spec.dtypes}", source=check.source,
-                                section=spec.name)
-        _bind_shape(spec.shape, info, dims, check.source)
-    return dict(sorted(found.items(), key=lambda item: (item[1].offset, item[1].nbytes)))
