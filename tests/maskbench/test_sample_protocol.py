@@ -19,7 +19,11 @@ from bench.maskbench.select_sample import FORMATS, KEYWORDS, TYPES, instance_tag
 
 from .conftest import EOS_IDS, SAMPLE_DIR, sample_file, sample_names
 
-EXPECTED_FAILURES: dict[str, str] = {}
+EXPECTED_FAILURES: dict[str, str] = {
+    "Github_hard---o14390.json":
+        "DFA path's any-value depth bound (any_depth 3): key 'project1' matches no patternProperties "
+        "pattern, so its value is 'any JSON value', and the valid instance nests 4 deep there",
+}
 
 
 @pytest.mark.parametrize("name", sample_names())
