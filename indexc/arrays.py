@@ -84,14 +84,20 @@ def ragged_unique(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np
         terms = (data[position].astype(np.uint64) + np.uint64(1)) * weights[position - offsets[row_of] + 1]
         running = np.concatenate(([np.uint64(0)], np.cumsum(terms, dtype=np.uint64)))
         hashes = running[offsets[1:]] - running[offsets[:-1]] + lengths.astype(np.uint64) * weights[0]
-    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    first, inverse = groups_by_first_appearance(hashes)
     if not _same_rows(offsets, lengths, data, first[inverse]):
         return _ragged_unique_exact(offsets, data)
+    return first, inverse
+
+
+def groups_by_first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(index of the first element of each distinct key, in order of first appearance;
+    element -> the rank of its key in that order)."""
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     by_appearance = np.argsort(first, kind="stable")
     rank = np.empty_like(by_appearance)
     rank[by_appearance] = np.arange(by_appearance.size)
-    return first[by_appearance], rank[inverse]
+    return first[by_appearance], rank[inverse.reshape(-1)]
 
 
 def _same_rows(offsets: np.ndarray, lengths: np.ndarray, data: np.ndarray, representative: np.ndarray) -> bool:

@@ -84,6 +84,11 @@ def compute_mask_table(
     state_mask = mask_of_hit_set[np.array(hit_mask, dtype=np.int64)].astype(np.int32)
     live = _live_tokens(expander, slices, interner, vocab.size)
     offsets, data = class_sequences(vocab, live, alphabet.class_of_byte)
+    # Without muting the walk's classes are the alphabet's (or single bytes), so tokens ending at
+    # one class-trie node have one class sequence: the writer's row sharing needs no hashing.
+    groups = None if plan.muted.any() else expander.class_nodes_of(live)
+    if groups is not None and groups.size and int(groups.max()) >= plan.class_trie.n_nodes:
+        groups = None  # a token outside the class trie (added by a slice): hash instead
     timings["tables_ms"] = _ms_since(t2)
 
     stats = {
@@ -107,6 +112,7 @@ def compute_mask_table(
         live_tokens=live.astype(np.int32),
         token_class_offsets=offsets,
         token_class_data=data,
+        token_groups=groups,
         stats=stats,
     )
 

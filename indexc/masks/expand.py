@@ -35,6 +35,10 @@ class HitExpander:
         self._owner[ct.tokens] = np.repeat(np.arange(ct.n_nodes, dtype=np.int32), self._counts)
         self._node_flags = np.zeros(ct.n_nodes + 1, dtype=bool)
 
+    def class_nodes_of(self, tokens: np.ndarray) -> np.ndarray:
+        """The class-trie node each token ends at (``n_nodes`` for a token the trie dropped)."""
+        return self._owner[tokens]
+
     def mark(self, hits: np.ndarray, flags: np.ndarray) -> None:
         """Set ``flags[t]`` for every token t of the hit set (class nodes >= 0, byte nodes < 0)."""
         class_nodes = hits[hits >= 0]

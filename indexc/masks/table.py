@@ -11,7 +11,10 @@ It is the whole meaning of a regex index, in memory, before any encoding choice:
 - ``live_tokens``: sorted ids of the text tokens that appear in at least one mask, and for
   each the sequence of byte classes of its bytes (CSR: ``token_class_offsets`` of length
   ``len(live_tokens) + 1`` into ``token_class_data``), which is all ``advance`` needs.
-Masks are stored once each (identical masks deduplicated by the mask stage).
+``token_groups`` (optional) numbers the live tokens so that equal numbers mean equal class
+sequences (the class-trie node each ends at), which lets the writer share rows without
+hashing the sequences.  Masks are stored once each (identical masks deduplicated by the mask
+stage).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class MaskTable:
     token_class_offsets: np.ndarray  # int64 (len(live_tokens)+1,)
     token_class_data: np.ndarray  # uint8
     stats: dict = field(default_factory=dict)
+    token_groups: np.ndarray | None = None  # per live token: equal ids -> equal class sequences (or None)
 
     @property
     def n_states(self) -> int:
