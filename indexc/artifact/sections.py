@@ -32,7 +32,8 @@ def table_sections(
     how the token class rows are numbered (the header's ``token_class_rows``)."""
     _check_table(table, vocab_size)
     masks = encode_masks(table.masks, vocab_size)
-    rows = token_rows(table.live_tokens, table.token_class_offsets, table.token_class_data, vocab_size, token_layout)
+    rows = token_rows(table.live_tokens, table.token_class_offsets, table.token_class_data, vocab_size, token_layout,
+                      groups=table.token_groups)
     arrays = {
         "byte_classes": table.byte_classes,
         "class_transitions": (table.class_transitions.astype(np.int64) + 1).astype(state_dtype(table.n_states)),
