@@ -14,14 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
-from indexc import __version__
 from indexc.arrays import sorted_unique
-from indexc.artifact.header import canonical, checked_constraint
+from indexc.artifact.header import common_fields
 from indexc.artifact.layout import plan_container
 from indexc.artifact.mask_encoding import encode_masks
 from indexc.artifact.sections import _as_file_dtype
 from indexc.grammar.grammar_table import GrammarTable
-from indexc_runtime.format import ALIGNMENT, BYTE_ORDER, state_dtype
+from indexc_runtime.format import state_dtype
 from indexc_runtime.grammar.format import (
     GRAMMAR_FORMAT_VERSION,
     GRAMMAR_INDEX_KIND,
@@ -88,15 +87,8 @@ def grammar_sections(table: GrammarTable, vocab_size: int, special_ids: np.ndarr
 def _header_fields(table: GrammarTable, vocab: dict, constraint: dict, options: dict, stats: dict) -> dict:
     earley = table.earley
     return {
-        "format_version": GRAMMAR_FORMAT_VERSION,
-        "index_kind": GRAMMAR_INDEX_KIND,
-        "compiler_version": __version__,
-        "byte_order": BYTE_ORDER,
-        "alignment": ALIGNMENT,
-        "vocab": vocab,
-        "constraint": checked_constraint(constraint),
-        "options": canonical(options, "options"),
-        "stats": canonical(stats, "stats"),
+        **common_fields(format_version=GRAMMAR_FORMAT_VERSION, index_kind=GRAMMAR_INDEX_KIND, vocab=vocab,
+                        constraint=constraint, options=options, stats=stats),
         "lexing": LEXING_ALL_SPLITS,
         "n_lexer_states": table.lexer.dfa.n_states,
         "n_classes": table.n_classes,

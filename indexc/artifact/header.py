@@ -18,12 +18,12 @@ from indexc import __version__
 from indexc_runtime.format import ALIGNMENT, BYTE_ORDER, FORMAT_VERSION, INDEX_KIND
 
 
-def header_fields(*, vocab: dict, constraint: Mapping, options: Mapping, stats: Mapping,
-                  n_states: int, n_classes: int, n_masks: int, token_class_rows: str) -> dict:
-    """Every header key except ``sections`` (the layout adds that one)."""
+def common_fields(*, format_version: int, index_kind: str, vocab: dict, constraint: Mapping,
+                  options: Mapping, stats: Mapping) -> dict:
+    """The keys every artifact kind (regex DFA, grammar) starts its header with."""
     return {
-        "format_version": FORMAT_VERSION,
-        "index_kind": INDEX_KIND,
+        "format_version": format_version,
+        "index_kind": index_kind,
         "compiler_version": __version__,
         "byte_order": BYTE_ORDER,
         "alignment": ALIGNMENT,
@@ -31,6 +31,15 @@ def header_fields(*, vocab: dict, constraint: Mapping, options: Mapping, stats: 
         "constraint": checked_constraint(constraint),
         "options": canonical(options, "options"),
         "stats": canonical(stats, "stats"),
+    }
+
+
+def header_fields(*, vocab: dict, constraint: Mapping, options: Mapping, stats: Mapping,
+                  n_states: int, n_classes: int, n_masks: int, token_class_rows: str) -> dict:
+    """Every header key of a regex artifact except ``sections`` (the layout adds that one)."""
+    return {
+        **common_fields(format_version=FORMAT_VERSION, index_kind=INDEX_KIND, vocab=vocab, constraint=constraint,
+                        options=options, stats=stats),
         "n_states": n_states,
         "n_classes": n_classes,
         "n_masks": n_masks,
