@@ -49,6 +49,7 @@ from indexc_runtime.header import SectionInfo
 from indexc_runtime.masks import MaskStore
 from indexc_runtime.matcher import Matcher
 from indexc_runtime.tokens import TokenClasses
+from indexc_runtime.grammar.kind import is_grammar_artifact  # at import: a load pays no import
 
 SMALL_SECTION_BYTES = 64 << 10
 # Read at random while serving and scanned by no load-time check: mapped in at load (``source.populate``).
@@ -66,9 +67,7 @@ def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool
     raises ``FingerprintMismatch``.  ``verify``: also check the checksum of every section (big
     ones included, not only those of at most 64 KiB) and scan the state table's bound.
     """
-    from indexc_runtime.grammar.kind import is_grammar_artifact  # grammar artifacts: their own reader
-
-    if is_grammar_artifact(path_or_bytes):
+    if is_grammar_artifact(path_or_bytes):  # grammar artifacts: their own reader
         from indexc_runtime.grammar import load_grammar_index
 
         return load_grammar_index(path_or_bytes, expected_fingerprint=expected_fingerprint, verify=verify)
