@@ -37,6 +37,8 @@ Code map, in reading order:
     batch.py      fill_bitmasks: one call for a batch of matchers (mixed artifacts, other matcher kinds)
     logits.py     apply_bitmask: -inf for disallowed (and padding) ids, numpy or torch, in place
     adapters/     optional: a transformers LogitsProcessor, vLLM-style processor and backend
+    grammar/      the grammar live path: Earley parser over lexemes + live token-trie walk
+                  (load() returns its GrammarIndex for grammar artifacts; same matcher API)
 """
 
 from indexc_runtime.errors import ArtifactError, FingerprintMismatch, TokenNotAllowed

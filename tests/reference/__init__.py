@@ -14,4 +14,7 @@ Code map (reading order):
   drops tokens), built from token bytes read through llguidance.
 - ``brute_force``       -- every token of a small vocabulary walked through interegular's FSM
   over characters: an independent mask reference.
+- ``grammar_oracle``    -- a plain byte-level Earley recogniser over the grammar IR (all-splits
+  lexing): viable prefixes, whole texts and allowed tokens of small vocabularies, the
+  reference of the grammar path.
 """
