@@ -64,7 +64,7 @@ def trim(grammar: Grammar, offsets: Mapping[str, int], text: str) -> Grammar:
         if "." not in name
     ]
     rules = [rule for rule in grammar.rules if rule.lhs in productive and all(s in productive for s in rule.rhs)]
-    used = _reachable(grammar.start, rules)
+    used = reachable_symbols(grammar.start, rules)
     rules = [rule for rule in rules if rule.lhs in used]
     kept_terminals = used | set(grammar.ignore)
     terminals = {name: t for name, t in grammar.terminals.items() if name in kept_terminals}
@@ -84,7 +84,8 @@ def productive_symbols(grammar: Grammar) -> set[str]:
     return productive
 
 
-def _reachable(start: str, rules) -> set[str]:
+def reachable_symbols(start: str, rules) -> set[str]:
+    """Every symbol (nonterminals and terminals) some derivation from ``start`` uses."""
     by_lhs: dict[str, list[tuple[str, ...]]] = {}
     for rule in rules:
         by_lhs.setdefault(rule.lhs, []).append(rule.rhs)

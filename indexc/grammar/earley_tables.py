@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from indexc.grammar.checks import productive_symbols, reachable_symbols
 from indexc.grammar.ir import Grammar, GrammarError, Rule
 
 
@@ -55,14 +56,7 @@ class EarleyTables:
 def trimmed(grammar: Grammar) -> tuple[list[Rule], list[str], list[str]]:
     """(rules kept, terminal names used in them or ignored, warnings): unproductive and unreachable rules out."""
     terminals = grammar.terminals
-    productive: set[str] = set(terminals)
-    changed = True
-    while changed:
-        changed = False
-        for rule in grammar.rules:
-            if rule.lhs not in productive and all(s in productive for s in rule.rhs):
-                productive.add(rule.lhs)
-                changed = True
+    productive = productive_symbols(grammar)
     if grammar.start not in productive:
         raise GrammarError(f"the start symbol {grammar.start!r} derives no string: the language is empty",
                            source=grammar.source)
@@ -70,27 +64,13 @@ def trimmed(grammar: Grammar) -> tuple[list[Rule], list[str], list[str]]:
                 for r in grammar.rules if not all(s in productive for s in r.rhs) and r.lhs in productive]
     warnings += [f"nonterminal {name!r} derives no string" for name in sorted(grammar.nonterminals - productive)]
     rules = [r for r in grammar.rules if r.lhs in productive and all(s in productive for s in r.rhs)]
-    reachable = _reachable(grammar.start, rules)
+    reachable = reachable_symbols(grammar.start, rules)
     unreachable = sorted({r.lhs for r in rules} - reachable)
     warnings += [f"nonterminal {name!r} is unreachable from {grammar.start!r}" for name in unreachable]
     rules = [r for r in rules if r.lhs in reachable]
     used = {s for r in rules for s in r.rhs if s in terminals}
     names = [name for name in terminals if name in used or name in grammar.ignore]
     return rules, names, warnings
-
-
-def _reachable(start: str, rules: list[Rule]) -> set[str]:
-    by_lhs: dict[str, list[Rule]] = {}
-    for rule in rules:
-        by_lhs.setdefault(rule.lhs, []).append(rule)
-    seen, stack = {start}, [start]
-    while stack:
-        for rule in by_lhs.get(stack.pop(), ()):
-            for symbol in rule.rhs:
-                if symbol in by_lhs and symbol not in seen:
-                    seen.add(symbol)
-                    stack.append(symbol)
-    return seen
 
 
 def build_tables(grammar: Grammar, rules: list[Rule], terminal_names: list[str],
