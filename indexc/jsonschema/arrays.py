@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from indexc.jsonschema.errors import child_pointer
 from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Ws, is_empty_set, optional, repeat, seq
+from indexc.jsonschema.keywords import count_keyword
 from indexc.jsonschema.punctuation import CLOSE_ARRAY, OPEN_ARRAY, bracketed
 
 
@@ -19,8 +20,8 @@ def lower_array(lw, schema: dict, pointer: str) -> Expr:
     prefix_nodes = schema.get("prefixItems", [])
     if not isinstance(prefix_nodes, list):
         raise lw.error("prefixItems must be an array", child_pointer(pointer, "prefixItems"))
-    low = _count(lw, schema, "minItems", pointer) or 0
-    high = _count(lw, schema, "maxItems", pointer)
+    low = count_keyword(lw, schema, "minItems", pointer) or 0
+    high = count_keyword(lw, schema, "maxItems", pointer)
     if high is not None and high < low:
         return EMPTY_SET
     if high is not None:
@@ -37,15 +38,6 @@ def lower_array(lw, schema: dict, pointer: str) -> Expr:
     if is_empty_set(body):
         return seq(OPEN_ARRAY, Ws(), CLOSE_ARRAY) if low == 0 else EMPTY_SET
     return bracketed(OPEN_ARRAY, body, low == 0, CLOSE_ARRAY)
-
-
-def _count(lw, schema: dict, keyword: str, pointer: str) -> int | None:
-    value = schema.get(keyword)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
-        raise lw.error(f"{keyword} must be a non-negative integer", child_pointer(pointer, keyword))
-    return int(value)
 
 
 def _chain(prefix: list[Expr], item: Expr, sep: Expr, low: int, rest_low: int, rest_high: int | None) -> Expr:

@@ -8,6 +8,8 @@ with a warning each): ignoring them silently would accept instances the schema r
 
 from __future__ import annotations
 
+from indexc.jsonschema.errors import child_pointer
+
 SUPPORTED = frozenset({
     "type", "enum", "const", "nullable",
     "$ref", "allOf", "anyOf", "oneOf",
@@ -47,3 +49,14 @@ def is_noop(keyword: str, value: object, schema: dict) -> bool:
 def unsupported_in(schema: dict) -> list[str]:
     """The unsupported assertion keywords of one schema object, in schema order."""
     return [k for k, v in schema.items() if k in UNSUPPORTED and not is_noop(k, v, schema)]
+
+
+def count_keyword(lw, schema: dict, keyword: str, pointer: str) -> int | None:
+    """The value of a count keyword (``minItems``, ``maxLength``, ``minProperties``...), or None
+    when absent; ``lw.error`` at the keyword's pointer unless it is a non-negative integer."""
+    value = schema.get(keyword)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
+        raise lw.error(f"{keyword} must be a non-negative integer", child_pointer(pointer, keyword))
+    return int(value)

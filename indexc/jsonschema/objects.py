@@ -31,6 +31,7 @@ import functools
 import numpy as np
 
 from indexc.automaton.code_point_sets import CodePointSet
+from indexc.jsonschema.keywords import count_keyword
 from indexc.jsonschema.complement import Unrepresentable, keys_outside
 from indexc.jsonschema.errors import child_pointer
 from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Lex, Ws, alt, is_empty_set, optional, repeat, seq
@@ -98,8 +99,8 @@ def _additional_key(lw, patterns: list[str], names: list[str], pointer: str) -> 
 
 
 def _with_counts(lw, schema: dict, slots: list[tuple[Expr, bool]], extra: Expr, pointer: str) -> Expr:
-    low = schema.get("minProperties", 0)
-    high = schema.get("maxProperties")
+    low = count_keyword(lw, schema, "minProperties", pointer) or 0
+    high = count_keyword(lw, schema, "maxProperties", pointer)
     n_required = sum(1 for _, r in slots if r)
     n_optional = len(slots) - n_required
     has_extra = not is_empty_set(extra)

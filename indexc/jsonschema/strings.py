@@ -16,12 +16,13 @@ from __future__ import annotations
 from indexc.jsonschema.errors import child_pointer
 from indexc.jsonschema.expr import EMPTY_SET, Expr, Lex, quantified
 from indexc.jsonschema.json_text import ANY_CHAR, ANY_CHAR_RUN_UNIT
+from indexc.jsonschema.keywords import count_keyword
 from indexc.jsonschema.patterns import PatternError, TranslatedPattern, translate_format, translate_pattern
 
 
 def lower_string(lw, schema: dict, pointer: str) -> Expr:
-    low = _length(lw, schema, "minLength", pointer) or 0
-    high = _length(lw, schema, "maxLength", pointer)
+    low = count_keyword(lw, schema, "minLength", pointer) or 0
+    high = count_keyword(lw, schema, "maxLength", pointer)
     if high is not None and high < low:
         return EMPTY_SET
     constraint = _pattern_or_format(lw, schema, pointer, low, high)
@@ -66,12 +67,3 @@ def _pattern_or_format(lw, schema: dict, pointer: str, low: int, high: int | Non
     if known_format is not None:
         return "format", known_format
     return None
-
-
-def _length(lw, schema: dict, keyword: str, pointer: str) -> int | None:
-    value = schema.get(keyword)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
-        raise lw.error(f"{keyword} must be a non-negative integer", child_pointer(pointer, keyword))
-    return int(value)
