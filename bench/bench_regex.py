@@ -36,6 +36,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` i
     sys.path.insert(0, str(REPO))
 
 from bench.engines import ENGINE_MODULES, unavailable_reason  # noqa: E402
+from bench.engines.common import format_size  # noqa: E402
 
 EXAMPLES = REPO / "bench" / "data" / "regex_examples.json"
 SHARED_LLAMA3 = REPO.parent / "shared" / "tokenizers" / "llama3.json"
@@ -169,7 +170,7 @@ def _row(result: dict) -> list[str]:
     accepted = "yes" if result.get("accepted") else f"no: {result.get('failure', '')}"
     walk_peak = result.get("walk_peak_kib")
     return [f"{result['compile_ms']:,.1f}", f"{peak / 1024:,.1f}",
-            f"{walk_peak / 1024:,.1f}" if walk_peak is not None else "—", _size(result["serialized_bytes"]),
+            f"{walk_peak / 1024:,.1f}" if walk_peak is not None else "—", format_size(result["serialized_bytes"]),
             f"{result['states']:,}" if result.get("states") is not None else "—",
             _percentile(mask, 50), _percentile(mask, 99), _percentile(advance, 50),
             f"{_percentile(first_mask, 50)} / {_percentile(first_mask, 100)}", _percentile(first_advance, 50), accepted]
@@ -187,15 +188,6 @@ def render_notes(tokenizer: str, eos_ids: list[int], notes: dict) -> str:
 
 def _percentile(values: list[float], q: int) -> str:
     return f"{float(np.percentile(values, q, method='nearest')):,.1f}" if values else "—"
-
-
-def _size(n: int | None) -> str:
-    if n is None:
-        return "—"
-    for unit, scale in (("MB", 1 << 20), ("KB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:,.1f} {unit}"
-    return f"{n} B"
 
 
 def _selected_entries(names: str | None) -> list[dict]:

@@ -88,3 +88,13 @@ def _timed_us(action: Callable[[], object]) -> float:
     started = time.perf_counter_ns()
     action()
     return (time.perf_counter_ns() - started) / 1000.0
+
+
+def format_size(n: int | None) -> str:
+    """Bytes as the tables print them (``1.1 MB``, ``352.8 KB``, ``96 B``; ``—`` when unknown)."""
+    if n is None:
+        return "—"
+    for unit, scale in (("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n} B"

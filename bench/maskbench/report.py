@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bench.engines.common import format_size
 from bench.maskbench.protocol import COMPILE_ERROR, CRASH, PASS, TIMEOUT, FileOutcome
 from bench.maskbench.reasons import reason_of
 
@@ -102,7 +103,7 @@ ROWS = (
     ("mask µs p50", lambda s: _us(s.mask_us, "p50")),
     ("mask µs p99", lambda s: _us(s.mask_us, "p99")),
     ("mask µs max", lambda s: _us(s.mask_us, "p100")),
-    ("size p50 (artifact / index / memory)", lambda s: _size(s.size_p50)),
+    ("size p50 (artifact / index / memory)", lambda s: format_size(s.size_p50)),
 )
 
 
@@ -131,12 +132,3 @@ def _ms(values: dict, key: str) -> str:
 
 def _us(values: dict, key: str) -> str:
     return "—" if key not in values else f"{values[key]:,.1f}"
-
-
-def _size(n: int | None) -> str:
-    if n is None:
-        return "—"
-    for unit, scale in (("MB", 1 << 20), ("KB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:,.1f} {unit}"
-    return f"{n} B"
