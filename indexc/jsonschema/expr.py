@@ -22,6 +22,8 @@ constructors ``seq``/``alt``/``repeat`` propagate it, so a required property who
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from dataclasses import dataclass, field
 
 
@@ -234,8 +236,9 @@ def _class_end(text: str, start: int) -> int:
     return len(text)
 
 
-def has_top_level_bar(text: str) -> bool:
-    """Does ``text`` have a ``|`` outside every group and class (so it needs a group in a sequence)?"""
+def group_structure(text: str) -> Iterator[tuple[int, str, int]]:
+    """(index, character, depth after it) of every ``(``, ``)`` and ``|`` of a regex that is
+    outside character classes and not escaped: the one scanner of a regex's group structure."""
     depth, i = 0, 0
     while i < len(text):
         c = text[i]
@@ -245,11 +248,12 @@ def has_top_level_bar(text: str) -> bool:
         if c == "[":
             i = _class_end(text, i) + 1
             continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            return True
+        if c in "()|":
+            depth += (c == "(") - (c == ")")
+            yield i, c, depth
         i += 1
-    return False
+
+
+def has_top_level_bar(text: str) -> bool:
+    """Does ``text`` have a ``|`` outside every group and class (so it needs a group in a sequence)?"""
+    return any(c == "|" and depth == 0 for _, c, depth in group_structure(text))

@@ -29,7 +29,7 @@ from indexc.automaton.normalize import normalize
 from indexc.automaton.parse import parse_structure
 from indexc.automaton.regex_tree import Alternation, Chars, Concat, Node, Repeat
 from indexc.errors import RegexError
-from indexc.jsonschema.expr import quantified, has_top_level_bar
+from indexc.jsonschema.expr import group_structure, has_top_level_bar, quantified
 from indexc.jsonschema.json_text import encoded_char
 
 
@@ -166,7 +166,7 @@ def search_semantics(pattern: str) -> str:
 
 def _unwrapped(pattern: str) -> str:
     """``(^a|b$)`` -> ``^a|b$``: a group around the whole pattern hides its anchors from the split."""
-    while pattern.startswith("(") and _closing_paren(pattern, 0) == len(pattern) - 1:
+    while pattern.startswith("(") and _closing_paren(pattern) == len(pattern) - 1:
         if pattern.startswith("(?:"):
             pattern = pattern[3:-1]
         elif pattern.startswith("(?P<") or (pattern.startswith("(?<") and not pattern.startswith(("(?<=", "(?<!"))):
@@ -178,55 +178,14 @@ def _unwrapped(pattern: str) -> str:
     return pattern
 
 
-def _closing_paren(pattern: str, start: int) -> int:
-    depth, i, in_class = 0, start, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
-                i += 2 if pattern.startswith("[]", i) else 3
-                continue
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
+def _closing_paren(pattern: str) -> int:
+    """Index of the ``)`` closing the group that opens the pattern (-1: none)."""
+    return next((i for i, c, depth in group_structure(pattern) if c == ")" and depth == 0), -1)
 
 
 def _split_top_level(pattern: str) -> list[str]:
-    if not has_top_level_bar(pattern):
-        return [pattern]
-    parts, depth, start, i, in_class = [], 0, 0, 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
-                i += 2
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            parts.append(pattern[start:i])
-            start = i + 1
-        i += 1
-    parts.append(pattern[start:])
-    return parts
+    bars = [i for i, c, depth in group_structure(pattern) if c == "|" and depth == 0]
+    return [pattern[start + 1:end] for start, end in zip([-1] + bars, bars + [len(pattern)])]
 
 
 def _ends_with_anchor(text: str) -> bool:
