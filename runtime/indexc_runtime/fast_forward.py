@@ -70,7 +70,7 @@ class FastForwardTables:
         first_byte = np.full(automaton.n_classes, -1, dtype=np.intp)
         first_byte[classes[::-1]] = np.arange(255, -1, -1)
         self.byte_of_class: list[int] = np.where(sizes == 1, first_byte, -1).tolist()  # -1: several bytes
-        self.token_lengths = _token_lengths(index)
+        self.token_lengths = index._tokens.lengths()  # byte length per id, 0: special or in no mask
         self._longest: dict[int, int] = {}
 
     def longest_token(self, state: int) -> int:
@@ -134,11 +134,6 @@ def tables_of(index) -> FastForwardTables:
     if index._fast_forward is None:
         index._fast_forward = FastForwardTables(index)
     return index._fast_forward
-
-
-def _token_lengths(index) -> np.ndarray:
-    """Byte length of every token id (0 for special tokens and tokens in no mask)."""
-    return index._tokens.lengths()
 
 
 def _fitting_prefix(tables: FastForwardTables, path: ForcedPath, candidates: Sequence[int]
