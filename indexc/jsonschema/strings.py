@@ -2,7 +2,9 @@
 
 A plain string is ``"`` + ``json_text.ANY_CHAR{min,max}`` + ``"``: a length bound counts
 characters, whatever their spelling (an unbounded tail uses the smaller
-``ANY_CHAR_RUN_UNIT``, see ``json_text``).  ``pattern`` and known ``format``s go through
+``ANY_CHAR_RUN_UNIT``, see ``json_text``).  A count over ``LONG_STRING_CHARS`` is spelled
+in chunks of ``CHUNK_CHARS`` characters (same language, see ``_chunked_body``), so the
+grammar path never needs one lexeme of 32,767 counted characters (4.4 million NFA states).  ``pattern`` and known ``format``s go through
 ``patterns``; since the regex dialect has no intersection, a length bound beside them must
 either be implied by them (``^[A-Z]{3}$`` with ``maxLength: 3``) or fold into their one
 repeated character (``^[a-z-]+$`` with ``maxLength: 63``: ``[a-z-]{1,63}``) or be
@@ -14,10 +16,19 @@ default): ignored, with a warning so the user knows it is not checked.
 from __future__ import annotations
 
 from indexc.jsonschema.errors import child_pointer
-from indexc.jsonschema.expr import EMPTY_SET, Expr, Lex, quantified
+from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Lex, alt, optional, quantified, repeat, seq
 from indexc.jsonschema.json_text import ANY_CHAR, ANY_CHAR_RUN_UNIT
 from indexc.jsonschema.keywords import count_keyword
 from indexc.jsonschema.patterns import PatternError, TranslatedPattern, translate_format, translate_pattern
+
+# A counted string body is one lexeme up to this many characters.  Each counted character is
+# ~134 Thompson NFA states and ~20 DFA states (its escape spellings and UTF-8 bytes), so a
+# ``maxLength`` of 32,767 as one lexeme expands to 4.4 million NFA states (refused, limit
+# 400,000).  Longer counts are written as ``CHUNK_CHARS``-character chunks (``_chunked_body``):
+# the same language, whose grammar-path terminals stay at most 64 counted characters (~1,300
+# DFA states) however long the bound; the Earley rules count the chunks.
+LONG_STRING_CHARS = 2048
+CHUNK_CHARS = 64
 
 
 def lower_string(lw, schema: dict, pointer: str) -> Expr:
@@ -27,7 +38,7 @@ def lower_string(lw, schema: dict, pointer: str) -> Expr:
         return EMPTY_SET
     constraint = _pattern_or_format(lw, schema, pointer, low, high)
     if constraint is None:
-        return Lex('"' + _plain_body(low, high) + '"')
+        return _plain_string(low, high)
     keyword, translated = constraint
     if low > translated.min_length or (high is not None and (translated.max_length is None or translated.max_length > high)):
         implied_empty = translated.max_length is not None and translated.max_length < low
@@ -35,6 +46,49 @@ def lower_string(lw, schema: dict, pointer: str) -> Expr:
             return EMPTY_SET
         lw.unsupported(f"minLength/maxLength beside {keyword} (not implied by it)", pointer, "maxLength")
     return Lex(f'"(?:{translated.body_regex})"')
+
+
+def _plain_string(low: int, high: int | None) -> Expr:
+    """A string without pattern: one lexeme, or counted in chunks when the count is long."""
+    if max(low, high or 0) <= LONG_STRING_CHARS:
+        return Lex('"' + _plain_body(low, high) + '"')
+    return seq(Lex('"'), _chunked_body(low, high), Lex('"'))
+
+
+def _chunked_body(low: int, high: int | None) -> Expr:
+    """Lengths ``low..high`` as whole chunks of ``CHUNK_CHARS`` characters and a shorter tail.
+
+    ``L = CHUNK_CHARS * q + r`` with ``0 <= r < CHUNK_CHARS`` has one decomposition, so the
+    language is exactly "``low`` to ``high`` characters"; only the *shape* changes, which the
+    grammar path turns into a few terminals of at most ``CHUNK_CHARS`` counted characters."""
+    chunk = _counted(CHUNK_CHARS, CHUNK_CHARS)
+    before, rest_low = divmod(low, CHUNK_CHARS)
+    head = repeat(chunk, before, before)
+    if high is None:
+        return seq(head, Lex(_plain_body(rest_low, None)) if rest_low else optional(Lex(_plain_body(1, None))))
+    return seq(head, _rest(chunk, rest_low, high - before * CHUNK_CHARS))
+
+
+def _rest(chunk: Expr, low: int, high: int) -> Expr:
+    """Lengths ``low..high`` (``low < CHUNK_CHARS``): a short tail, or 1..m-1 chunks and any
+    tail, or exactly m chunks and a tail up to ``high mod CHUNK_CHARS`` (three disjoint ranges)."""
+    if high < CHUNK_CHARS:
+        return _counted(low, high)
+    whole, last_tail = divmod(high, CHUNK_CHARS)
+    full_tail = _counted(0, CHUNK_CHARS - 1)
+    return alt(_counted(low, CHUNK_CHARS - 1),
+               seq(repeat(chunk, 1, whole - 1), full_tail) if whole >= 2 else alt(),
+               seq(repeat(chunk, whole, whole), _counted(0, last_tail)))
+
+
+def _counted(low: int, high: int) -> Expr:
+    """``low..high`` characters as a lexeme that never matches the empty string (an empty
+    range is ``optional``, so no grammar terminal is nullable)."""
+    if high == 0:
+        return EPSILON
+    if low == 0:
+        return optional(Lex(quantified(ANY_CHAR, 1, high)))
+    return Lex(quantified(ANY_CHAR, low, high))
 
 
 def _plain_body(low: int, high: int | None) -> str:

@@ -6,6 +6,9 @@ import json
 
 import pytest
 
+from indexc.automaton import compile_regex
+from indexc.jsonschema import lower_schema, schema_to_regex, strings
+from indexc.jsonschema.to_grammar import schema_grammar
 from tests.jsonschema.helpers import accepts, accepts_all_spellings
 
 
@@ -88,3 +91,23 @@ def test_formats(fmt, good, bad):
 
 def test_uri_accepts_escaped_slashes():
     assert accepts({"type": "string", "format": "uri"}, '"https:\\/\\/example.com\\/x"')
+
+
+@pytest.mark.parametrize("low,high", [(0, 9), (1, 9), (4, 8), (5, 5), (0, 10), (7, 11), (3, None), (6, None), (0, None), (9, None)])
+def test_long_counts_in_chunks_keep_the_exact_length_language(monkeypatch, low, high):
+    # shrink the constants so a short bound already takes the chunked shape
+    monkeypatch.setattr(strings, "LONG_STRING_CHARS", 2)
+    monkeypatch.setattr(strings, "CHUNK_CHARS", 3)
+    schema = {"type": "string", "minLength": low} | ({} if high is None else {"maxLength": high})
+    dfa = compile_regex(schema_to_regex(schema), max_states=50_000)
+    for length in range(0, 15):
+        for text in (json.dumps("é" * length, ensure_ascii=False), json.dumps("a\n" * (length // 2) + "b" * (length % 2))):
+            expected = low <= length and (high is None or length <= high)
+            assert dfa.matches(text.encode()) == expected, (text, low, high)
+
+
+def test_long_count_becomes_short_grammar_terminals():
+    lowered = lower_schema({"type": "string", "minLength": 1, "maxLength": 32767})
+    grammar = schema_grammar(lowered)
+    longest = max(len(t.regex) for t in grammar.terminals.values())
+    assert longest < 2000 and len(grammar.terminals) <= 5
