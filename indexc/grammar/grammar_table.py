@@ -77,7 +77,7 @@ class GrammarTable:
 
 def build_grammar_table(lexer: Lexer, masks: MaskTable, earley: EarleyTables, trie: TokenTrie,
                         vocab: Vocabulary, products: BoundaryProducts | None,
-                        product_masks: MaskTable | None) -> GrammarTable:
+                        product_masks: tuple[tuple[np.ndarray, ...], np.ndarray] | None) -> GrammarTable:
     """Assemble the table: masks merged, trie arrays with classes, every text token's class sequence."""
     class_of_byte = masks.byte_classes
     walk = TrieWalkArrays(
@@ -114,17 +114,19 @@ def build_grammar_table(lexer: Lexer, masks: MaskTable, earley: EarleyTables, tr
 
 
 def _merged_masks(masks: MaskTable, n_lexer_states: int, products: BoundaryProducts | None,
-                  product_masks: MaskTable | None):
-    """One deduplicated mask list (the lexer's ids unchanged) and the pairs' mask ids in it."""
+                  product_masks: tuple[tuple[np.ndarray, ...], np.ndarray] | None):
+    """One deduplicated mask list (the lexer's ids unchanged) and the pairs' mask ids in it
+    (``product_masks``: the pairs' distinct masks and each pair's id among them)."""
     merged = list(masks.masks)
     if products is None or product_masks is None or not products.pair_state.size:
         empty = np.zeros(0, dtype=np.int32)
         return tuple(merged), np.zeros(n_lexer_states + 1, dtype=np.int32), empty, empty
+    pair_masks, mask_of_pair = product_masks
     id_of = {m.tobytes(): i for i, m in enumerate(merged)}
-    remap = np.empty(len(product_masks.masks), dtype=np.int32)
-    for k, m in enumerate(product_masks.masks):
+    remap = np.empty(len(pair_masks), dtype=np.int32)
+    for k, m in enumerate(pair_masks):
         remap[k] = id_of.setdefault(m.tobytes(), len(merged))
         if remap[k] == len(merged):
             merged.append(m)
-    pair_mask = remap[product_masks.state_mask[products.pair_state]]
+    pair_mask = remap[mask_of_pair]
     return tuple(merged), products.pair_offsets, products.pair_terminal, pair_mask

@@ -5,10 +5,11 @@ Order of work, each step its own module:
 2. ``slices``: the token groups that wide self-loops accept at once;
    ``literals``: the states of long literals, muted out of the walk's classes;
    ``class_trie``: the token trie over the walk's classes, dead subtrees never entered;
-3. ``traverse``: the level-by-level frontier walk, in chunks of origin states, in worker
+3. ``first_step``: the walks' starts, each distinct first step of the states once;
+   ``traverse``: the level-by-level frontier walk, in chunks of starts, in worker
    processes (joblib) only when the first chunk's time projects the rest past the pool's
    start-up (~1 s here, more than a whole small compile);
-4. ``dedupe``: states with the same (accepting, slice, hit set) share a mask;
+4. ``dedupe``: states with the same (accepting, slice, starts) share a mask;
    ``expand``: each distinct mask's token ids (text tokens, plus eos where it accepts);
 5. ``token_sequences``: class sequences of the live tokens, for ``advance``.
 
@@ -33,12 +34,13 @@ from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_byte_pairs, 
 from indexc.masks.class_trie import build_class_trie
 from indexc.masks.dedupe import MaskInterner
 from indexc.masks.expand import HitExpander
+from indexc.masks.first_step import FirstSteps, first_steps, root_starts
 from indexc.masks.literals import muted_states
 from indexc.masks.options import MaskOptions
 from indexc.masks.slices import Slices, find_slices
 from indexc.masks.table import MaskTable
 from indexc.masks.token_sequences import class_sequences
-from indexc.masks.traverse import WalkPlan, hit_sets_by_origin
+from indexc.masks.traverse import WalkPlan, hit_sets_of_starts
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
@@ -61,28 +63,18 @@ def compute_mask_table(
     """
     timings = {} if timings is None else timings
     t0 = time.perf_counter()
-    compile_limits.check_memory(3 * dfa.transitions.nbytes, f"the tables of {dfa.n_states:,} states")  # DFA, classes, plan
-    alphabet = byte_alphabet(dfa, merge=options.byte_classes)
-    compile_limits.check_time("the byte classes")
-    slices = find_slices(dfa, trie, min_tokens=options.min_slice_tokens) if options.slices else Slices.none(dfa.n_states)
-    plan = _walk_plan(dfa, trie, alphabet, slices, options)
-    compile_limits.check_time("the class trie")
+    alphabet, slices, plan = _prepare(dfa, trie, options)
     timings["class_trie_ms"] = _ms_since(t0)  # with the alphabet and the slices
 
     t1 = time.perf_counter()
-    per_state = _walk_all_states(plan, dfa.n_states, options)
+    origins = np.arange(dfa.n_states, dtype=np.int64)
+    steps = first_steps(plan, origins) if options.first_step_sharing else root_starts(plan, origins)
+    hits = StartHits(_walk_all_starts(plan, steps, options))
     timings["walk_ms"] = _ms_since(t1)
 
     t2 = time.perf_counter()
-    interner = MaskInterner()
-    hit_mask = [interner.add(hits, bool(dfa.accepting[state]), int(plan.slice_of_state[state]))
-                for state, hits in enumerate(per_state)]
-    expander = HitExpander(plan, vocab.size)
-    held = 3 * dfa.transitions.nbytes + sum(hits.nbytes for hits in per_state)
-    compile_limits.check_memory(held + _mask_bytes(expander, interner, slices, vocab.size), f"{len(interner):,} masks")
-    masks, mask_of_hit_set = _expand_masks(expander, slices, interner, vocab)
-    state_mask = mask_of_hit_set[np.array(hit_mask, dtype=np.int64)].astype(np.int32)
-    live = _live_tokens(expander, slices, interner, vocab.size)
+    masks, state_mask, interner, expander = _distinct_masks(dfa, plan, slices, steps, hits, vocab)
+    live = _live_tokens(expander, hits, slices, interner, vocab.size)
     offsets, data = class_sequences(vocab, live, alphabet.class_of_byte)
     # Without muting the walk's classes are the alphabet's (or single bytes), so tokens ending at
     # one class-trie node have one class sequence: the writer's row sharing needs no hashing.
@@ -117,6 +109,47 @@ def compute_mask_table(
     )
 
 
+def masks_of_states(dfa: ByteDFA, trie: TokenTrie, vocab: Vocabulary, origins: np.ndarray,
+                    options: MaskOptions = MaskOptions()) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The distinct masks of the states ``origins`` only, and each origin's mask id.
+
+    For automata of which only a few states' masks are wanted (the boundary products of the
+    grammar path: only the product states that start a pair): the others are walked through,
+    never from.
+    """
+    alphabet, slices, plan = _prepare(dfa, trie, options)
+    origins = np.asarray(origins, dtype=np.int64)
+    steps = first_steps(plan, origins) if options.first_step_sharing else root_starts(plan, origins)
+    hits = StartHits(_walk_all_starts(plan, steps, options))
+    masks, mask_of_origin, _, _ = _distinct_masks(dfa, plan, slices, steps, hits, vocab)
+    return masks, mask_of_origin
+
+
+def _prepare(dfa: ByteDFA, trie: TokenTrie, options: MaskOptions) -> tuple[ByteAlphabet, Slices, WalkPlan]:
+    """Byte classes, slices and the walk plan (class trie and tables), within the limits."""
+    compile_limits.check_memory(3 * dfa.transitions.nbytes, f"the tables of {dfa.n_states:,} states")  # DFA, classes, plan
+    alphabet = byte_alphabet(dfa, merge=options.byte_classes)
+    compile_limits.check_time("the byte classes")
+    slices = find_slices(dfa, trie, min_tokens=options.min_slice_tokens) if options.slices else Slices.none(dfa.n_states)
+    plan = _walk_plan(dfa, trie, alphabet, slices, options)
+    compile_limits.check_time("the class trie")
+    return alphabet, slices, plan
+
+
+def _distinct_masks(dfa: ByteDFA, plan: WalkPlan, slices: Slices, steps: FirstSteps, hits: "StartHits",
+                    vocab: Vocabulary) -> tuple[tuple[np.ndarray, ...], np.ndarray, MaskInterner, HitExpander]:
+    """The distinct masks of the walked origins, in first-use order, and each origin's mask id."""
+    origins = steps.origins
+    interner = MaskInterner()
+    key_ids = [interner.add(hits.key_of(steps.of(k)), bool(dfa.accepting[state]), int(plan.slice_of_state[state]))
+               for k, state in enumerate(origins.tolist())]
+    expander = HitExpander(plan, vocab.size)
+    held = 3 * dfa.transitions.nbytes + hits.nbytes
+    compile_limits.check_memory(held + _mask_bytes(expander, hits, interner, slices, vocab.size), f"{len(interner):,} masks")
+    masks, mask_of_key = _expand_masks(expander, hits, slices, interner, vocab)
+    return masks, mask_of_key[np.array(key_ids, dtype=np.int64)].astype(np.int32), interner, expander
+
+
 def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Slices, options: MaskOptions) -> WalkPlan:
     """The walk's alphabet (muted rows left out), class trie, and tables."""
     muted = muted_states(dfa, options.min_literal_length if options.mute_literals else 0)
@@ -136,83 +169,123 @@ def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Sl
     return WalkPlan(class_trie, walk_alphabet.class_transitions, trie, dfa.transitions, muted, slices.slice_of_state)
 
 
-def _walk_all_states(plan: WalkPlan, n_states: int, options: MaskOptions) -> list[np.ndarray]:
-    """Hit set of every state, walking chunks of origins; in worker processes only when it pays.
+def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) -> list[np.ndarray]:
+    """Hit set of every start, walking chunks of starts; in worker processes only when it pays.
 
     The first chunk is walked here and timed; the other chunks go to ``jobs`` joblib workers
     only if they are projected to take longer than starting the pool (~1 s on this machine),
     so a small compile never pays for processes and a big one uses every core.
     """
-    # One level of the frontier holds at most (origins x class nodes at that depth) triples.
+    # One level of the frontier holds at most (starts x class nodes at that depth) triples.
     widest = plan.class_trie.max_level_width
     if plan.muted.any():  # paths through a literal continue on the byte trie
         widest = max(widest, int(np.diff(plan.byte_trie.level_offsets).max()))
     compile_limits.check_memory(widest * FRONTIER_BYTES_PER_PAIR, "the walk's frontier (one state at a time)")
     pairs = min(MAX_FRONTIER_PAIRS, compile_limits.current().limits.max_memory // 4 // FRONTIER_BYTES_PER_PAIR)
     per_chunk = max(1, min(options.states_per_chunk, pairs // widest))  # chunks shrink to fit --max-memory
-    chunks = [np.arange(lo, min(lo + per_chunk, n_states)) for lo in range(0, n_states, per_chunk)]
+    n_starts = len(steps.starts)
+    chunks = [np.arange(lo, min(lo + per_chunk, n_starts)) for lo in range(0, n_starts, per_chunk)]
     if not chunks:
         return []
     t0 = time.perf_counter()
-    results = [hit_sets_by_origin(plan, chunks[0])]
+    results = [hit_sets_of_starts(plan, steps.starts, chunks[0])]
     projected = (time.perf_counter() - t0) * (len(chunks) - 1)
     jobs = options.jobs if options.jobs > 0 else (os.cpu_count() or 1)
     rest = chunks[1:]
     if jobs > 1 and len(rest) > 1 and projected >= options.parallel_min_seconds:
-        from multiprocessing import TimeoutError as WorkerTimeout  # what joblib raises
-
-        from joblib import Parallel, delayed
-
-        guard = compile_limits.current()  # workers do not see it: bounded by joblib's timeout and here
-        try:
-            with warnings.catch_warnings():  # joblib warns of the tasks it cancels when the limit stops it
-                warnings.filterwarnings("ignore", message=".*(successfully executed|have been cancelled)")
-                walked = Parallel(n_jobs=min(jobs, len(rest)), return_as="generator",
-                                  timeout=guard.remaining_seconds())(delayed(hit_sets_by_origin)(plan, c) for c in rest)
-                try:
-                    for chunk_result in walked:
-                        guard.check_time("the walk")
-                        results.append(chunk_result)
-                finally:
-                    walked.close()  # cancels what is left, inside the warning filter
-        except WorkerTimeout:
-            raise guard.time_out("the walk (worker processes)") from None
+        results += _walk_in_workers(plan, steps, rest, min(jobs, len(rest)))
     else:
         for chunk in rest:
             compile_limits.check_time("the walk")
-            results.append(hit_sets_by_origin(plan, chunk))
+            results.append(hit_sets_of_starts(plan, steps.starts, chunk))
     return [hits for chunk_result in results for hits in chunk_result]
 
 
-def _expand_masks(expander: HitExpander, slices: Slices, interner: MaskInterner, vocab: Vocabulary):
+def _walk_in_workers(plan: WalkPlan, steps: FirstSteps, chunks: list[np.ndarray], jobs: int) -> list:
+    """The chunks' hit sets from joblib workers, in order, under the compile's time limit."""
+    from multiprocessing import TimeoutError as WorkerTimeout  # what joblib raises
+
+    from joblib import Parallel, delayed
+
+    guard = compile_limits.current()  # workers do not see it: bounded by joblib's timeout and here
+    results = []
+    try:
+        with warnings.catch_warnings():  # joblib warns of the tasks it cancels when the limit stops it
+            warnings.filterwarnings("ignore", message=".*(successfully executed|have been cancelled)")
+            walked = Parallel(n_jobs=jobs, return_as="generator", timeout=guard.remaining_seconds())(
+                delayed(hit_sets_of_starts)(plan, steps.starts, chunk) for chunk in chunks)
+            try:
+                for chunk_result in walked:
+                    guard.check_time("the walk")
+                    results.append(chunk_result)
+            finally:
+                walked.close()  # cancels what is left, inside the warning filter
+    except WorkerTimeout:
+        raise guard.time_out("the walk (worker processes)") from None
+    return results
+
+
+class StartHits:
+    """The distinct hit sets of the walk's starts ("contents"); a state's hit set is its starts'
+    contents end to end, so its content ids are the exact key of its hit set."""
+
+    def __init__(self, per_start: list[np.ndarray]):
+        number: dict[bytes, int] = {}
+        self.contents: list[np.ndarray] = []
+        content_of_start = np.full(len(per_start), -1, dtype=np.int64)  # -1: no hits below the start
+        for k, hits in enumerate(per_start):
+            if hits.size:
+                content_of_start[k] = number.setdefault(hits.tobytes(), len(self.contents))
+                if content_of_start[k] == len(self.contents):
+                    self.contents.append(hits)
+        self.content_of_start = content_of_start
+        self.nbytes = sum(hits.nbytes for hits in self.contents)
+
+    def key_of(self, starts: np.ndarray) -> np.ndarray:
+        """The content ids of a state's starts, in order, the empty ones left out."""
+        ids = self.content_of_start[starts]
+        return ids[ids >= 0]
+
+    def of(self, key: np.ndarray) -> np.ndarray:
+        """The hit set of a state with this key (disjoint subtrees: a concatenation)."""
+        parts = [self.contents[k] for k in key.tolist()]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+    def union(self) -> np.ndarray:
+        return sorted_unique(np.concatenate(self.contents)) if self.contents else np.zeros(0, np.int64)
+
+
+def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, interner: MaskInterner, vocab: Vocabulary):
     """Sorted token ids of each distinct mask: its slice's flag row, its hits marked, no sort.
 
-    Returns the masks and, per hit set, its mask id: two hit sets can spell the same tokens
-    (one reached a literal in class mode, the other in byte mode), so masks are deduplicated
-    once more on their ids.
+    Returns the masks and, per interned key, its mask id: two keys can spell the same tokens
+    (different first steps that allow the same tokens, or a literal reached in class mode by
+    one and in byte mode by the other), so masks are deduplicated once more on their ids.
     """
     eos = np.array(sorted(set(vocab.eos_ids)), dtype=np.int64)
     empty = np.zeros(vocab.size, dtype=bool)
     slice_rows = [_flag_row(vocab.size, tokens) for tokens in slices.tokens]
     masks: list[np.ndarray] = []
     ids_of: dict[bytes, int] = {}
-    mask_of_hit_set = np.empty(len(interner), dtype=np.int64)
-    for k, (hits, accepting, slice_id) in enumerate(zip(interner.hit_sets, interner.accepting, interner.slice_ids)):
+    mask_of_key = np.empty(len(interner), dtype=np.int64)
+    for k, (key, accepting, slice_id) in enumerate(zip(interner.keys, interner.accepting, interner.slice_ids)):
         compile_limits.check_time("mask expansion")
         flags = (slice_rows[slice_id] if slice_id >= 0 else empty).copy()
-        expander.mark(hits, flags)
+        expander.mark(hits.of(key), flags)
         if accepting:
             flags[eos] = True
         key = np.packbits(flags).tobytes()  # 16 KB for 128k ids: cheaper to hash than the ids
-        mask_of_hit_set[k] = ids_of.setdefault(key, len(masks))
-        if mask_of_hit_set[k] == len(masks):
+        mask_of_key[k] = ids_of.setdefault(key, len(masks))
+        if mask_of_key[k] == len(masks):
             masks.append(np.flatnonzero(flags).astype(np.int32))
-    return tuple(masks), mask_of_hit_set
+    return tuple(masks), mask_of_key
 
 
-def _mask_bytes(expander: HitExpander, interner: MaskInterner, slices: Slices, vocab_size: int) -> int:
-    """Bytes the expanded masks will take, from the hit sets' token counts (ids at 4 bytes, a key each)."""
-    tokens = np.minimum(expander.token_bounds(interner.hit_sets), vocab_size)
+def _mask_bytes(expander: HitExpander, hits: StartHits, interner: MaskInterner, slices: Slices, vocab_size: int) -> int:
+    """Bytes the expanded masks will take, from the contents' token counts (ids at 4 bytes, a key each)."""
+    per_content = expander.token_bounds(hits.contents)
+    tokens = np.array([int(per_content[key].sum()) for key in interner.keys], dtype=np.int64)
+    tokens = np.minimum(tokens, vocab_size)
     tokens += [slices.tokens[s].size if s >= 0 else 0 for s in interner.slice_ids]
     return int(tokens.sum()) * 4 + len(interner) * (vocab_size // 8 + 64) + 2 * vocab_size
 
@@ -223,12 +296,13 @@ def _flag_row(size: int, tokens: np.ndarray) -> np.ndarray:
     return flags
 
 
-def _live_tokens(expander: HitExpander, slices: Slices, interner: MaskInterner, vocab_size: int) -> np.ndarray:
+def _live_tokens(expander: HitExpander, hits: StartHits, slices: Slices, interner: MaskInterner,
+                 vocab_size: int) -> np.ndarray:
     """Sorted ids of the text tokens in at least one mask (the ones ``advance`` can take)."""
     if not len(interner):
         return np.zeros(0, np.int32)
     flags = np.zeros(vocab_size, dtype=bool)
-    expander.mark(sorted_unique(np.concatenate(interner.hit_sets)), flags)
+    expander.mark(hits.union(), flags)
     for slice_id in set(interner.slice_ids) - {-1}:
         flags[slices.tokens[slice_id]] = True
     return np.flatnonzero(flags).astype(np.int32)

@@ -19,6 +19,7 @@ class MaskOptions:
     min_literal_length: int = 3  # literal states in a run for it to count as long
     slices: bool = False  # tokens inside a wide self-loop added as one group (measured: no gain here)
     min_slice_tokens: int = 256  # a self-loop's slice must hold this many tokens to be kept
+    first_step_sharing: bool = True  # origins with the same first step walk its subtree once (no output change)
     jobs: int = 0  # worker processes for big compiles; 0 = all cores, 1 = in-process
     states_per_chunk: int = 256  # origin states walked together (bounds the frontier's memory)
     parallel_min_seconds: float = 1.0  # projected walk time below which no worker process is started

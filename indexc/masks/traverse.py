@@ -22,6 +22,11 @@ number of live triples, so it grows with the size of the masks counted in class 
 not with states x vocabulary.  The loop runs once per trie level (most work is in the first
 8 levels).  Origins are walked in chunks so the frontier stays bounded however dense the
 masks are; chunks are independent, which is what the parallel driver splits.
+
+A walk need not start at the root: ``walk_hits`` takes *starts* (state, node, mode), and
+``first_step`` uses that to walk each distinct first step once for all the origins that take
+it.  ``origin`` in a frontier is then the start's index, and ``home`` the state whose
+self-loop a slice path must stay on.
 """
 
 from __future__ import annotations
@@ -50,22 +55,50 @@ class WalkPlan:
 
 @dataclass
 class Frontier:
-    """Parallel arrays of triples; ``in_slice``: the path has looped at its origin all along."""
+    """Parallel arrays of triples; ``in_slice``: the path has looped at ``home`` all along."""
 
     origin: np.ndarray
     current: np.ndarray
     node: np.ndarray
     in_slice: np.ndarray
-
-    @classmethod
-    def start(cls, origins: np.ndarray, in_slice: np.ndarray) -> "Frontier":
-        return cls(origins, origins.copy(), np.zeros(origins.size, np.int64), in_slice)
+    home: np.ndarray
 
     def __len__(self) -> int:
         return int(self.node.size)
 
     def take(self, keep: np.ndarray) -> "Frontier":
-        return Frontier(self.origin[keep], self.current[keep], self.node[keep], self.in_slice[keep])
+        return Frontier(self.origin[keep], self.current[keep], self.node[keep], self.in_slice[keep], self.home[keep])
+
+
+@dataclass(frozen=True)
+class Starts:
+    """Where walks begin: per start a state, a node, the trie it is on, and the slice flag.
+
+    A start of an origin state is (the state, node 0 of the class trie, or of the byte trie
+    for a muted state); ``first_step`` adds starts one level down, shared between origins.
+    """
+
+    state: np.ndarray  # int64
+    node: np.ndarray  # int64: a class-trie node, or a byte-trie node where ``on_bytes``
+    on_bytes: np.ndarray  # bool
+    in_slice: np.ndarray  # bool: the start is inside its state's slice (the path looped there)
+
+    @classmethod
+    def at_root(cls, plan: "WalkPlan", origins: np.ndarray) -> "Starts":
+        origins = origins.astype(np.int64)
+        muted = plan.muted[origins]
+        return cls(origins, np.zeros(origins.size, np.int64), muted, (plan.slice_of_state[origins] >= 0) & ~muted)
+
+    def __len__(self) -> int:
+        return int(self.state.size)
+
+    def frontier(self, ids: np.ndarray, on_bytes: bool) -> Frontier:
+        """The triples of the starts ``ids`` on one trie (``origin`` = position in ``ids``' order)."""
+        pick = self.on_bytes[ids] == on_bytes
+        positions = np.flatnonzero(pick)
+        chosen = ids[pick]
+        return Frontier(positions, self.state[chosen], self.node[chosen], self.in_slice[chosen],
+                        self.state[chosen])
 
 
 @dataclass
@@ -78,30 +111,36 @@ class Hits:
     byte_node: list
 
 
-def walk_hits(plan: WalkPlan, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every (origin, class node) and (origin, byte node) hit of the origins."""
-    origins = origins.astype(np.int64)
-    starts_muted = plan.muted[origins]
-    has_slice = plan.slice_of_state[origins] >= 0
-    classes = Frontier.start(origins[~starts_muted], has_slice[~starts_muted])
-    bytes_ = Frontier.start(origins[starts_muted], np.zeros(int(starts_muted.sum()), bool))
+def walk_hits(plan: WalkPlan, starts: Starts, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every (start, class node) and (start, byte node) hit of the starts ``ids`` (a start is
+    named by its position in ``ids``)."""
+    classes = starts.frontier(ids, on_bytes=False)
+    bytes_ = starts.frontier(ids, on_bytes=True)
     hits = Hits([], [], [], [])
     ct = plan.class_trie
     class_has_tokens = np.diff(ct.token_offsets) > 0
     byte_has_tokens = plan.byte_trie.token_end > plan.byte_trie.token_start
+    classes, bytes_ = _settle(plan, classes, bytes_, hits, class_has_tokens)  # a start may be on a muted state
     while len(classes) or len(bytes_):
         compile_limits.check_time("the walk")  # in this process (workers: see compute)
         classes = _step(classes, ct.child_offsets, ct.node_class, plan.class_transitions)
-        entering = plan.muted[classes.current]
-        if entering.any():
-            bytes_ = _concat(bytes_, _to_byte_mode(classes.take(entering), ct))
-            _record(hits.class_origin, hits.class_node, classes.take(entering), class_has_tokens)
-            classes = classes.take(~entering)
-        _record(hits.class_origin, hits.class_node, classes, class_has_tokens)
+        classes, bytes_ = _settle(plan, classes, bytes_, hits, class_has_tokens)
         stepped = _step(bytes_, plan.byte_trie.child_offsets, None, plan.byte_transitions, plan.byte_trie)
         _record(hits.byte_origin, hits.byte_node, stepped, byte_has_tokens)
         bytes_ = stepped
     return (_cat(hits.class_origin), _cat(hits.class_node), _cat(hits.byte_origin), _cat(hits.byte_node))
+
+
+def _settle(plan: WalkPlan, classes: Frontier, bytes_: Frontier, hits: Hits,
+            class_has_tokens: np.ndarray) -> tuple[Frontier, Frontier]:
+    """Record the class frontier's hits; move the triples that reached a muted state to the byte trie."""
+    entering = plan.muted[classes.current]
+    if entering.any():
+        bytes_ = _concat(bytes_, _to_byte_mode(classes.take(entering), plan.class_trie))
+        _record(hits.class_origin, hits.class_node, classes.take(entering), class_has_tokens)
+        classes = classes.take(~entering)
+    _record(hits.class_origin, hits.class_node, classes, class_has_tokens)
+    return classes, bytes_
 
 
 def _step(frontier: Frontier, child_offsets: np.ndarray, edge_symbol: np.ndarray | None,
@@ -121,8 +160,8 @@ def _step(frontier: Frontier, child_offsets: np.ndarray, edge_symbol: np.ndarray
     nxt = transitions.reshape(-1)[frontier.current[parent] * width + symbol].astype(np.int64)
     alive = nxt >= 0
     parent, nxt = parent[alive], nxt[alive]
-    origin = frontier.origin[parent]
-    return Frontier(origin, nxt, child[alive], frontier.in_slice[parent] & (nxt == origin))
+    home = frontier.home[parent]
+    return Frontier(frontier.origin[parent], nxt, child[alive], frontier.in_slice[parent] & (nxt == home), home)
 
 
 def _to_byte_mode(frontier: Frontier, class_trie: ClassTrie) -> Frontier:
@@ -130,7 +169,7 @@ def _to_byte_mode(frontier: Frontier, class_trie: ClassTrie) -> Frontier:
     first = class_trie.byte_node_offsets[frontier.node]
     which, position = expand_runs(first, class_trie.byte_node_offsets[frontier.node + 1] - first)
     return Frontier(frontier.origin[which], frontier.current[which], class_trie.byte_nodes[position],
-                    np.zeros(which.size, dtype=bool))
+                    np.zeros(which.size, dtype=bool), frontier.home[which])
 
 
 def _record(origins: list, nodes: list, frontier: Frontier, has_tokens: np.ndarray) -> None:
@@ -142,21 +181,21 @@ def _record(origins: list, nodes: list, frontier: Frontier, has_tokens: np.ndarr
 
 def _concat(a: Frontier, b: Frontier) -> Frontier:
     return Frontier(*(np.concatenate([x, y]) for x, y in
-                      ((a.origin, b.origin), (a.current, b.current), (a.node, b.node), (a.in_slice, b.in_slice))))
+                      ((a.origin, b.origin), (a.current, b.current), (a.node, b.node), (a.in_slice, b.in_slice),
+                       (a.home, b.home))))
 
 
 def _cat(parts: list) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
-def hit_sets_by_origin(plan: WalkPlan, origins: np.ndarray) -> list[np.ndarray]:
-    """For each origin (ascending), its sorted hit set: class nodes as themselves (>= 0), byte
-    nodes as ``-1 - node`` (< 0)."""
-    class_origin, class_node, byte_origin, byte_node = walk_hits(plan, origins)
+def hit_sets_of_starts(plan: WalkPlan, starts: Starts, ids: np.ndarray) -> list[np.ndarray]:
+    """For each start of ``ids`` (in order), its sorted hit set: class nodes as themselves
+    (>= 0), byte nodes as ``-1 - node`` (< 0)."""
+    class_origin, class_node, byte_origin, byte_node = walk_hits(plan, starts, ids)
     origin = np.concatenate([class_origin, byte_origin])
     node = np.concatenate([class_node, -1 - byte_node])
     order = np.lexsort((node, origin))
     origin, node = origin[order], node[order]
-    lo = np.searchsorted(origin, origins, side="left")
-    hi = np.searchsorted(origin, origins, side="right")
-    return [node[a:b] for a, b in zip(lo.tolist(), hi.tolist())]
+    bounds = np.searchsorted(origin, np.arange(ids.size + 1), side="left")
+    return [node[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]

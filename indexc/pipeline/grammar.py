@@ -26,7 +26,7 @@ from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
 from indexc.grammar.lexemes import build_lexer, in_lexeme_masks
-from indexc.masks import compute_mask_table
+from indexc.masks.compute import masks_of_states
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
@@ -74,13 +74,15 @@ def compile_grammar_ir(
 
 
 def _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens: int):
-    """The (t, u) product automata for wide ``u`` and their masks (None, None when there are none)."""
+    """The (t, u) product automata for wide ``u``, and the masks of the pairs' start states:
+    (products, (distinct masks, mask id per pair)), or (None, None) when there are none.
+    Only the start states are walked from (a few hundred of the products' thousands of states)."""
     sizes = np.array([m.size for m in masks.masks], dtype=np.int64)[masks.state_mask[lexer.starts]]
     products = build_products(lexer, earley, masks.byte_classes, masks.n_classes, sizes >= min_wide_tokens)
     if not products.pair_state.size:
         return None, None
     silent = ByteDFA(products.transitions, np.zeros(products.transitions.shape[0], dtype=bool))
-    return products, compute_mask_table(silent, trie, vocab, options.masks)
+    return products, masks_of_states(silent, trie, vocab, products.pair_state, options.masks)
 
 
 def compile_grammar(

@@ -31,6 +31,8 @@ ABLATIONS = [
     MaskOptions(jobs=1, slices=True),
     MaskOptions(jobs=1, slices=True, min_slice_tokens=1),
     MaskOptions(jobs=1, slices=True, min_slice_tokens=1, token_classes=False),
+    MaskOptions(jobs=1, first_step_sharing=False),
+    MaskOptions(jobs=1, first_step_sharing=False, slices=True, min_slice_tokens=1, min_literal_length=1),
 ]
 
 ALPHABET = ["a", "b", "1", ".", "é", "-"]
@@ -82,7 +84,8 @@ PATTERNS = [
 @pytest.mark.parametrize("options", ABLATIONS, ids=["default", "no-byte-classes", "no-token-classes",
                                                      "no-dead-byte-pruning", "chunk-1", "no-muting",
                                                      "mute-every-literal", "slices", "every-slice",
-                                                     "every-slice-byte-trie"])
+                                                     "every-slice-byte-trie", "no-first-step-sharing",
+                                                     "root-walks-every-slice"])
 def test_fixed_patterns_match_brute_force(pattern, options):
     assert_masks_exact(pattern, FIXED_VOCAB, options)
 
@@ -103,6 +106,7 @@ def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1, slices=True, min_slice_tokens=1))
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, byte_classes=False, token_classes=False))
+    assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, first_step_sharing=False))
 
 
 def test_masks_are_deduplicated_and_deterministic():
@@ -114,6 +118,27 @@ def test_masks_are_deduplicated_and_deterministic():
     assert len({m.tobytes() for m in first.masks}) == len(first.masks)
     assert np.array_equal(first.state_mask, second.state_mask)
     assert all(np.array_equal(a, b) for a, b in zip(first.masks, second.masks))
+
+
+def test_first_step_sharing_walks_each_first_step_once_and_changes_nothing():
+    """States whose first steps agree share starts; the table is the one of root walks."""
+    from indexc.masks.compute import _walk_plan
+    from indexc.masks.alphabet import byte_alphabet
+    from indexc.masks.first_step import first_steps, root_starts
+    from indexc.masks.slices import Slices
+
+    dfa = compile_regex(r"(1|a-)?[ab]*\.")  # on b, three states go to the loop: one shared start
+    trie = build_trie(FIXED_VOCAB)
+    plan = _walk_plan(dfa, trie, byte_alphabet(dfa), Slices.none(dfa.n_states), MaskOptions(jobs=1))
+    origins = np.arange(dfa.n_states)
+    shared, alone = first_steps(plan, origins), root_starts(plan, origins)
+    per_state = [shared.of(s).size for s in range(dfa.n_states)]
+    assert len(shared.starts) < sum(per_state)  # some first steps are shared between states
+    assert len(alone.starts) == dfa.n_states
+    with_sharing = compute_mask_table(dfa, trie, FIXED_VOCAB, MaskOptions(jobs=1))
+    without = compute_mask_table(dfa, trie, FIXED_VOCAB, MaskOptions(jobs=1, first_step_sharing=False))
+    assert np.array_equal(with_sharing.state_mask, without.state_mask)
+    assert all(np.array_equal(a, b) for a, b in zip(with_sharing.masks, without.masks))
 
 
 def test_worker_processes_give_the_same_table():
