@@ -10,10 +10,11 @@ prefix dies, over byte *classes* so that tokens that act alike are walked once:
     class_trie.py       the token trie mapped onto classes, dead subtrees pruned
     literals.py         literal muting: long literals' states leave the walk's classes
     slices.py           slices: token groups a wide self-loop accepts at once
-    traverse.py         the level-by-level numpy frontier over (origin, state, node)
+    first_step.py       first-step sharing: each distinct (state, root child) walked once
+    traverse.py         the level-by-level numpy frontier over (start, state, node)
     dedupe.py           identical masks found on hit sets, before any token is expanded
     expand.py           hit sets -> token flags (scatter or gather, whichever is cheaper)
-    token_sequences.py  class sequences of live tokens (what ``advance`` walks)
+    token_sequences.py  class sequences of live tokens (what ``advance`` walks), and which are equal
     compute.py          the driver (chunking, joblib workers)
     options.py          the switches (each technique can be turned off) and limits
     table.py            MaskTable, the stage's output handed to ``indexc.artifact``

@@ -39,7 +39,7 @@ from indexc.masks.literals import muted_states
 from indexc.masks.options import MaskOptions
 from indexc.masks.slices import Slices, find_slices
 from indexc.masks.table import MaskTable
-from indexc.masks.token_sequences import class_sequences
+from indexc.masks.token_sequences import class_sequence_groups, class_sequences
 from indexc.masks.traverse import WalkPlan, hit_sets_of_starts
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
@@ -76,11 +76,12 @@ def compute_mask_table(
     masks, state_mask, interner, expander = _distinct_masks(dfa, plan, slices, steps, hits, vocab)
     live = _live_tokens(expander, hits, slices, interner, vocab.size)
     offsets, data = class_sequences(vocab, live, alphabet.class_of_byte)
-    # Without muting the walk's classes are the alphabet's (or single bytes), so tokens ending at
-    # one class-trie node have one class sequence: the writer's row sharing needs no hashing.
+    # Tokens with one class sequence share a row in the artifact: say which, so the writer
+    # need not hash the sequences.  Without muting the walk's classes are the alphabet's (or
+    # single bytes), so the class-trie node a token ends at is its sequence's number.
     groups = None if plan.muted.any() else expander.class_nodes_of(live)
-    if groups is not None and groups.size and int(groups.max()) >= plan.class_trie.n_nodes:
-        groups = None  # a token outside the class trie (added by a slice): hash instead
+    if groups is None or (groups.size and int(groups.max()) >= plan.class_trie.n_nodes):
+        groups = class_sequence_groups(trie, alphabet.class_of_byte, live)  # muting, or a token a slice added
     timings["tables_ms"] = _ms_since(t2)
 
     stats = {

@@ -1,0 +1,26 @@
+"""Class sequences of tokens, and the numbering that tells which tokens share one."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexc.masks.token_sequences import class_sequence_groups, class_sequences
+from indexc.trie import build_trie
+from indexc.vocab import vocabulary_from_tokens
+
+
+@settings(max_examples=60, deadline=None)
+@given(tokens=st.lists(st.binary(min_size=1, max_size=6), min_size=1, max_size=40, unique=True),
+       classes=st.lists(st.integers(0, 3), min_size=256, max_size=256))
+def test_equal_numbers_iff_equal_class_sequences(tokens, classes):
+    vocab = vocabulary_from_tokens(tokens + [tokens[0]])  # a duplicate token: same bytes, another id
+    class_of_byte = np.array(classes, dtype=np.uint8)
+    ids = np.arange(vocab.size, dtype=np.int64)
+    groups = class_sequence_groups(build_trie(vocab), class_of_byte, ids)
+    offsets, data = class_sequences(vocab, ids, class_of_byte)
+    sequences = [data[offsets[i]:offsets[i + 1]].tobytes() for i in range(ids.size)]
+    for i in range(ids.size):
+        for j in range(ids.size):
+            assert (groups[i] == groups[j]) == (sequences[i] == sequences[j]), (tokens[i % len(tokens)], i, j)
