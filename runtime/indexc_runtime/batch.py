@@ -111,7 +111,7 @@ def _fill_rows(masks, mask_id: int, row_ids: np.ndarray, target: np.ndarray) -> 
     if row_ids.size == 1:
         masks.fill(mask_id, target, int(row_ids[0]))
         return
-    form, index, value, _, _ = masks._entries[mask_id] or masks.entry(mask_id)
+    form, index, value, _, _, _ = masks._entries[mask_id] or masks.entry(mask_id)
     if form == MASK_DENSE:
         target[row_ids] = index
         return

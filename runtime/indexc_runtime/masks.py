@@ -11,17 +11,23 @@ whichever of three forms is smallest (the writer chose; ``format.MASK_*``):
   it is never all-ones and is always among the pairs: the scatter clears the tail by itself.
 
 ``fill`` is the hot path.  A mask's *entry* is (form, row or word-index slice, value slice,
-start, end): two numpy slices and three memoryview reads (~0.4-0.7 us), made on the mask's
-first use and kept, so a later fill is a list lookup plus one or two numpy calls (~1.0-1.2 us
-for a 128k vocabulary); the entry of the start state's mask is made by ``load``.  Nothing else
+bits, start, end), made on the mask's first use and kept, so a later fill is a list lookup
+plus one numpy call; the entry of the start state's mask is made by ``load``.  A sparse or
+complement mask is *materialised* on first use: its row is built once (zero or ones, then the
+scatter: ~2-4 us) and the entry becomes a dense one over that row, so every later fill is one
+16 KB copy (~1.0 us for a 128k vocabulary) whatever the form on disk, where the scatter of a
+few hundred words cost 2-3 us a fill (the `date` regex: p50 2.5 us).  Materialised rows are
+counted against ``MATERIALISE_BYTES`` per artifact (64 MiB: 4,096 Llama-3 rows, more than the
+masks a server touches in most artifacts); past it, masks keep their scatter form.  Nothing else
 happens on first use: the word indices are stored as int64 (format version 2), which numpy's
 scatter takes as they are (``intp``), where int32 indices cost ~2 us more per call for the
 conversion; a version-1 file's int32 indices are converted once at load (~10 us per 50k
 words).  Zeroing a 16 KB row by copying from a cached zero row takes 0.4 us, half of
 ``ndarray.fill(0)``.
 
-``contains`` (the bit test of ``advance``) reads one memoryview item for a dense mask and
-bisects the word indices (``bisect`` over a memoryview, between the entry's bounds) otherwise.
+``contains`` (the bit test of ``advance``) reads one memoryview item for a dense or
+materialised mask and bisects the word indices (``bisect`` over a memoryview, between the
+entry's bounds) otherwise.
 
 Checks (``MaskStore.from_container``, at load, vectorised: 50-100 us for Llama-3 regex
 artifacts, most of it a few microseconds per numpy call): forms known, dense rows in range,
@@ -40,6 +46,8 @@ import numpy as np
 
 from indexc_runtime.container import Container, scalar_view
 from indexc_runtime.format import MASK_COMPLEMENT, MASK_DENSE, MASK_FORM_NAMES, MASK_SPARSE
+
+MATERIALISE_BYTES = 64 << 20  # per artifact: rows built from sparse/complement masks on first use
 
 class MaskStore:
     """The validated mask sections of one artifact."""
@@ -64,6 +72,7 @@ class MaskStore:
         self._entries: list[tuple | None] = [None] * int(self.form.size)
         self._zeros = np.zeros(self.words, dtype=np.int32)  # rows to copy from: ~2x faster than fill()
         self._ones = np.full(self.words, -1, dtype=np.int32)
+        self._materialise_left = MATERIALISE_BYTES // max(1, 4 * self.words)  # rows still allowed
 
     @classmethod
     def from_container(cls, container: Container) -> "MaskStore":
@@ -73,7 +82,7 @@ class MaskStore:
 
     def fill(self, mask_id: int, out: np.ndarray, row: int) -> None:
         """Write mask ``mask_id`` into ``out[row]`` (``out``: int32 rows of ``W`` words, checked by the caller)."""
-        form, index, value, _, _ = self._entries[mask_id] or self.entry(mask_id)
+        form, index, value, _, _, _ = self._entries[mask_id] or self.entry(mask_id)
         if form == MASK_DENSE:
             out[row] = index
         else:
@@ -83,10 +92,10 @@ class MaskStore:
 
     def contains(self, mask_id: int, token: int) -> bool:
         """Is ``token`` (already known to be in ``[0, vocab_size)``) in the mask?"""
-        form, _, _, start, end = self._entries[mask_id] or self.entry(mask_id)
+        form, _, _, bits, start, end = self._entries[mask_id] or self.entry(mask_id)
         word = token >> 5
         if form == MASK_DENSE:
-            return (self._dense_bits[start + word] >> (token & 31)) & 1 == 1
+            return (bits[start + word] >> (token & 31)) & 1 == 1
         position = bisect_left(self._index_items, word, start, end)
         if position == end or self._index_items[position] != word:
             return form == MASK_COMPLEMENT
@@ -108,14 +117,22 @@ class MaskStore:
         return {name: int(counts[code]) for code, name in enumerate(MASK_FORM_NAMES)}
 
     def entry(self, mask_id: int) -> tuple:
-        """(form, dense row or word indices, word values, start, end); ``start`` of a dense mask: its first bit word."""
+        """(form, row or word indices, word values, bits, start, end): for a dense or materialised
+        mask, the row and a memoryview ``bits`` of words whose item ``start + w`` is word ``w``."""
         form = self._form[mask_id]
         if form == MASK_DENSE:
             row = self._dense_row[mask_id]
-            entry = (form, self.dense[row], None, row * self.words, 0)
+            entry = (form, self.dense[row], None, self._dense_bits, row * self.words, 0)
         else:
             start, end = self._offsets[mask_id], self._offsets[mask_id + 1]
-            entry = (form, self.word_index[start:end], self.word_value[start:end], start, end)
+            index, value = self.word_index[start:end], self.word_value[start:end]
+            if self._materialise_left > 0:
+                self._materialise_left -= 1
+                row = (self._zeros if form == MASK_SPARSE else self._ones).copy()
+                row[index] = value
+                entry = (MASK_DENSE, row, None, scalar_view(row.view(np.uint32)), 0, 0)
+            else:
+                entry = (form, index, value, None, start, end)
         self._entries[mask_id] = entry
         return entry
 

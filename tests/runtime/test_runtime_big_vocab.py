@@ -1,4 +1,5 @@
-"""A Llama-3-sized vocabulary (128,256 ids): all three mask forms, filled and advanced on."""
+"""A Llama-3-sized vocabulary (128,256 ids): all three mask forms, filled and advanced on,
+with sparse and complement masks materialised into rows on first use and (budget 0) not."""
 
 from __future__ import annotations
 
@@ -12,9 +13,16 @@ from indexc_runtime import TokenNotAllowed
 MASKS = handmade.big_masks()
 
 
-@pytest.fixture(scope="module")
-def big_index(big_artifact):
-    return indexc_runtime.load(big_artifact, verify=True)
+@pytest.fixture(scope="module", params=["materialised", "scattered"])
+def big_index(big_artifact, request):
+    import indexc_runtime.masks as mask_store
+
+    budget = mask_store.MATERIALISE_BYTES
+    mask_store.MATERIALISE_BYTES = budget if request.param == "materialised" else 0
+    try:
+        return indexc_runtime.load(big_artifact, verify=True)
+    finally:
+        mask_store.MATERIALISE_BYTES = budget
 
 
 def test_the_masks_use_every_storage_form(big_index):
@@ -32,6 +40,10 @@ def test_fill_gives_the_mask_of_each_form(big_index, state):
     assert np.array_equal(np.flatnonzero(bits), MASKS[state])
     assert np.array_equal(matcher.allowed_token_ids(), MASKS[state])
     assert (out[0] == -1).all()
+    allowed = np.zeros(128_256, dtype=bool)
+    allowed[MASKS[state]] = True
+    for token in np.random.default_rng(state).integers(0, 128_256, 400).tolist() + MASKS[state][:50].tolist():
+        assert big_index._masks.contains(big_index._automaton.state_mask[state], token) == allowed[token]
 
 
 def test_advance_and_batch_fill(big_index):
