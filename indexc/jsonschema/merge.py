@@ -1,8 +1,8 @@
 """``allOf`` and sibling keywords: several schemas for one value -> one schema (their intersection).
 
-``flatten`` returns a schema without ``$ref`` or ``allOf`` at its top level: a ``$ref`` with
-sibling keywords is its target merged with the siblings, an ``allOf`` is its parts merged
-left to right after the keywords beside it.  ``merge`` intersects two flat schemas keyword by
+``flatten`` returns a schema without ``$ref`` or ``allOf`` at its top level: the ``$ref``
+target, the ``allOf`` parts and the sibling keywords merged in the order their keys are
+written (``_parts_in_key_order``; llguidance's order, which MaskBench instances follow).  ``merge`` intersects two flat schemas keyword by
 keyword (types intersected, bounds tightened, ``required`` unioned in order, ``properties``
 merged in llguidance's order: the left schema's, then the right's new ones).  It stays lazy
 below the top level: two schemas for the same property become ``{"allOf": [a, b]}`` and are
@@ -73,23 +73,41 @@ class Flattener:
         if depth > MAX_REF_CHAIN:
             raise self.document.error("$ref/allOf chain refers back to itself without any structure in between", pointer)
         schema = normalize_legacy(node)
+        if "$ref" not in schema and "allOf" not in schema:
+            return schema
+        result: bool | dict = True
+        for part in self._parts_in_key_order(schema, pointer, depth):
+            result = merge(result, part, pointer)
+        if isinstance(result, dict):
+            result = {**{k: v for k, v in schema.items() if k not in result and k not in ("$ref", "allOf")}, **result}
+        return result
+
+    def _parts_in_key_order(self, schema: dict, pointer: str, depth: int) -> list[bool | dict]:
+        """The flat schemas a node intersects, in the order its keys are written (llguidance's
+        order, which decides the merged ``properties`` order): the ``$ref`` target where
+        ``$ref`` stands, the ``allOf`` parts where ``allOf`` stands, the sibling keywords where
+        their ``properties`` stand (without ``properties``: after the ``$ref`` target, before
+        the ``allOf`` parts).  ``{"allOf": [A], "properties": {B}}`` lists A's properties
+        first, ``{"properties": {B}, "allOf": [A]}`` B's."""
+        keys = list(schema)
+        placed: list[tuple[float, int, bool | dict]] = []
         if "$ref" in schema:
-            target_pointer, target = self.document.resolve(schema.pop("$ref"), pointer=child_pointer(pointer, "$ref"))
-            base = self.flatten(target, target_pointer, depth + 1)
-            schema = merge(base, schema, pointer) if has_assertions(schema) else base
-            if isinstance(schema, bool):
-                return schema
+            target_pointer, target = self.document.resolve(schema["$ref"], pointer=child_pointer(pointer, "$ref"))
+            placed.append((keys.index("$ref"), 0, self.flatten(target, target_pointer, depth + 1)))
         if "allOf" in schema:
-            parts = schema.pop("allOf")
+            parts = schema["allOf"]
             if not isinstance(parts, list):
                 raise self.document.error("allOf must be an array", child_pointer(pointer, "allOf"))
-            result: bool | dict = self.flatten(schema, pointer, depth + 1) if has_assertions(schema) else True
             for i, part in enumerate(parts):
-                result = merge(result, self.flatten(part, child_pointer(pointer, "allOf", i), depth + 1), pointer)
-            if isinstance(result, dict):
-                result = {**{k: v for k, v in schema.items() if k not in result}, **result}
-            return result
-        return schema
+                placed.append((keys.index("allOf"), i, self.flatten(part, child_pointer(pointer, "allOf", i), depth + 1)))
+        siblings = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
+        if has_assertions(siblings):
+            if "properties" in siblings:
+                position = keys.index("properties")
+            else:
+                position = keys.index("$ref") + 0.5 if "$ref" in schema else -1
+            placed.append((position, 0, siblings))
+        return [part for _, _, part in sorted(placed, key=lambda item: item[:2])]
 
 
 def merge(a: bool | dict, b: bool | dict, pointer: str) -> bool | dict:

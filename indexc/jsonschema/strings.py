@@ -24,11 +24,16 @@ from indexc.jsonschema.patterns import PatternError, TranslatedPattern, translat
 # A counted string body is one lexeme up to this many characters.  Each counted character is
 # ~134 Thompson NFA states and ~20 DFA states (its escape spellings and UTF-8 bytes), so a
 # ``maxLength`` of 32,767 as one lexeme expands to 4.4 million NFA states (refused, limit
-# 400,000).  Longer counts are written as ``CHUNK_CHARS``-character chunks (``_chunked_body``):
-# the same language, whose grammar-path terminals stay at most 64 counted characters (~1,300
-# DFA states) however long the bound; the Earley rules count the chunks.
-LONG_STRING_CHARS = 2048
-CHUNK_CHARS = 64
+# 400,000), and even 1,024 makes a 20,000-state lexeme whose in-lexeme masks dominate the
+# grammar path's compile.  Longer counts are written as ``CHUNK_CHARS``-character chunks
+# (``_chunked_body``): the same language, whose grammar-path terminals stay at most 32 counted
+# characters however long the bound; the Earley rules count the chunks.  Measured on
+# Github_hard---o9787 (maxLength 32,767, 1,024, 255; process time, loaded machine): one lexeme
+# per string 93 s; thresholds/chunks 2,048/64 same; 256/64 28 s; 128/32 24 s; 64/16 70 s
+# (more chunk boundaries: the boundary masks grow).  The DFA path is unchanged (same language,
+# same NFA size).
+LONG_STRING_CHARS = 128
+CHUNK_CHARS = 32
 
 
 def lower_string(lw, schema: dict, pointer: str) -> Expr:

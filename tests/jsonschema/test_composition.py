@@ -134,3 +134,19 @@ def test_dependencies_as_branches():
     assert accepts(schema, '{"card": "c", "zip": "1"}') and accepts(schema, '{"zip": "1"}') and accepts(schema, "{}")
     assert not accepts(schema, '{"card": "c"}')
     assert accepts(schema, '{"zip": "9", "n": 1}') and not accepts(schema, '{"zip": "1", "n": 1}')
+
+
+_A = {"properties": {"a": {"type": "integer"}}}
+_B = {"type": "integer"}
+
+
+@pytest.mark.parametrize("schema,first,second", [
+    ({"allOf": [_A], "properties": {"b": _B}}, '{"a": 1, "b": 2}', '{"b": 2, "a": 1}'),
+    ({"properties": {"b": _B}, "allOf": [_A]}, '{"b": 2, "a": 1}', '{"a": 1, "b": 2}'),
+    ({"type": "object", "allOf": [_A], "properties": {"b": _B}}, '{"a": 1, "b": 2}', '{"b": 2, "a": 1}'),
+    ({"$ref": "#/$defs/x", "properties": {"b": _B}, "$defs": {"x": _A}}, '{"a": 1, "b": 2}', '{"b": 2, "a": 1}'),
+    ({"properties": {"b": _B}, "$ref": "#/$defs/x", "$defs": {"x": _A}}, '{"b": 2, "a": 1}', '{"a": 1, "b": 2}'),
+])
+def test_merged_properties_follow_the_order_the_keys_are_written(schema, first, second):
+    # llguidance's order (checked against llguidance 1.x): each part where its key stands
+    assert accepts(schema, first) and not accepts(schema, second)
