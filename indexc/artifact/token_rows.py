@@ -22,6 +22,7 @@ comparison), in first-appearance order, so the output is a pure function of the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -42,12 +43,12 @@ class TokenRows:
 
 
 def token_rows(live: np.ndarray, offsets: np.ndarray, data: np.ndarray, vocab_size: int,
-               layout: str | None = None, *, groups: np.ndarray | None = None) -> TokenRows:
+               layout: str | None = None, *, groups: Callable[[], np.ndarray] | None = None) -> TokenRows:
     """The smallest layout of the CSR (``offsets``, ``data``) rows of the sorted ``live`` ids
     (or ``layout``, when given: tests and benchmarks pin one).
 
-    ``groups`` (optional, one per live token): equal values mean equal rows, as the mask stage
-    knows from its class trie; then the distinct rows are found without hashing them (a URL
+    ``groups`` (optional: gives one number per live token): equal values mean equal rows, as
+    the mask stage knows from its tries; then the distinct rows are found without hashing them (a URL
     regex over Llama-3: ~85 ms of hashing and checking 750 KB of classes saved).
     """
     live = np.asarray(live, dtype=np.int64)
@@ -57,7 +58,7 @@ def token_rows(live: np.ndarray, offsets: np.ndarray, data: np.ndarray, vocab_si
         TOKEN_ROWS_LIVE: 4 * live.size + 4 * (live.size + 1) + data.size,
     }
     if layout == TOKEN_ROWS_SHARED or (layout is None and min(sizes.values()) > 2 * vocab_size):
-        first, row_of_live = ragged_unique(offsets, data) if groups is None else groups_by_first_appearance(groups)
+        first, row_of_live = ragged_unique(offsets, data) if groups is None else groups_by_first_appearance(groups())
         row_bytes = 2 if first.size + 1 < U16_ROWS else 4
         sizes[TOKEN_ROWS_SHARED] = row_bytes * vocab_size + 4 * (first.size + 2) + int(lengths[first].sum())
     if layout is None:  # the shared layout costs at least 2 bytes per id: sized only when it can win

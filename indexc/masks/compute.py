@@ -24,11 +24,12 @@ from __future__ import annotations
 import os
 import time
 import warnings
+from typing import Callable
 
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import sorted_unique
+from indexc.arrays import ragged_unique, sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_byte_pairs, dead_bytes
 from indexc.masks.class_trie import build_class_trie
@@ -76,12 +77,7 @@ def compute_mask_table(
     masks, state_mask, interner, expander = _distinct_masks(dfa, plan, slices, steps, hits, vocab)
     live = _live_tokens(expander, hits, slices, interner, vocab.size)
     offsets, data = class_sequences(vocab, live, alphabet.class_of_byte)
-    # Tokens with one class sequence share a row in the artifact: say which, so the writer
-    # need not hash the sequences.  Without muting the walk's classes are the alphabet's (or
-    # single bytes), so the class-trie node a token ends at is its sequence's number.
-    groups = None if plan.muted.any() else expander.class_nodes_of(live)
-    if groups is None or (groups.size and int(groups.max()) >= plan.class_trie.n_nodes):
-        groups = class_sequence_groups(trie, alphabet.class_of_byte, live)  # muting, or a token a slice added
+    groups = _group_numbers(plan, expander, trie, alphabet, live)
     timings["tables_ms"] = _ms_since(t2)
 
     stats = {
@@ -151,6 +147,20 @@ def _distinct_masks(dfa: ByteDFA, plan: WalkPlan, slices: Slices, steps: FirstSt
     return masks, mask_of_key[np.array(key_ids, dtype=np.int64)].astype(np.int32), interner, expander
 
 
+def _group_numbers(plan: WalkPlan, expander: HitExpander, trie: TokenTrie, alphabet: ByteAlphabet,
+                   live: np.ndarray) -> Callable[[], np.ndarray]:
+    """What tells the writer which live tokens share a class sequence (and so a row).
+
+    Without muting the walk's classes are the alphabet's (or single bytes), so the class-trie
+    node a token ends at numbers its sequence, for free; otherwise (or for a token a slice
+    added) a pass over the byte trie numbers them, run only if the writer asks.
+    """
+    nodes = None if plan.muted.any() else expander.class_nodes_of(live)
+    if nodes is not None and (not nodes.size or int(nodes.max()) < plan.class_trie.n_nodes):
+        return lambda: nodes
+    return lambda: class_sequence_groups(trie, alphabet.class_of_byte, live)
+
+
 def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Slices, options: MaskOptions) -> WalkPlan:
     """The walk's alphabet (muted rows left out), class trie, and tables."""
     muted = muted_states(dfa, options.min_literal_length if options.mute_literals else 0)
@@ -170,8 +180,9 @@ def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Sl
     return WalkPlan(class_trie, walk_alphabet.class_transitions, trie, dfa.transitions, muted, slices.slice_of_state)
 
 
-def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) -> list[np.ndarray]:
-    """Hit set of every start, walking chunks of starts; in worker processes only when it pays.
+def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Hit sets of every start, per chunk of starts (CSR: offsets, nodes), walking the chunks
+    here or in worker processes, only when it pays.
 
     The first chunk is walked here and timed; the other chunks go to ``jobs`` joblib workers
     only if they are projected to take longer than starting the pool (~1 s on this machine),
@@ -199,7 +210,7 @@ def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) ->
         for chunk in rest:
             compile_limits.check_time("the walk")
             results.append(hit_sets_of_starts(plan, steps.starts, chunk))
-    return [hits for chunk_result in results for hits in chunk_result]
+    return results
 
 
 def _walk_in_workers(plan: WalkPlan, steps: FirstSteps, chunks: list[np.ndarray], jobs: int) -> list:
@@ -228,19 +239,30 @@ def _walk_in_workers(plan: WalkPlan, steps: FirstSteps, chunks: list[np.ndarray]
 
 class StartHits:
     """The distinct hit sets of the walk's starts ("contents"); a state's hit set is its starts'
-    contents end to end, so its content ids are the exact key of its hit set."""
+    contents end to end, so its content ids are the exact key of its hit set.
 
-    def __init__(self, per_start: list[np.ndarray]):
-        number: dict[bytes, int] = {}
-        self.contents: list[np.ndarray] = []
-        content_of_start = np.full(len(per_start), -1, dtype=np.int64)  # -1: no hits below the start
-        for k, hits in enumerate(per_start):
-            if hits.size:
-                content_of_start[k] = number.setdefault(hits.tobytes(), len(self.contents))
-                if content_of_start[k] == len(self.contents):
-                    self.contents.append(hits)
-        self.content_of_start = content_of_start
-        self.nbytes = sum(hits.nbytes for hits in self.contents)
+    Built from the walk's CSR chunks in a few vectorised calls (``ragged_unique`` numbers equal
+    sets exactly), not a dict lookup per start: JSON Schemas have tens of thousands of starts.
+    """
+
+    def __init__(self, chunks: list[tuple[np.ndarray, np.ndarray]]):
+        lengths = np.concatenate([np.diff(offsets) for offsets, _ in chunks]) if chunks else np.zeros(0, np.int64)
+        self._nodes = np.concatenate([nodes for _, nodes in chunks]) if chunks else np.zeros(0, np.int64)
+        self._offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=self._offsets[1:])
+        first, group = ragged_unique(self._offsets, self._nodes)
+        empty = lengths == 0
+        rank = np.cumsum(~empty[first]) - 1  # content ids skip the empty set
+        self.content_of_start = np.where(empty, -1, rank[group])  # -1: no hits below the start
+        self._first = first[~empty[first]]  # the start holding each content
+        self.nbytes = int(self._nodes.nbytes)
+
+    def __len__(self) -> int:
+        return int(self._first.size)
+
+    def content(self, k: int) -> np.ndarray:
+        start = self._first[k]
+        return self._nodes[self._offsets[start]:self._offsets[start + 1]]
 
     def key_of(self, starts: np.ndarray) -> np.ndarray:
         """The content ids of a state's starts, in order, the empty ones left out."""
@@ -249,11 +271,15 @@ class StartHits:
 
     def of(self, key: np.ndarray) -> np.ndarray:
         """The hit set of a state with this key (disjoint subtrees: a concatenation)."""
-        parts = [self.contents[k] for k in key.tolist()]
+        parts = [self.content(k) for k in key.tolist()]
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
+    def token_bounds(self, expander: HitExpander) -> np.ndarray:
+        """Tokens ended by each content's nodes."""
+        return expander.token_bounds([self.content(k) for k in range(len(self))])
+
     def union(self) -> np.ndarray:
-        return sorted_unique(np.concatenate(self.contents)) if self.contents else np.zeros(0, np.int64)
+        return sorted_unique(self._nodes) if self._nodes.size else np.zeros(0, np.int64)
 
 
 def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, interner: MaskInterner, vocab: Vocabulary):
@@ -284,7 +310,7 @@ def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, intern
 
 def _mask_bytes(expander: HitExpander, hits: StartHits, interner: MaskInterner, slices: Slices, vocab_size: int) -> int:
     """Bytes the expanded masks will take, from the contents' token counts (ids at 4 bytes, a key each)."""
-    per_content = expander.token_bounds(hits.contents)
+    per_content = hits.token_bounds(expander)
     tokens = np.array([int(per_content[key].sum()) for key in interner.keys], dtype=np.int64)
     tokens = np.minimum(tokens, vocab_size)
     tokens += [slices.tokens[s].size if s >= 0 else 0 for s in interner.slice_ids]

@@ -11,15 +11,17 @@ It is the whole meaning of a regex index, in memory, before any encoding choice:
 - ``live_tokens``: sorted ids of the text tokens that appear in at least one mask, and for
   each the sequence of byte classes of its bytes (CSR: ``token_class_offsets`` of length
   ``len(live_tokens) + 1`` into ``token_class_data``), which is all ``advance`` needs.
-``token_groups`` (optional) numbers the live tokens so that equal numbers mean equal class
-sequences (the class-trie node each ends at), which lets the writer share rows without
-hashing the sequences.  Masks are stored once each (identical masks deduplicated by the mask
+``token_groups`` (optional) gives, on demand, a number per live token such that equal numbers
+mean equal class sequences, which lets the writer share rows without hashing the sequences;
+it is a function because only a table with many live tokens gets a shared layout, and the
+numbering can cost a pass over the whole trie (~20 ms for Llama-3).  Masks are stored once each (identical masks deduplicated by the mask
 stage).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -35,7 +37,7 @@ class MaskTable:
     token_class_offsets: np.ndarray  # int64 (len(live_tokens)+1,)
     token_class_data: np.ndarray  # uint8
     stats: dict = field(default_factory=dict)
-    token_groups: np.ndarray | None = None  # per live token: equal ids -> equal class sequences (or None)
+    token_groups: Callable[[], np.ndarray] | None = None  # per live token: equal ids -> equal class sequences
 
     @property
     def n_states(self) -> int:

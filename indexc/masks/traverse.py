@@ -189,13 +189,14 @@ def _cat(parts: list) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
-def hit_sets_of_starts(plan: WalkPlan, starts: Starts, ids: np.ndarray) -> list[np.ndarray]:
-    """For each start of ``ids`` (in order), its sorted hit set: class nodes as themselves
-    (>= 0), byte nodes as ``-1 - node`` (< 0)."""
+def hit_sets_of_starts(plan: WalkPlan, starts: Starts, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted hit sets of the starts ``ids`` as CSR (offsets, nodes): start ``ids[k]``'s set
+    is ``nodes[offsets[k]:offsets[k + 1]]``, class nodes as themselves (>= 0), byte nodes as
+    ``-1 - node`` (< 0)."""
     class_origin, class_node, byte_origin, byte_node = walk_hits(plan, starts, ids)
     origin = np.concatenate([class_origin, byte_origin])
     node = np.concatenate([class_node, -1 - byte_node])
     order = np.lexsort((node, origin))
-    origin, node = origin[order], node[order]
-    bounds = np.searchsorted(origin, np.arange(ids.size + 1), side="left")
-    return [node[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+    offsets = np.zeros(ids.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(origin, minlength=ids.size), out=offsets[1:])
+    return offsets, node[order]
