@@ -54,6 +54,7 @@ class Terminal:
     name: str
     regex: str            # indexc regex dialect, whole-string match
     is_literal: bool = False  # True when the regex is an escaped string literal (for display)
+    also: tuple[str, ...] = ()  # regexes the lexeme must match as well (an intersection; JSON Schema strings)
 
 
 @dataclass(frozen=True)
