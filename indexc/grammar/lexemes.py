@@ -11,6 +11,11 @@ gives, for each global state, the *in-lexeme mask*: the tokens whose bytes stay 
 lexeme from that state.  It is computed with every state non-accepting, so no mask holds an
 end-of-sequence id: whether the text may end is the parser's business, not the lexeme's.
 
+A terminal with ``also`` regexes (a JSON Schema string with a ``pattern`` and a length bound
+or a ``format``: an intersection the regex dialect cannot write) is the product of the DFAs
+(``intersect``), minimised: the curie pattern of MaskBench's Github_hard---o82740 with
+``maxLength: 146`` gives a few hundred states.
+
 A terminal whose regex matches only the empty string is kept (its DFA is one accepting state
 with no way out): the parser treats it as nullable and its thread never moves.  A terminal
 with an empty language is a ``GrammarError`` naming the terminal.
@@ -27,6 +32,8 @@ import numpy as np
 
 from indexc.automaton.byte_dfa import DEAD, ByteDFA
 from indexc.automaton.compile import compile_regex
+from indexc.automaton.liveness import trim
+from indexc.automaton.minimize import minimize
 from indexc.errors import LimitError, RegexError
 from indexc.grammar.ir import GrammarError, Terminal
 from indexc.masks import MaskOptions, MaskTable, compute_mask_table
@@ -69,9 +76,10 @@ def build_lexer(terminals: list[Terminal], *, max_states: int, source: str) -> L
     blocks: list[ByteDFA] = []
     for terminal in terminals:
         try:
-            blocks.append(compile_regex(terminal.regex, max_states=max_states, source=source))
+            blocks.append(terminal_dfa(terminal, max_states=max_states, source=source))
         except (RegexError, LimitError) as exc:
-            raise GrammarError(f"terminal {terminal.name} (/{terminal.regex}/): {exc.message}", source=source) from None
+            also = "".join(f" & /{regex}/" for regex in terminal.also)
+            raise GrammarError(f"terminal {terminal.name} (/{terminal.regex}/{also}): {exc.message}", source=source) from None
     sizes = np.array([block.n_states for block in blocks], dtype=np.int64)
     offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
@@ -81,6 +89,43 @@ def build_lexer(terminals: list[Terminal], *, max_states: int, source: str) -> L
     ]).astype(np.int32)
     accepting = np.concatenate([block.accepting for block in blocks]).astype(bool)
     return Lexer(tuple(t.name for t in terminals), ByteDFA(transitions, accepting), offsets)
+
+
+def terminal_dfa(terminal: Terminal, *, max_states: int, source: str) -> ByteDFA:
+    """The terminal's minimal byte DFA: its regex, intersected with each of ``terminal.also``."""
+    dfa = compile_regex(terminal.regex, max_states=max_states, source=source)
+    for regex in terminal.also:
+        dfa = intersect(dfa, compile_regex(regex, max_states=max_states, source=source), max_states=max_states,
+                        source=source)
+    return dfa
+
+
+def intersect(a: ByteDFA, b: ByteDFA, *, max_states: int, source: str) -> ByteDFA:
+    """The product DFA of the texts both accept (trimmed, minimal); ``RegexError`` when empty.
+
+    Reachable state pairs are found one numpy step per breadth-first frontier (pair ``(s, t)``
+    coded ``s * |b| + t``, so the start pair is code 0 and stays first once sorted)."""
+    width = np.int64(b.n_states)
+    seen = np.zeros(1, dtype=np.int64)
+    frontier = seen
+    while frontier.size:
+        next_a, next_b = a.transitions[frontier // width], b.transitions[frontier % width]
+        live = (next_a != DEAD) & (next_b != DEAD)
+        frontier = np.setdiff1d(np.unique(next_a[live].astype(np.int64) * width + next_b[live]), seen,
+                                assume_unique=True)
+        seen = np.union1d(seen, frontier)
+        if seen.size > max_states:
+            raise LimitError(f"the intersection needs over {max_states:,} states", source=source)
+    next_a, next_b = a.transitions[seen // width], b.transitions[seen % width]
+    live = (next_a != DEAD) & (next_b != DEAD)
+    targets = np.searchsorted(seen, next_a.astype(np.int64) * width + next_b)
+    transitions = np.where(live, targets, DEAD).astype(np.int32)
+    accepting = a.accepting[seen // width] & b.accepting[seen % width]
+    trimmed = trim(transitions, accepting)
+    if trimmed is None:
+        raise RegexError("the intersection matches no string", source=source)
+    minimal = trim(*minimize(*trimmed))  # minimise, then renumber breadth-first (canonical)
+    return ByteDFA(*minimal)
 
 
 def in_lexeme_masks(lexer: Lexer, trie: TokenTrie, vocab: Vocabulary, options: MaskOptions,

@@ -33,6 +33,7 @@ Code map, in reading order:
 - ``strings``, ``objects``, ``arrays``, ``literals``   one JSON type each; enum/const
 - ``negation``      ``not`` with a positive form; dependencies as ``anyOf`` branches
 - ``validator``     a small validator: ``enum`` values decided against the whole schema
+- ``intersection``  one lexeme matching several regexes: the product of their automata
 - ``one_of``        proving ``oneOf`` branches disjoint
 - ``lowering``      the driver: schema -> ``LoweredSchema``
 - ``to_regex``      the DFA path as regex text (``schema_to_regex``, for tools and tests)
@@ -55,7 +56,7 @@ from __future__ import annotations
 from indexc.jsonschema.errors import JsonSchemaError
 from indexc.jsonschema.lowering import LoweredSchema, lower_schema
 from indexc.jsonschema.options import JsonSchemaOptions
-from indexc.jsonschema.to_regex import NotRegular, RegexTooLarge, render_regex
+from indexc.jsonschema.to_regex import NoRegexText, NotRegular, RegexTooLarge, render_regex
 
 __all__ = ["JsonSchemaError", "JsonSchemaOptions", "LoweredSchema", "lower_schema", "schema_to_regex"]
 
@@ -72,6 +73,9 @@ def schema_to_regex(schema: dict | bool | str, options: JsonSchemaOptions = Json
         return render_regex(lowered).regex
     except NotRegular as cycle:
         raise JsonSchemaError(f"recursive schema (definition cycle through {cycle.name}) needs the grammar path",
+                              pointer="#", source=source) from None
+    except NoRegexText as what:
+        raise JsonSchemaError(f"{what} has no regex text; the compiler builds it as an automaton",
                               pointer="#", source=source) from None
     except RegexTooLarge as big:
         raise JsonSchemaError(f"the schema's regex exceeds {big.chars:,} characters; use the grammar path",

@@ -49,9 +49,9 @@ def keys_outside(patterns: list[str], names: list[str]) -> str | None:
                                                source="patternProperties")
     except IndexcError as error:
         raise Unrepresentable(str(error)) from None
-    atom_sets = _atom_sets(partition)
-    other = ALL_CHARS.difference(CodePointSet(np.empty((0, 2), np.int64)).union(*atom_sets))
-    columns = atom_sets + ([other] if not other.is_empty() else [])
+    known = atom_sets(partition)
+    other = ALL_CHARS.difference(CodePointSet(np.empty((0, 2), np.int64)).union(*known))
+    columns = known + ([other] if not other.is_empty() else [])
     transitions, accepting = _complemented(atom_dfa.transitions, atom_dfa.accepting, len(columns))
     trimmed = trim(transitions, accepting)
     if trimmed is None:
@@ -62,7 +62,8 @@ def keys_outside(patterns: list[str], names: list[str]) -> str | None:
     return _eliminate(transitions, accepting, columns)
 
 
-def _atom_sets(partition) -> list[CodePointSet]:
+def atom_sets(partition) -> list[CodePointSet]:
+    """The code points of each atom of ``partition`` (Unicode scalars only)."""
     ends = np.append(partition.starts[1:], UNIVERSE_END) - 1
     sets = []
     for atom in range(partition.n_atoms):

@@ -11,6 +11,8 @@ Node kinds:
 - ``Lex(regex)``: a regex fragment in indexc's dialect that stays inside one lexeme (a JSON
   string, a number, a punctuation mark).  On the grammar path adjacent ``Lex`` nodes are
   glued into one terminal.
+- ``Intersection(regexes)``: one lexeme in the intersection of several regexes (no regex
+  text: the DFA path and the grammar path build it on automata, ``intersection``).
 - ``Ws()``: the place where the whitespace policy applies (rendered by the policy).
 - ``Seq``, ``Alt``, ``Repeat(min, max)``: concatenation, alternation, bounded repetition.
 - ``Ref(name)``: a named definition (a ``$ref`` target, or the built-in "any JSON value").
@@ -30,6 +32,15 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class Lex:
     regex: str
+
+
+@dataclass(frozen=True)
+class Intersection:
+    """One lexeme whose text every regex matches (a pattern and a length bound, a format and a
+    pattern): the regex dialect cannot write it, so each path builds it on automata
+    (``intersection``)."""
+
+    regexes: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -59,7 +70,7 @@ class Ref:
     name: str
 
 
-Expr = Lex | Ws | Seq | Alt | Repeat | Ref
+Expr = Lex | Intersection | Ws | Seq | Alt | Repeat | Ref
 
 EPSILON = Seq(())
 EMPTY_SET = Alt(())
@@ -162,6 +173,8 @@ class RegexRenderer:
             return expr.regex
         if isinstance(expr, Ws):
             return self.whitespace
+        if isinstance(expr, Intersection):
+            raise NoRegexText("an intersection of string constraints (pattern, format, length)")
         if isinstance(expr, Seq):
             return "".join(_group_for_seq(item, self._render(item, stack)) for item in expr.items)
         if isinstance(expr, Alt):
@@ -180,6 +193,10 @@ class RegexRenderer:
         if ref.name in self.bounded and depth >= self.depth_bound:
             return self._render(self.bounded[ref.name], stack)
         return self._render(self.definitions[ref.name], stack + (ref.name,))
+
+
+class NoRegexText(Exception):
+    """The expression has no regex text in indexc's dialect (the message says what)."""
 
 
 class RegexTooLarge(Exception):

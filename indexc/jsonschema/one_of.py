@@ -29,7 +29,7 @@ import numpy as np
 from indexc.automaton import compile_regex
 from indexc.automaton.byte_dfa import DEAD, ByteDFA
 from indexc.errors import IndexcError
-from indexc.jsonschema.expr import Alt, Expr, Lex, NotRegular, Ref, Repeat, Seq, Ws
+from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws
 from indexc.jsonschema.merge import json_equal
 from indexc.jsonschema.patterns import ecma_to_python
 from indexc.jsonschema.to_automaton import expr_to_dfa
@@ -140,6 +140,8 @@ def first_bytes(lw, expr: Expr, visiting: frozenset[str] = frozenset()) -> froze
     """Bytes a text of ``expr`` can start with (over-approximated; values never start empty)."""
     if isinstance(expr, Lex):
         return _lex_first_bytes(expr.regex)
+    if isinstance(expr, Intersection):
+        return frozenset.intersection(*(_lex_first_bytes(regex) for regex in expr.regexes))
     if isinstance(expr, Alt):
         return frozenset().union(*(first_bytes(lw, o, visiting) for o in expr.options))
     if isinstance(expr, Seq):

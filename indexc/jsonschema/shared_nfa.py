@@ -13,14 +13,29 @@ only ever entered from its entry and only leave to its continuation.
 The output is ``indexc.automaton.nfa.NFA``, so the automaton's subset construction,
 minimisation and UTF-8 expansion run on it unchanged.  Bounded repetitions use the same
 nested form as the automaton's builder (``x{2,4} = x x (x (x)?)?``), for the same reason
-(closures stay small).
+(closures stay small).  An ``EmbeddedDFA`` leaf (the product automaton of an
+``Intersection`` lexeme) is copied state for state.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 from indexc.automaton import regex_tree as rt
 from indexc.automaton.nfa import NFA
 from indexc.errors import LimitError
+from indexc.jsonschema.intersection import CharDFA
+
+
+@dataclass(frozen=True, eq=False)
+class EmbeddedDFA:
+    """A ready automaton as a leaf of the tree (an ``Intersection`` lexeme): its states are
+    copied into the NFA, its column ``c`` read as the shared character set ``set_indices[c]``."""
+
+    dfa: CharDFA
+    set_indices: tuple[int, ...]
 
 
 class SharedNFABuilder:
@@ -67,7 +82,19 @@ class SharedNFABuilder:
             entry = self.state()
             self.nfa.epsilon[entry].extend(self.into(option, follow) for option in node.options)
             return entry
+        if isinstance(node, EmbeddedDFA):
+            return self._embedded(node, follow)
         return self._repeat(node, follow)
+
+    def _embedded(self, node: EmbeddedDFA, follow: int) -> int:
+        """One NFA state per DFA state, one edge per live cell; accepting states go on to ``follow``."""
+        states = [self.state() for _ in range(node.dfa.n_states)]
+        sources, columns, targets = node.dfa.live_cells()
+        for source, column, target in zip(sources.tolist(), columns.tolist(), targets.tolist()):
+            self.nfa.edges[states[source]].append((node.set_indices[column], states[target]))
+        for accepting in np.flatnonzero(node.dfa.accepting).tolist():
+            self.nfa.epsilon[states[accepting]].append(follow)
+        return states[0]
 
     def _repeat(self, node: rt.Repeat, follow: int) -> int:
         current = follow

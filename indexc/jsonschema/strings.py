@@ -4,19 +4,21 @@ A plain string is ``"`` + ``json_text.ANY_CHAR{min,max}`` + ``"``: a length boun
 characters, whatever their spelling (an unbounded tail uses the smaller
 ``ANY_CHAR_RUN_UNIT``, see ``json_text``).  A count over ``LONG_STRING_CHARS`` is spelled
 in chunks of ``CHUNK_CHARS`` characters (same language, see ``_chunked_body``), so the
-grammar path never needs one lexeme of 32,767 counted characters (4.4 million NFA states).  ``pattern`` and known ``format``s go through
-``patterns``; since the regex dialect has no intersection, a length bound beside them must
-either be implied by them (``^[A-Z]{3}$`` with ``maxLength: 3``) or fold into their one
-repeated character (``^[a-z-]+$`` with ``maxLength: 63``: ``[a-z-]{1,63}``) or be
-``minLength: 1`` (the pattern's language without the empty string), and a
-``pattern`` beside a ``format`` is refused.  An unknown ``format`` is an annotation (the specification's
-default): ignored, with a warning so the user knows it is not checked.
+grammar path never needs one lexeme of 32,767 counted characters (4.4 million NFA states).
+
+``pattern`` and known ``format``s go through ``patterns``.  A length bound beside them that
+they imply (``^[A-Z]{3}$`` with ``maxLength: 3``), or that folds into their one repeated
+character (``^[a-z-]+$`` with ``maxLength: 63``: ``[a-z-]{1,63}``), stays one regex.  Any
+other combination (a length the pattern does not imply, a ``pattern`` beside a ``format``)
+is one ``Intersection`` lexeme: the regex dialect cannot write it, so both paths build the
+product of the automata (``intersection``).  An unknown ``format`` is an annotation (the
+specification's default): ignored, with a warning so the user knows it is not checked.
 """
 
 from __future__ import annotations
 
 from indexc.jsonschema.errors import child_pointer
-from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Lex, alt, optional, quantified, repeat, seq
+from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Intersection, Lex, alt, optional, quantified, repeat, seq
 from indexc.jsonschema.json_text import ANY_CHAR, ANY_CHAR_RUN_UNIT
 from indexc.jsonschema.keywords import count_keyword
 from indexc.jsonschema.patterns import PatternError, TranslatedPattern, translate_format, translate_pattern
@@ -41,16 +43,28 @@ def lower_string(lw, schema: dict, pointer: str) -> Expr:
     high = count_keyword(lw, schema, "maxLength", pointer)
     if high is not None and high < low:
         return EMPTY_SET
-    constraint = _pattern_or_format(lw, schema, pointer, low, high)
-    if constraint is None:
+    constraints = _pattern_and_format(lw, schema, pointer, low, high)
+    if not constraints:
         return _plain_string(low, high)
-    keyword, translated = constraint
-    if low > translated.min_length or (high is not None and (translated.max_length is None or translated.max_length > high)):
-        implied_empty = translated.max_length is not None and translated.max_length < low
-        if implied_empty or (high is not None and translated.min_length > high):
-            return EMPTY_SET
-        lw.unsupported(f"minLength/maxLength beside {keyword} (not implied by it)", pointer, "maxLength")
-    return Lex(f'"(?:{translated.body_regex})"')
+    if any(_outside(t, low, high) for t in constraints):
+        return EMPTY_SET
+    regexes = [f'"(?:{t.body_regex})"' for t in constraints]
+    if not any(_within(t, low, high) for t in constraints):
+        regexes.append('"' + _plain_body(low, high) + '"')
+    return Lex(regexes[0]) if len(regexes) == 1 else Intersection(tuple(regexes))
+
+
+def _within(translated: TranslatedPattern, low: int, high: int | None) -> bool:
+    """Does the constraint imply the length bounds (so they need no automaton of their own)?"""
+    if translated.min_length < low:
+        return False
+    return high is None or (translated.max_length is not None and translated.max_length <= high)
+
+
+def _outside(translated: TranslatedPattern, low: int, high: int | None) -> bool:
+    """Are the constraint's lengths and the bounds disjoint (the string type is empty)?"""
+    too_short = translated.max_length is not None and translated.max_length < low
+    return too_short or (high is not None and translated.min_length > high)
 
 
 def _plain_string(low: int, high: int | None) -> Expr:
@@ -104,25 +118,24 @@ def _plain_body(low: int, high: int | None) -> str:
     return quantified(ANY_CHAR, low, high)
 
 
-def _pattern_or_format(lw, schema: dict, pointer: str, low: int, high: int | None) -> tuple[str, TranslatedPattern] | None:
-    pattern = schema.get("pattern")
+def _pattern_and_format(lw, schema: dict, pointer: str, low: int, high: int | None) -> list[TranslatedPattern]:
+    """The ``pattern`` and the known ``format`` of a string, translated to JSON text (0 to 2)."""
+    constraints = []
     fmt = schema.get("format")
-    known_format = None
     if fmt is not None:
         if not isinstance(fmt, str):
             raise lw.error("format must be a string", child_pointer(pointer, "format"))
         known_format = translate_format(fmt)
         if known_format is None:
             lw.warn(f"format {fmt!r} is not checked (unknown formats are annotations) (at {child_pointer(pointer, 'format')})")
+        else:
+            constraints.append(known_format)
+    pattern = schema.get("pattern")
     if pattern is not None:
         if not isinstance(pattern, str):
             raise lw.error("pattern must be a string", child_pointer(pointer, "pattern"))
-        if known_format is not None:
-            lw.unsupported(f"pattern beside format {fmt!r} (cannot intersect them)", child_pointer(pointer, "format"), "format")
         try:
-            return "pattern", translate_pattern(pattern, min_length=low, max_length=high)
+            constraints.append(translate_pattern(pattern, min_length=low, max_length=high))
         except PatternError as error:
             lw.unsupported(str(error), child_pointer(pointer, "pattern"), "pattern")
-    if known_format is not None:
-        return "format", known_format
-    return None
+    return constraints

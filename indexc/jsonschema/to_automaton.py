@@ -11,7 +11,9 @@ the "any JSON value" depth bound are the same as ``to_regex``'s.  The NFA is bui
 ``shared_nfa`` (suffixes shared, linear where the tree is quadratic); the stages after it
 (atoms, subset construction, minimisation, UTF-8 expansion) are ``indexc.automaton``'s, in
 the order of ``automaton.compile.compile_regex``.
-The language is the same as ``schema_to_regex``'s regex (tests compare the two).
+The language is the same as ``schema_to_regex``'s regex (tests compare the two); an
+``Intersection`` lexeme, which has no regex text, is built here as its product automaton
+(``intersection``) and embedded whole (``shared_nfa.EmbeddedDFA``).
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from indexc.automaton.parse import parse_structure
 from indexc.automaton import regex_tree as rt
 from indexc.automaton.utf8_expansion import expand_utf8
 from indexc.errors import LimitError, RegexError
-from indexc.jsonschema.expr import Alt, Expr, Lex, NotRegular, Ref, Repeat, Seq, Ws
-from indexc.jsonschema.shared_nfa import SharedNFABuilder
+from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws
+from indexc.jsonschema.intersection import intersect_regexes
+from indexc.jsonschema.shared_nfa import EmbeddedDFA, SharedNFABuilder
 
 
 # The tree counts every mention of a shared subtree; the suffix-sharing NFA does not, so the
@@ -50,8 +53,11 @@ class TreeBuilder:
     """
 
     def __init__(self, definitions: dict[str, Expr], whitespace: str, bounded: dict[str, Expr], depth_bound: int,
-                 source: str = "<schema>", max_nfa_states: int = 4 * 100_000):
+                 source: str = "<schema>", max_nfa_states: int = 4 * 100_000,
+                 leaf_limits: AutomatonLimits = AutomatonLimits()):
         self.definitions = definitions
+        self.leaf_limits = leaf_limits
+        self.intersections: dict[tuple[str, ...], tuple[rt.Node, int]] = {}
         self.whitespace = whitespace
         self.bounded = bounded
         self.depth_bound = depth_bound
@@ -85,6 +91,8 @@ class TreeBuilder:
     def _build_node(self, expr: Expr, stack: tuple[str, ...]) -> tuple[rt.Node, int]:
         if isinstance(expr, Lex):
             return self.leaf(expr.regex)
+        if isinstance(expr, Intersection):
+            return self.intersection(expr.regexes)
         if isinstance(expr, Ws):
             return self.leaf(self.whitespace)
         if isinstance(expr, Seq):
@@ -137,6 +145,16 @@ class TreeBuilder:
         return cached
 
 
+    def intersection(self, regexes: tuple[str, ...]) -> tuple[rt.Node, int]:
+        """The product automaton of the regexes (``intersection``), built once per tuple."""
+        cached = self.intersections.get(regexes)
+        if cached is None:
+            dfa = intersect_regexes(regexes, self.leaf_limits, source=self.source)
+            index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
+            cached = self.intersections[regexes] = (EmbeddedDFA(dfa, index), dfa.n_states + 1)
+        return cached
+
+
 def _renumbered(node: rt.Node, index: list[int]) -> rt.Node:
     if isinstance(node, rt.Chars):
         return rt.Chars(index[node.set_index])
@@ -172,7 +190,7 @@ def expr_to_dfa(lowered, expr: Expr | None = None, *, max_states: int, source: s
     """(DFA of ``expr`` or the root, whether "any JSON value" was used); raises ``NotRegular``/``LimitError``."""
     tree_budget = TREE_BUDGET_FACTOR * AutomatonLimits.for_max_states(max_states).max_nfa_states
     builder = TreeBuilder(lowered.definitions, lowered.options.whitespace_regex, lowered.bounded,
-                          lowered.options.any_depth, source, tree_budget)
+                          lowered.options.any_depth, source, tree_budget, AutomatonLimits.for_max_states(max_states))
     tree = builder.build(lowered.root if expr is None else expr)
     dfa = tree_to_dfa(tree, builder.char_sets, max_states=max_states, source=source)
     return dfa, "any_value" in builder.seen

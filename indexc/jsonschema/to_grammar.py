@@ -3,7 +3,8 @@
 Every ``Ref`` becomes a nonterminal, so recursion costs nothing and a definition used in a
 hundred places is one set of rules (where the regex rendering copies it a hundred times).
 Lexemes: adjacent ``Lex`` nodes of a sequence are glued into one terminal (a property key and
-its quotes, a number), each distinct regex is one terminal; whitespace is an explicit
+its quotes, a number), each distinct regex is one terminal (an ``Intersection`` lexeme is
+one terminal with ``also`` regexes, intersected by ``indexc.grammar.lexemes``); whitespace is an explicit
 optional ``ws`` symbol at exactly the places the DFA path allows it (not a global
 ``%ignore``, which would also allow it before the first and after the last token and would
 not respect a bounded ``whitespace_pattern``).  Repetitions become rules: ``x{2,4}`` is
@@ -14,7 +15,7 @@ Shared subtrees (the suffix expressions of ``objects``) are rendered once, by id
 from __future__ import annotations
 
 from indexc.grammar.ir import Grammar, Rule, Terminal
-from indexc.jsonschema.expr import Alt, Expr, Lex, Ref, Repeat, Seq, Ws, has_top_level_bar
+from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, Ref, Repeat, Seq, Ws, has_top_level_bar
 from indexc.jsonschema.lowering import LoweredSchema
 
 START = "start"
@@ -32,7 +33,7 @@ class _GrammarBuilder:
         self.lowered = lowered
         self.rules: list[Rule] = []
         self.terminals: dict[str, Terminal] = {}
-        self.terminal_names: dict[str, str] = {}
+        self.terminal_names: dict[tuple[str, ...], str] = {}
         self.memo: dict[int, tuple[str, ...]] = {}
         self.keep_alive: list[Expr] = []  # the memo is by id(): keep the keys alive
         self.refs: dict[str, str] = {}
@@ -42,12 +43,14 @@ class _GrammarBuilder:
         self.counter += 1
         return f"{hint}_{self.counter}"
 
-    def terminal(self, regex: str) -> str:
-        name = self.terminal_names.get(regex)
+    def terminal(self, regex: str, also: tuple[str, ...] = ()) -> str:
+        """The terminal of a lexeme (``also``: regexes it must match as well), one per distinct lexeme."""
+        key = (regex, *also)
+        name = self.terminal_names.get(key)
         if name is None:
             name = f"T{len(self.terminal_names)}"
-            self.terminal_names[regex] = name
-            self.terminals[name] = Terminal(name, regex)
+            self.terminal_names[key] = name
+            self.terminals[name] = Terminal(name, regex, also=also)
         return name
 
     def symbols_of(self, expr: Expr) -> tuple[str, ...]:
@@ -63,6 +66,8 @@ class _GrammarBuilder:
     def _symbols(self, expr: Expr) -> tuple[str, ...]:
         if isinstance(expr, Lex):
             return (self.terminal(expr.regex),)
+        if isinstance(expr, Intersection):
+            return (self.terminal(expr.regexes[0], expr.regexes[1:]),)
         if isinstance(expr, Ws):
             return (self.whitespace(),) if self.lowered.options.whitespace_terminal is not None else ()
         if isinstance(expr, Seq):

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from indexc.jsonschema.expr import Expr, NotRegular, RegexRenderer, RegexTooLarge
+from indexc.jsonschema.expr import Expr, NoRegexText, NotRegular, RegexRenderer, RegexTooLarge
 
 if TYPE_CHECKING:
     from indexc.jsonschema.lowering import LoweredSchema
 
 MAX_REGEX_CHARS = 1_000_000
 
-__all__ = ["NotRegular", "RegexTooLarge", "RenderedRegex", "render_regex", "renderer_for"]
+__all__ = ["NoRegexText", "NotRegular", "RegexTooLarge", "RenderedRegex", "render_regex", "renderer_for"]
 
 
 @dataclass(frozen=True)

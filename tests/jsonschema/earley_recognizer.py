@@ -18,12 +18,12 @@ def recognizes(grammar: Grammar, text: str) -> bool:
     rules_by_lhs: dict[str, list[tuple[str, ...]]] = {}
     for rule in grammar.rules:
         rules_by_lhs.setdefault(rule.lhs, []).append(rule.rhs)
-    patterns = {name: re.compile(t.regex) for name, t in grammar.terminals.items()}
+    patterns = {name: [re.compile(r) for r in (t.regex, *t.also)] for name, t in grammar.terminals.items()}
 
     @lru_cache(maxsize=None)
     def ends(terminal: str, start: int) -> tuple[int, ...]:
-        rx = patterns[terminal]
-        return tuple(j for j in range(start + 1, len(text) + 1) if rx.fullmatch(text, start, j))
+        regexes = patterns[terminal]  # a terminal with ``also`` regexes must match all of them
+        return tuple(j for j in range(start + 1, len(text) + 1) if all(rx.fullmatch(text, start, j) for rx in regexes))
 
     sets: list[set] = [set() for _ in range(len(text) + 1)]
     sets[0] = {(grammar.start, rhs, 0, 0) for rhs in rules_by_lhs[grammar.start]}

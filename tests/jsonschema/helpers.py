@@ -1,17 +1,23 @@
-"""Compile a schema to its DFA once, and ask it about JSON texts."""
+"""Compile a schema to its DFA once (the compiler's own DFA path, ``expr_to_dfa``), and ask it about JSON texts."""
 
 from __future__ import annotations
 
 import json
 from functools import lru_cache
 
-from indexc.automaton import ByteDFA, compile_regex
-from indexc.jsonschema import JsonSchemaOptions, schema_to_regex
+from indexc.automaton import ByteDFA
+from indexc.jsonschema import JsonSchemaError, JsonSchemaOptions, lower_schema
+from indexc.jsonschema.expr import NotRegular
+from indexc.jsonschema.to_automaton import expr_to_dfa
 
 
 @lru_cache(maxsize=256)
 def _dfa(schema_json: str, options: JsonSchemaOptions) -> ByteDFA:
-    return compile_regex(schema_to_regex(schema_json, options), max_states=50_000)
+    lowered = lower_schema(schema_json, options)
+    try:
+        return expr_to_dfa(lowered, max_states=50_000)[0]
+    except NotRegular as cycle:
+        raise JsonSchemaError(f"recursive schema (definition cycle through {cycle.name}) needs the grammar path") from None
 
 
 def dfa_of(schema: dict | bool, **options) -> ByteDFA:

@@ -49,6 +49,13 @@ def test_grammar_has_no_depth_bound_on_any_value():
     ({"type": "string", "format": "date"}, '"2024-02-03"'),
     ({"anyOf": [{"type": "null"}, {"type": "number", "maximum": 3}]}, "2.5"),
     ({"anyOf": [{"type": "null"}, {"type": "number", "maximum": 3}]}, "3.5"),
+    ({"type": "string", "pattern": "^[a-z]+:[a-z]+$", "maxLength": 5}, '"ab:cd"'),
+    ({"type": "string", "pattern": "^[a-z]+:[a-z]+$", "maxLength": 5}, '"ab:cde"'),
+    ({"type": "string", "pattern": "^[a-z]+:[a-z]+$", "maxLength": 5}, '"abcde"'),
+    ({"type": "string", "format": "email", "pattern": "^x"}, '"xy@ab.cd"'),
+    ({"type": "string", "format": "email", "pattern": "^x"}, '"yy@ab.cd"'),
+    ({"type": "string", "minLength": 130, "maxLength": 200}, json.dumps("é" * 150)),
+    ({"type": "string", "minLength": 130, "maxLength": 200}, json.dumps("é" * 201)),
 ])
 def test_grammar_and_dfa_paths_agree_on_regular_schemas(schema, text):
     assert recognizes(grammar_of(schema), text) == accepts(schema, text)
@@ -60,3 +67,14 @@ def test_whitespace_is_explicit_and_follows_the_policy():
     assert not recognizes(grammar_of(schema), " [1]")
     assert not recognizes(grammar_of(schema, whitespace_flexible=False), "[1, 2]")
     assert not recognizes(grammar_of(schema, whitespace_pattern=" ?"), "[1,  2]")
+
+
+def test_an_intersection_is_one_terminal_whose_lexer_dfa_is_the_product():
+    from indexc.grammar.lexemes import build_lexer
+
+    grammar = grammar_of({"type": "string", "pattern": "^[a-z]+:[a-z]+$", "maxLength": 5})
+    (terminal,) = grammar.terminals.values()
+    assert terminal.also
+    lexer = build_lexer([terminal], max_states=10_000, source="test")
+    for text, expected in (('"ab:cd"', True), ('"a:b"', True), ('"ab:cde"', False), ('"abcde"', False)):
+        assert lexer.dfa.matches(text.encode()) == expected, text

@@ -111,3 +111,31 @@ def test_long_count_becomes_short_grammar_terminals():
     grammar = schema_grammar(lowered)
     longest = max(len(t.regex) for t in grammar.terminals.values())
     assert longest < 2000 and len(grammar.terminals) <= 5
+
+
+def test_length_beside_a_pattern_it_does_not_imply_is_their_intersection():
+    curie = {"type": "string", "pattern": "^([a-z0-9-]+):([a-z0-9\\.-]+):([a-z0-9-]+)?:([a-z0-9-]+)$", "maxLength": 12}
+    assert accepts(curie, '"ab:c.d::e"') and accepts(curie, '"a:b:c:d"') and accepts(curie, '"aaa:bb:ccc:d"')
+    assert not accepts(curie, '"aaaa:bb:ccc:d"')  # 13 characters
+    assert not accepts(curie, '"a:b:c"') and not accepts(curie, '"A:b::c"')  # the pattern still holds
+    words = {"type": "string", "pattern": "^(?:\\S+\\s+){0,2}\\S+$", "minLength": 4, "maxLength": 8}
+    assert accepts(words, '"ab cd"') and accepts(words, '"abcd"') and accepts_all_spellings(words, "é\tü x")
+    assert not accepts(words, '"abc"') and not accepts(words, '"a b c d e"') and not accepts(words, '"abcdefghi"')
+    assert not accepts(words, '"a b c d"')  # 7 characters but four words
+
+
+def test_length_beside_a_format_is_their_intersection():
+    email = {"type": "string", "format": "email", "maxLength": 7}
+    assert accepts(email, '"a@b.cd"') and not accepts(email, '"ab@cd.ef"') and not accepts(email, '"abcdefg"')
+
+
+def test_pattern_beside_a_format_is_their_intersection():
+    schema = {"type": "string", "format": "uri", "pattern": "\\.(gif|jpg)$"}
+    assert accepts(schema, '"https://x.org/a.gif"') and accepts(schema, '"https:\\/\\/x.org\\/a.jpg"')
+    assert not accepts(schema, '"https://x.org/a.png"')  # not the pattern
+    assert not accepts(schema, '"not a uri.gif"')  # not the format
+
+
+def test_contradicting_length_and_pattern_make_the_string_impossible():
+    schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^[a-z]{5}$", "maxLength": 3}}}
+    assert accepts(schema, '{}') and not accepts(schema, '{"a": "abcde"}')

@@ -1,0 +1,110 @@
+"""One lexeme, several regexes: the intersection of string languages, built on automata.
+
+A string may be constrained twice: a ``pattern`` and a length bound that the pattern does not
+imply (``^([a-z0-9-]+):([a-z0-9.-]+)$`` with ``maxLength: 146``), a ``format`` and a length
+(an ``email`` of at most 1,024 characters), a ``pattern`` and a ``format``.  The regex dialect
+has no intersection and state elimination of the product can be exponential, so the lexeme is
+kept as the tuple of its regexes (``expr.Intersection``) and each path builds the product
+where it has automata:
+
+- the DFA path (``to_automaton``): ``intersect_regexes`` builds each regex's minimal
+  character-level DFA (``indexc.automaton.compile_atom_dfa``), cuts their alphabets into the
+  common refinement (the non-empty intersections of one atom of each), searches the reachable
+  state pairs one numpy step per breadth-first frontier, trims and minimises; the result
+  (``CharDFA``) is embedded into the schema's NFA as it is (``shared_nfa`` gives each of its
+  states one NFA state and each live cell one edge);
+- the grammar path: the terminal carries the other regexes (``Terminal.also``) and
+  ``indexc.grammar.lexemes`` intersects the byte DFAs.
+
+Sizes: the product has at most (states of one) x (states of the other) states and is checked
+against the automaton limits (``LimitError``).  The curie pattern above with ``maxLength:
+146`` gives a product of a few hundred character-level states.  An empty intersection
+(``pattern: "^a+$"`` with ``minLength: 2, maxLength: 1`` is caught earlier by the length
+arithmetic) is a ``RegexError``: the lexeme matches nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexc.automaton.byte_dfa import DEAD
+from indexc.automaton.code_point_sets import CodePointSet
+from indexc.automaton.compile import compile_atom_dfa
+from indexc.automaton.limits import AutomatonLimits
+from indexc.automaton.liveness import trim
+from indexc.automaton.minimize import minimize
+from indexc.errors import LimitError, RegexError
+from indexc.jsonschema.complement import atom_sets
+
+
+@dataclass(frozen=True, eq=False)
+class CharDFA:
+    """A minimal DFA over disjoint character sets: column ``c`` reads ``columns[c]``; start 0."""
+
+    transitions: np.ndarray  # int32 (n_states, n_columns), DEAD = -1
+    accepting: np.ndarray  # bool (n_states,)
+    columns: tuple[CodePointSet, ...]
+
+    @property
+    def n_states(self) -> int:
+        return int(self.transitions.shape[0])
+
+    def live_cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(state, column, target) of every transition that is not ``DEAD``."""
+        states, columns = np.nonzero(self.transitions != DEAD)
+        return states, columns, self.transitions[states, columns]
+
+
+def intersect_regexes(regexes: tuple[str, ...], limits: AutomatonLimits, *, source: str = "<schema>") -> CharDFA:
+    """The minimal character-level DFA of the texts every regex matches (whole-string)."""
+    result = _char_dfa(regexes[0], limits, source)
+    for regex in regexes[1:]:
+        result = product(result, _char_dfa(regex, limits, source), limits, source=source)
+    return result
+
+
+def _char_dfa(regex: str, limits: AutomatonLimits, source: str) -> CharDFA:
+    atom_dfa, partition = compile_atom_dfa(regex, limits=limits, source=source)
+    return CharDFA(atom_dfa.transitions, atom_dfa.accepting.astype(bool), tuple(atom_sets(partition)))
+
+
+def product(a: CharDFA, b: CharDFA, limits: AutomatonLimits, *, source: str = "<schema>") -> CharDFA:
+    """The intersection of two ``CharDFA`` languages (trimmed, minimal); ``RegexError`` if empty."""
+    pairs = [(i, j, x.intersection(y)) for i, x in enumerate(a.columns) for j, y in enumerate(b.columns)]
+    pairs = [(i, j, s) for i, j, s in pairs if not s.is_empty()]
+    column_a = np.array([i for i, _, _ in pairs], dtype=np.int64)
+    column_b = np.array([j for _, j, _ in pairs], dtype=np.int64)
+    codes = _reachable_pairs(a, b, column_a, column_b, limits.max_states, source)
+    width = np.int64(b.n_states)
+    next_a = a.transitions[codes // width][:, column_a]
+    next_b = b.transitions[codes % width][:, column_b]
+    live = (next_a != DEAD) & (next_b != DEAD)
+    targets = np.searchsorted(codes, next_a.astype(np.int64) * width + next_b)
+    transitions = np.where(live, targets, DEAD).astype(np.int32)
+    accepting = a.accepting[codes // width] & b.accepting[codes % width]
+    trimmed = trim(transitions, accepting)
+    if trimmed is None:
+        raise RegexError("the intersection of the string's constraints matches no string", source=source)
+    minimal_transitions, minimal_accepting = minimize(*trimmed)
+    return CharDFA(minimal_transitions, minimal_accepting.astype(bool), tuple(s for _, _, s in pairs))
+
+
+def _reachable_pairs(a: CharDFA, b: CharDFA, column_a: np.ndarray, column_b: np.ndarray,
+                     max_states: int, source: str) -> np.ndarray:
+    """Sorted codes ``s * |b| + t`` of the state pairs reachable from (0, 0) (code 0, first)."""
+    width = np.int64(b.n_states)
+    seen = np.zeros(1, dtype=np.int64)
+    frontier = seen
+    while frontier.size:
+        next_a = a.transitions[frontier // width][:, column_a]
+        next_b = b.transitions[frontier % width][:, column_b]
+        live = (next_a != DEAD) & (next_b != DEAD)
+        reached = np.unique(next_a[live].astype(np.int64) * width + next_b[live])
+        frontier = np.setdiff1d(reached, seen, assume_unique=True)
+        seen = np.union1d(seen, frontier)
+        if seen.size > max_states:
+            raise LimitError(f"the intersection of a string's constraints needs over {max_states:,} states",
+                             source=source)
+    return seen
