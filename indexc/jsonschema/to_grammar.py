@@ -8,7 +8,10 @@ one terminal with ``also`` regexes, intersected by ``indexc.grammar.lexemes``); 
 optional ``ws`` symbol at exactly the places the DFA path allows it (not a global
 ``%ignore``, which would also allow it before the first and after the last token and would
 not respect a bounded ``whitespace_pattern``).  Repetitions become rules: ``x{2,4}`` is
-``x x`` then a chain of two optional ``x``; ``x*`` a left-recursive list (Earley-friendly).
+``x x`` then a chain of two optional ``x``; ``x*`` a left-recursive list (Earley-friendly);
+counts over ``SHORT_COUNT`` use blocks of 2**k copies, so ``maxItems: 1000`` or the 2,048
+chunks of a ``maxLength: 65535`` string (``strings``) take O(log n) rules, not O(n): the
+grammar of MaskBench's Github_hard---o82740 went from 8,302 chain rules to a few dozen.
 Shared subtrees (the suffix expressions of ``objects``) are rendered once, by identity.
 """
 
@@ -19,6 +22,7 @@ from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, Ref, Repeat, Se
 from indexc.jsonschema.lowering import LoweredSchema
 
 START = "start"
+SHORT_COUNT = 8  # counts up to this are spelled out; longer ones take O(log count) rules
 
 
 def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>") -> Grammar:
@@ -37,6 +41,8 @@ class _GrammarBuilder:
         self.memo: dict[int, tuple[str, ...]] = {}
         self.keep_alive: list[Expr] = []  # the memo is by id(): keep the keys alive
         self.refs: dict[str, str] = {}
+        self.powers: dict[tuple[tuple[str, ...], int], str] = {}
+        self.bounded_lists: dict[tuple[tuple[str, ...], int], str] = {}
         self.counter = 0
 
     def fresh(self, hint: str) -> str:
@@ -99,20 +105,59 @@ class _GrammarBuilder:
 
     def repetition(self, expr: Repeat) -> tuple[str, ...]:
         item = self.symbols_of(expr.item)
-        out = list(item * expr.min)
         if expr.max is None:
             name = self.fresh("list")
             self.rules.append(Rule(name, ()))
             self.rules.append(Rule(name, (name, *item)))
-            out.append(name)
-            return tuple(out)
-        optional_tail: tuple[str, ...] = ()
-        for _ in range(expr.max - expr.min):
-            name = self.fresh("opt")
+            return self.exactly(item, expr.min) + (name,)
+        return self.exactly(item, expr.min) + self.at_most(item, expr.max - expr.min)
+
+    def exactly(self, item: tuple[str, ...], count: int) -> tuple[str, ...]:
+        """``count`` copies: spelled out when short, else one block of 2**k copies per set bit."""
+        if count <= SHORT_COUNT:
+            return item * count
+        return tuple(self.power(item, k) for k in range(count.bit_length()) if count >> k & 1)
+
+    def at_most(self, item: tuple[str, ...], count: int) -> tuple[str, ...]:
+        """0..``count`` copies, unambiguously.  Short counts: a chain of nested optionals
+        (``opt1 -> ε | x opt2``).  Long ones in O(log count) rules: 0..2**j-1 copies are the
+        optional blocks of 2**0, ..., 2**(j-1) copies (binary digits), and 0..d with top bit
+        j is "0..2**j-1" or "2**j, then 0..d-2**j"."""
+        if count == 0:
+            return ()
+        if count <= SHORT_COUNT:
+            optional_tail: tuple[str, ...] = ()
+            for _ in range(count):
+                name = self.fresh("opt")
+                self.rules.append(Rule(name, ()))
+                self.rules.append(Rule(name, (*item, *optional_tail)))
+                optional_tail = (name,)
+            return optional_tail
+        key = (item, count)
+        if key not in self.bounded_lists:
+            top = count.bit_length() - 1
+            below = tuple(self.optional_power(item, k) for k in range(top))
+            name = self.bounded_lists[key] = self.fresh("upto")
+            self.rules.append(Rule(name, below))
+            self.rules.append(Rule(name, (self.power(item, top), *self.at_most(item, count - (1 << top)))))
+        return (self.bounded_lists[key],)
+
+    def power(self, item: tuple[str, ...], k: int) -> str:
+        """A nonterminal for exactly 2**k copies of ``item`` (``p_k -> p_(k-1) p_(k-1)``)."""
+        key = (item, k)
+        if key not in self.powers:
+            name = self.powers[key] = self.fresh("pow")
+            half = self.power(item, k - 1) if k else None
+            self.rules.append(Rule(name, (half, half) if half else item))
+        return self.powers[key]
+
+    def optional_power(self, item: tuple[str, ...], k: int) -> str:
+        key = (item, -1 - k)
+        if key not in self.powers:
+            name = self.powers[key] = self.fresh("optpow")
             self.rules.append(Rule(name, ()))
-            self.rules.append(Rule(name, (*item, *optional_tail)))
-            optional_tail = (name,)
-        return tuple(out) + optional_tail
+            self.rules.append(Rule(name, (self.power(item, k),)))
+        return self.powers[key]
 
     def reference(self, name: str) -> str:
         symbol = self.refs.get(name)

@@ -78,3 +78,16 @@ def test_an_intersection_is_one_terminal_whose_lexer_dfa_is_the_product():
     lexer = build_lexer([terminal], max_states=10_000, source="test")
     for text, expected in (('"ab:cd"', True), ('"a:b"', True), ('"ab:cde"', False), ('"abcde"', False)):
         assert lexer.dfa.matches(text.encode()) == expected, text
+
+
+@pytest.mark.parametrize("low,high", [(0, 9), (3, 12), (9, 9), (10, 25), (17, 17), (0, 40)])
+def test_long_counts_take_logarithmic_rules_and_keep_the_language(low, high):
+    grammar = grammar_of({"type": "array", "items": {"const": 1}, "minItems": low, "maxItems": high}, whitespace_flexible=False)
+    for count in range(0, 42):
+        text = "[" + ",".join(["1"] * count) + "]"
+        assert recognizes(grammar, text) == (low <= count <= high), count
+
+
+def test_a_65535_character_bound_is_a_small_grammar():
+    grammar = grammar_of({"type": "string", "maxLength": 65535})
+    assert len(grammar.rules) < 100
