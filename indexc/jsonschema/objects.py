@@ -32,6 +32,7 @@ import numpy as np
 
 from indexc.automaton.code_point_sets import CodePointSet
 from indexc.jsonschema.keywords import count_keyword
+from indexc.jsonschema.merge import has_assertions
 from indexc.jsonschema.complement import Unrepresentable, keys_outside
 from indexc.jsonschema.errors import child_pointer
 from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Lex, Ws, alt, is_empty_set, optional, repeat, seq
@@ -69,7 +70,8 @@ def lower_object(lw, schema: dict, pointer: str) -> Expr:
 def _extra_members(lw, schema: dict, names: list[str], additional: object, pointer: str) -> Expr:
     """One member allowed by ``patternProperties`` or ``additionalProperties`` (EMPTY_SET: none)."""
     options = []
-    patterns = schema.get("patternProperties", {})
+    patterns = {pattern: sub for pattern, sub in schema.get("patternProperties", {}).items()
+                if not (_is_anything(sub) and _is_anything(additional))}
     for pattern, sub in patterns.items():
         sub_pointer = child_pointer(pointer, "patternProperties", pattern)
         try:
@@ -84,6 +86,14 @@ def _extra_members(lw, schema: dict, names: list[str], additional: object, point
             value = lw.lower(additional, child_pointer(pointer, "additionalProperties"))
             options.append(seq(Lex(f'"(?:{key})"'), lw.key_sep, value))
     return alt(*options)
+
+
+def _is_anything(schema: object) -> bool:
+    """``true``, ``{}`` or annotations only.  A pattern whose schema is this, beside
+    ``additionalProperties`` that is this too, changes nothing (its keys may hold anything
+    either way), so it is dropped before the key complement is computed (``"^.{1,255}$": {}``
+    has a 257-state complement, beyond ``complement.MAX_STATES``)."""
+    return schema is True or (isinstance(schema, dict) and not has_assertions(schema))
 
 
 def _additional_key(lw, patterns: list[str], names: list[str], pointer: str) -> str | None:

@@ -87,3 +87,11 @@ def test_automaton_of_many_optional_properties_is_built_linearly():
               "additionalProperties": False}
     dfa, _ = expr_to_dfa(lower_schema(schema), max_states=20_000)  # NFA limit 80,000: quadratic would not fit
     assert dfa.matches(b'{"p0": 1, "p149": 2}') and not dfa.matches(b'{"p149": 2, "p0": 1}')
+
+
+def test_a_pattern_of_anything_beside_additional_anything_needs_no_complement():
+    schema = {"type": "object", "patternProperties": {"^.{1,255}$": {}}}
+    assert accepts(schema, '{"key1": {}, "key2": [1, {"a": null}], "": 3}')
+    assert accepts(schema, '{"' + "k" * 300 + '": 1}') and not accepts(schema, '{"a" 1}')
+    strict = {"type": "object", "patternProperties": {"^x": {"type": "integer"}, "^.{1,3}$": {}}}
+    assert accepts(strict, '{"xa": 1, "abc": "s", "long key": true}') and not accepts(strict, '{"xa": "s"}')
