@@ -71,21 +71,30 @@ def ragged_unique(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np
 
     Returns (index of the first occurrence of each distinct row, in order of first
     appearance; row -> its group).  Each row hashes to one uint64 (a weight per position in
-    the row, plus its length), and every row is then compared with its group's first row
-    element by element; on a collision (never observed) a dict over the rows' bytes decides.
+    the row, plus its length), and every row that is not its group's first is then compared
+    with that first row element by element (rows alone in their group need no check: with
+    mostly distinct rows, as the walk's hit sets are, that skips almost all of the data); on
+    a collision (never observed) a dict over the rows' bytes decides.
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     lengths = np.diff(offsets)
     if lengths.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    row_of, position = expand_runs(offsets[:-1], lengths)
+    if int(offsets[0]) == 0 and int(offsets[-1]) == data.size:  # rows back to back: no gather
+        values = data
+        within = np.arange(data.size, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    else:
+        row_of, position = expand_runs(offsets[:-1], lengths)
+        values = data[position]
+        within = position - offsets[row_of]
     weights = splitmix64(int(lengths.max()) + 2) | np.uint64(1)
     with np.errstate(over="ignore"):
-        terms = (data[position].astype(np.uint64) + np.uint64(1)) * weights[position - offsets[row_of] + 1]
+        terms = (values.astype(np.uint64) + np.uint64(1)) * weights[within + 1]
         running = np.concatenate(([np.uint64(0)], np.cumsum(terms, dtype=np.uint64)))
         hashes = running[offsets[1:]] - running[offsets[:-1]] + lengths.astype(np.uint64) * weights[0]
     first, inverse = groups_by_first_appearance(hashes)
-    if not _same_rows(offsets, lengths, data, first[inverse]):
+    later = np.flatnonzero(first[inverse] != np.arange(lengths.size))
+    if later.size and not _same_rows(offsets, lengths, data, later, first[inverse[later]]):
         return _ragged_unique_exact(offsets, data)
     return first, inverse
 
@@ -100,12 +109,13 @@ def groups_by_first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return first[by_appearance], rank[inverse.reshape(-1)]
 
 
-def _same_rows(offsets: np.ndarray, lengths: np.ndarray, data: np.ndarray, representative: np.ndarray) -> bool:
-    """Is every row equal to the row ``representative[i]``?"""
-    if not np.array_equal(lengths[representative], lengths):
+def _same_rows(offsets: np.ndarray, lengths: np.ndarray, data: np.ndarray, rows: np.ndarray,
+               representative: np.ndarray) -> bool:
+    """Is each row ``rows[i]`` equal to the row ``representative[i]``?"""
+    if not np.array_equal(lengths[representative], lengths[rows]):
         return False
-    _, mine = expand_runs(offsets[:-1], lengths)
-    _, theirs = expand_runs(offsets[representative], lengths)
+    _, mine = expand_runs(offsets[rows], lengths[rows])
+    _, theirs = expand_runs(offsets[representative], lengths[rows])
     return bool(np.array_equal(data[mine], data[theirs]))
 
 

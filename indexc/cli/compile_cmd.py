@@ -37,6 +37,8 @@ def register(subparsers) -> None:
     p.add_argument("--no-mute-literals", action="store_true", help="ablation: keep long literals' states in the walk's classes")
     p.add_argument("--no-first-step-sharing", action="store_true",
                    help="ablation: walk every state from the root, not each distinct first step once")
+    p.add_argument("--no-loop-regions", action="store_true",
+                   help="ablation: walk the trie a state's self-loop covers from every such state")
     p.add_argument("--slices", action="store_true", help="add self-loop token groups at once (off: measured slower here)")
     p.add_argument("--json", action="store_true", help="print one JSON object (last line)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
@@ -57,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         mute_literals=not args.no_mute_literals,
         slices=args.slices,
         first_step_sharing=not args.no_first_step_sharing,
+        loop_regions=not args.no_loop_regions,
         jobs=args.jobs,
     )
     options = CompileOptions(masks=masks) if args.max_states is None else CompileOptions(masks, args.max_states)

@@ -10,7 +10,8 @@ prefix dies, over byte *classes* so that tokens that act alike are walked once:
     class_trie.py       the token trie mapped onto classes, dead subtrees pruned
     literals.py         literal muting: long literals' states leave the walk's classes
     slices.py           slices: token groups a wide self-loop accepts at once
-    first_step.py       first-step sharing: each distinct (state, root child) walked once
+    loop_regions.py     a self-loop's part of the trie, walked once per loop set; its exits
+    first_step.py       the walks' starts: each distinct (state, root child or exit) once
     traverse.py         the level-by-level numpy frontier over (start, state, node)
     dedupe.py           identical masks found on hit sets, before any token is expanded
     expand.py           hit sets -> token flags (scatter or gather, whichever is cheaper)

@@ -25,6 +25,7 @@ is the (pruned) byte trie.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -48,6 +49,27 @@ class ClassTrie:
     @property
     def n_nodes(self) -> int:
         return int(self.node_class.shape[0])
+
+    @cached_property
+    def subtree_sizes(self) -> np.ndarray:
+        """int64 (n,): nodes in each node's subtree, itself included (bounds a walk started there).
+
+        Levels are contiguous id ranges (breadth first), and a level's nodes are grouped by
+        parent, so each level adds into its parents with one ``add.reduceat``, deepest first.
+        """
+        sizes = np.ones(self.n_nodes, dtype=np.int64)
+        levels = [(0, 1)]
+        while levels[-1][0] < levels[-1][1]:
+            lo, hi = levels[-1]
+            levels.append((int(self.child_offsets[lo]), int(self.child_offsets[hi])))
+        for (parent_lo, parent_hi), (lo, hi) in reversed(list(zip(levels, levels[1:]))):
+            if lo == hi:
+                continue
+            counts = np.diff(self.child_offsets[parent_lo:parent_hi + 1])
+            with_children = np.flatnonzero(counts)
+            first = self.child_offsets[parent_lo:parent_hi][with_children] - lo
+            sizes[parent_lo + with_children] += np.add.reduceat(sizes[lo:hi], first)
+        return sizes
 
 
 def build_class_trie(

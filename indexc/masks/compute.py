@@ -41,7 +41,7 @@ from indexc.masks.options import MaskOptions
 from indexc.masks.slices import Slices, find_slices
 from indexc.masks.table import MaskTable
 from indexc.masks.token_sequences import class_sequence_groups, class_sequences
-from indexc.masks.traverse import WalkPlan, hit_sets_of_starts
+from indexc.masks.traverse import Starts, WalkPlan, hit_sets_of_starts
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
@@ -69,8 +69,8 @@ def compute_mask_table(
 
     t1 = time.perf_counter()
     origins = np.arange(dfa.n_states, dtype=np.int64)
-    steps = first_steps(plan, origins) if options.first_step_sharing else root_starts(plan, origins)
-    hits = StartHits(_walk_all_starts(plan, steps, options))
+    steps = _starts(plan, origins, options)
+    hits = StartHits(_walk_all_starts(plan, steps, options) + [_csr(steps.fixed)])
     timings["walk_ms"] = _ms_since(t1)
 
     t2 = time.perf_counter()
@@ -116,10 +116,16 @@ def masks_of_states(dfa: ByteDFA, trie: TokenTrie, vocab: Vocabulary, origins: n
     """
     alphabet, slices, plan = _prepare(dfa, trie, options)
     origins = np.asarray(origins, dtype=np.int64)
-    steps = first_steps(plan, origins) if options.first_step_sharing else root_starts(plan, origins)
-    hits = StartHits(_walk_all_starts(plan, steps, options))
+    steps = _starts(plan, origins, options)
+    hits = StartHits(_walk_all_starts(plan, steps, options) + [_csr(steps.fixed)])
     masks, mask_of_origin, _, _ = _distinct_masks(dfa, plan, slices, steps, hits, vocab)
     return masks, mask_of_origin
+
+
+def _starts(plan: WalkPlan, origins: np.ndarray, options: MaskOptions) -> FirstSteps:
+    if not options.first_step_sharing:
+        return root_starts(plan, origins)
+    return first_steps(plan, origins, regions=options.loop_regions)
 
 
 def _prepare(dfa: ByteDFA, trie: TokenTrie, options: MaskOptions) -> tuple[ByteAlphabet, Slices, WalkPlan]:
@@ -188,15 +194,14 @@ def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) ->
     only if they are projected to take longer than starting the pool (~1 s on this machine),
     so a small compile never pays for processes and a big one uses every core.
     """
-    # One level of the frontier holds at most (starts x class nodes at that depth) triples.
+    # A start's frontier holds at most the nodes of its subtree, and of one level: chunks of
+    # starts are cut so that the sum stays within the pair budget (--max-memory bounds it).
     widest = plan.class_trie.max_level_width
     if plan.muted.any():  # paths through a literal continue on the byte trie
         widest = max(widest, int(np.diff(plan.byte_trie.level_offsets).max()))
     compile_limits.check_memory(widest * FRONTIER_BYTES_PER_PAIR, "the walk's frontier (one state at a time)")
     pairs = min(MAX_FRONTIER_PAIRS, compile_limits.current().limits.max_memory // 4 // FRONTIER_BYTES_PER_PAIR)
-    per_chunk = max(1, min(options.states_per_chunk, pairs // widest))  # chunks shrink to fit --max-memory
-    n_starts = len(steps.starts)
-    chunks = [np.arange(lo, min(lo + per_chunk, n_starts)) for lo in range(0, n_starts, per_chunk)]
+    chunks = _chunks(_start_weights(plan, steps.starts, widest), pairs, options.states_per_chunk)
     if not chunks:
         return []
     t0 = time.perf_counter()
@@ -211,6 +216,30 @@ def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) ->
             compile_limits.check_time("the walk")
             results.append(hit_sets_of_starts(plan, steps.starts, chunk))
     return results
+
+
+def _start_weights(plan: WalkPlan, starts: Starts, widest: int) -> np.ndarray:
+    """Most triples a start's frontier can hold at once: its subtree, at most a level."""
+    on_class = ~starts.on_bytes
+    weights = np.empty(len(starts), dtype=np.int64)
+    weights[on_class] = plan.class_trie.subtree_sizes[starts.node[on_class]]
+    weights[~on_class] = plan.byte_trie.subtree_size[starts.node[~on_class]]
+    return np.minimum(weights, widest)
+
+
+def _chunks(weights: np.ndarray, budget: int, most: int) -> list[np.ndarray]:
+    """Consecutive runs of starts whose weights sum to at most ``budget`` (one start at least),
+    and at most ``most`` starts each."""
+    chunks = []
+    total = np.cumsum(weights)
+    lo = 0
+    while lo < weights.size:
+        base = total[lo - 1] if lo else 0
+        hi = int(np.searchsorted(total, base + budget, side="right"))
+        hi = min(max(hi, lo + 1), lo + most, weights.size)
+        chunks.append(np.arange(lo, hi))
+        lo = hi
+    return chunks
 
 
 def _walk_in_workers(plan: WalkPlan, steps: FirstSteps, chunks: list[np.ndarray], jobs: int) -> list:
@@ -235,6 +264,13 @@ def _walk_in_workers(plan: WalkPlan, steps: FirstSteps, chunks: list[np.ndarray]
     except WorkerTimeout:
         raise guard.time_out("the walk (worker processes)") from None
     return results
+
+
+def _csr(hit_sets: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Hit sets as one CSR chunk (offsets, nodes), the form the walk returns."""
+    offsets = np.zeros(len(hit_sets) + 1, dtype=np.int64)
+    np.cumsum([hits.size for hits in hit_sets], out=offsets[1:])
+    return offsets, (np.concatenate(hit_sets) if hit_sets else np.zeros(0, np.int64))
 
 
 class StartHits:

@@ -29,43 +29,44 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc import limits as compile_limits
+from indexc.masks.loop_regions import loop_regions
 from indexc.masks.traverse import Starts, WalkPlan
 
 
 @dataclass(frozen=True)
 class FirstSteps:
-    """The distinct starts, and each origin's starts (CSR, in root-child order)."""
+    """The distinct starts, and each origin's starts (CSR, in root-child order).
+
+    Ids from ``len(starts)`` on name ``fixed`` hit sets, known without a walk (the hits of a
+    loop region, see ``loop_regions``)."""
 
     origins: np.ndarray  # int64: the origin states, in the order the walk's callers number them
     starts: Starts
     offsets: np.ndarray  # int64 (len(origins) + 1,)
     ids: np.ndarray  # int64: starts of origins[k] are ids[offsets[k]:offsets[k + 1]]
+    fixed: tuple[np.ndarray, ...] = ()
 
     def of(self, k: int) -> np.ndarray:
         return self.ids[self.offsets[k]:self.offsets[k + 1]]
 
 
-def first_steps(plan: WalkPlan, origins: np.ndarray) -> FirstSteps:
-    """The origins' first steps, numbered once across origins (numbering in first-use order)."""
+def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True) -> FirstSteps:
+    """The origins' first steps (or loop-region exits), numbered once across origins, in
+    first-use order; ``regions``: use ``loop_regions`` for origins with a wide self-loop."""
     ct = plan.class_trie
     root_children = np.arange(ct.child_offsets[0], ct.child_offsets[1], dtype=np.int64)
-    compile_limits.check_memory(origins.size * root_children.size * 24, "the first steps of every state")
     position = np.arange(origins.size, dtype=np.int64)
-    walked = ~plan.muted[origins]
-    target = plan.class_transitions[origins[walked]][:, ct.node_class[root_children]].astype(np.int64)
-    row, column = np.nonzero(target >= 0)  # row-major: by origin, then by root child
-    owner = position[walked][row]
-    origin = origins[owner]
-    state = target[row, column]
-    node = root_children[column]
-    in_slice = (plan.slice_of_state[origin] >= 0) & (state == origin)
-    # Muted origins: one start each, at the byte-trie root (see the module note).
-    muted = origins[~walked]
-    owner = np.concatenate([owner, position[~walked]])
-    state = np.concatenate([state, muted])
-    node = np.concatenate([node, np.zeros(muted.size, np.int64)])
-    on_bytes = np.concatenate([np.zeros(row.size, bool), np.ones(muted.size, bool)])
-    in_slice = np.concatenate([in_slice, np.zeros(muted.size, bool)])
+    walked = position[~plan.muted[origins]]
+    region_of, found = loop_regions(plan, origins[walked]) if regions else (np.full(walked.size, -1), [])
+    parts = [_steps(plan, origins, walked[region_of < 0], root_children, ct.node_class[root_children])]
+    parts += [_steps(plan, origins, walked[region_of == r], region.exit_node, region.exit_class)
+              for r, region in enumerate(found)]
+    muted = position[plan.muted[origins]]  # one start each, at the byte-trie root (see the module note)
+    parts.append((muted, origins[muted], np.zeros(muted.size, np.int64)))
+    owner, state, node = (np.concatenate(column) for column in zip(*parts))
+    on_bytes = np.zeros(owner.size, dtype=bool)
+    on_bytes[owner.size - muted.size:] = True
+    in_slice = (plan.slice_of_state[origins[owner]] >= 0) & (state == origins[owner]) & ~on_bytes
     key = ((state * (ct.n_nodes + 1) + node) * 2 + on_bytes) * 2 + in_slice
     distinct, first_use, start_of = np.unique(key, return_index=True, return_inverse=True)
     rank = np.empty(distinct.size, np.int64)
@@ -74,10 +75,24 @@ def first_steps(plan: WalkPlan, origins: np.ndarray) -> FirstSteps:
     representative = np.empty(distinct.size, np.int64)
     representative[start_of] = np.arange(key.size)
     starts = Starts(state[representative], node[representative], on_bytes[representative], in_slice[representative])
-    order = np.argsort(owner, kind="stable")  # keeps root-child order within an origin
+    # A region origin's first id is its region's fixed hit set: put them ahead of the walked ones.
+    in_region = walked[region_of >= 0]
+    owner = np.concatenate([in_region, owner])
+    start_of = np.concatenate([distinct.size + region_of[region_of >= 0], start_of])
+    order = np.argsort(owner, kind="stable")  # keeps root-child (or exit) order within an origin
     offsets = np.zeros(origins.size + 1, np.int64)
     np.cumsum(np.bincount(owner, minlength=origins.size), out=offsets[1:])
-    return FirstSteps(origins, starts, offsets, start_of[order])
+    return FirstSteps(origins, starts, offsets, start_of[order], tuple(region.hits for region in found))
+
+
+def _steps(plan: WalkPlan, origins: np.ndarray, members: np.ndarray, nodes: np.ndarray,
+           classes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(owner, state, node) of each live step of the origins ``origins[members]`` into ``nodes``
+    (whose edge classes are ``classes``), by owner then node order."""
+    compile_limits.check_memory(members.size * nodes.size * 24, "the first steps of every state")
+    target = plan.class_transitions[origins[members]][:, classes].astype(np.int64)
+    row, column = np.nonzero(target >= 0)
+    return members[row], target[row, column], nodes[column]
 
 
 def root_starts(plan: WalkPlan, origins: np.ndarray) -> FirstSteps:

@@ -107,6 +107,7 @@ def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1, slices=True, min_slice_tokens=1))
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, byte_classes=False, token_classes=False))
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, first_step_sharing=False))
+    assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, loop_regions=False, states_per_chunk=1))
 
 
 def test_masks_are_deduplicated_and_deterministic():
@@ -139,6 +140,31 @@ def test_first_step_sharing_walks_each_first_step_once_and_changes_nothing():
     without = compute_mask_table(dfa, trie, FIXED_VOCAB, MaskOptions(jobs=1, first_step_sharing=False))
     assert np.array_equal(with_sharing.state_mask, without.state_mask)
     assert all(np.array_equal(a, b) for a, b in zip(with_sharing.masks, without.masks))
+
+
+@pytest.mark.parametrize("pattern", PATTERNS + [r'("[ab1.é-]*",)*"[ab]*"', r"(a[ab1.]*-|b[ab1.]*\.)+"])
+def test_loop_regions_give_the_same_masks(pattern, monkeypatch):
+    """Every self-loop region used (the real threshold is for big vocabularies), against brute force."""
+    import indexc.masks.loop_regions as loop_regions
+
+    monkeypatch.setattr(loop_regions, "MIN_REGION_NODES", 1)
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, mute_literals=False, states_per_chunk=2))
+
+
+def test_loop_regions_are_found_once_per_loop_set(monkeypatch):
+    import indexc.masks.loop_regions as loop_regions
+    from indexc.masks.alphabet import byte_alphabet
+    from indexc.masks.compute import _walk_plan
+    from indexc.masks.slices import Slices
+
+    monkeypatch.setattr(loop_regions, "MIN_REGION_NODES", 1)
+    dfa = compile_regex(r"[ab]*-([ab]*\.)?")  # two loops on the same classes, left by - and .
+    plan = _walk_plan(dfa, build_trie(FIXED_VOCAB), byte_alphabet(dfa), Slices.none(dfa.n_states),
+                      MaskOptions(jobs=1, mute_literals=False))
+    region_of, regions = loop_regions.loop_regions(plan, np.arange(dfa.n_states))
+    assert len(regions) == 1 and (region_of == 0).sum() == 2
+    assert regions[0].hits.size > 0 and regions[0].exit_node.size > 0
 
 
 def test_worker_processes_give_the_same_table():
