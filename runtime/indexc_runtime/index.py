@@ -10,8 +10,10 @@ first fill and the first advance cost what later ones cost:
   out of range and a bad value is an ``ArtifactError`` from ``load``.  The one exception is the
   state table, bounded where it is read (see ``automaton``);
 - the pages of the sections that serving reads at random are mapped in
-  (``PREFETCHED_SECTIONS``, ``source.populate``: ~18 us per MB), and the entry of the start
-  state's mask is built.  Nothing runs the hot paths ahead of the caller: the first calls of a
+  (``PREFETCHED_SECTIONS``, ``source.populate``: ~18 us per MB, up to ``PREFETCH_BYTES`` a
+  section: an 8 MB table of dense rows would add ~0.15-0.4 ms to the load for pages most
+  requests never read; past the cap a row's pages fault in on its first use, ~1 us), and the
+  entry of the start state's mask is built.  Nothing runs the hot paths ahead of the caller: the first calls of a
   fresh process run CPython's generic bytecode (it specialises after ~8 calls) and read cold
   caches, so the bench reports a first walk apart from the steady state.
 
@@ -54,6 +56,7 @@ from indexc_runtime.grammar.kind import is_grammar_artifact  # at import: a load
 SMALL_SECTION_BYTES = 64 << 10
 # Read at random while serving and scanned by no load-time check: mapped in at load (``source.populate``).
 PREFETCHED_SECTIONS = ("class_transitions", "dense_masks", "mask_word_value")
+PREFETCH_BYTES = 1 << 20  # a prefetched section larger than this stays lazy
 
 
 class FingerprintMismatchWarning(RuntimeWarning):
@@ -115,7 +118,8 @@ class Index:
         self._masks = MaskStore.from_container(container)
         self._masks.entry(self._automaton.state_mask[self.start_state])  # every matcher's first fill
         for name in PREFETCHED_SECTIONS:
-            container.prefetch(name)
+            if container.header.sections[name].nbytes <= PREFETCH_BYTES:
+                container.prefetch(name)
         self._tokens = TokenClasses.from_container(container)
         self._eos = frozenset(self.eos_token_ids)
         special_ids = container.array("special_ids")
