@@ -90,8 +90,9 @@ def test_recursive_schema_needs_the_grammar_path():
 
 
 def test_any_value_nesting_bound_of_the_dfa_path():
-    deep = json.dumps({"a": [1, {"x": None}]})
-    assert not accepts(True, deep) and accepts(True, deep, any_depth=3)
+    assert accepts(True, json.dumps({"a": [1, {"x": None}]}))  # depth 3: the default bound
+    deep = json.dumps({"a": [1, {"x": [None]}]})
+    assert not accepts(True, deep) and accepts(True, deep, any_depth=4)
 
 
 def test_not_with_a_positive_form():
