@@ -26,8 +26,8 @@ def add_arguments(group) -> None:
                        help="ignore unsupported keywords (with a warning each) and accept oneOf as anyOf")
     group.add_argument("--mode", choices=("auto", "dfa", "cfg"), default="auto",
                        help="auto: DFA when regular and small, else grammar path (default); dfa; cfg")
-    group.add_argument("--any-depth", type=int, default=2, metavar="N",
-                       help="DFA path: nesting depth of 'any JSON value' (default 2)")
+    group.add_argument("--any-depth", type=int, default=3, metavar="N",
+                       help="DFA path: nesting depth of 'any JSON value' (default 3)")
 
 
 def schema_options_from_args(args: argparse.Namespace):
