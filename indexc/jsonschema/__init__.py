@@ -39,14 +39,13 @@ Code map, in reading order:
 - ``to_regex``      the DFA path as regex text (``schema_to_regex``, for tools and tests)
 - ``to_automaton``  the DFA path as used by the compiler: tree -> byte DFA, no text round trip
 - ``shared_nfa``    its Thompson construction, suffixes shared (linear in optional properties)
-- ``to_grammar``    the grammar path's rendering (``indexc.grammar.ir.Grammar``)
+- ``to_grammar``    the grammar path's rendering (``indexc.grammar.ir.Grammar``); long counts in O(log n) rules
 
 Not supported (refused with the pointer, or ignored with a warning in lenient mode), except
 beside an ``enum``/``const``, where every keyword is decided value by value:
 ``if/then/else``, ``contains``, ``propertyNames``, ``unevaluated*``, ``uniqueItems: true``,
 ``not`` without a positive form, two different
-``pattern``/``format`` on one string, a length bound beside a ``pattern`` that does not imply
-it, ``oneOf`` branches not provably disjoint, min/maxProperties over optional properties
+``pattern``s (or ``format``s) merged from ``allOf`` parts, ``oneOf`` branches not provably disjoint, min/maxProperties over optional properties
 (except "at least one"), ``multipleOf`` other than powers of ten (numbers) or bounded/whole
 (integers).  Remote ``$ref``s are refused.
 """
