@@ -148,6 +148,7 @@ def test_loop_regions_give_the_same_masks(pattern, monkeypatch):
     import indexc.masks.loop_regions as loop_regions
 
     monkeypatch.setattr(loop_regions, "MIN_REGION_NODES", 1)
+    monkeypatch.setattr(loop_regions, "MIN_REGION_STATES", 1)
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, mute_literals=False, states_per_chunk=2))
 
@@ -159,6 +160,7 @@ def test_loop_regions_are_found_once_per_loop_set(monkeypatch):
     from indexc.masks.slices import Slices
 
     monkeypatch.setattr(loop_regions, "MIN_REGION_NODES", 1)
+    monkeypatch.setattr(loop_regions, "MIN_REGION_STATES", 2)
     dfa = compile_regex(r"[ab]*-([ab]*\.)?")  # two loops on the same classes, left by - and .
     plan = _walk_plan(dfa, build_trie(FIXED_VOCAB), byte_alphabet(dfa), Slices.none(dfa.n_states),
                       MaskOptions(jobs=1, mute_literals=False))
