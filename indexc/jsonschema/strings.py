@@ -96,7 +96,7 @@ def _rest(chunk: Expr, low: int, high: int) -> Expr:
     whole, last_tail = divmod(high, CHUNK_CHARS)
     full_tail = _counted(0, CHUNK_CHARS - 1)
     return alt(_counted(low, CHUNK_CHARS - 1),
-               seq(repeat(chunk, 1, whole - 1), full_tail) if whole >= 2 else alt(),
+               seq(repeat(chunk, 1, whole - 1), full_tail) if whole >= 2 else EMPTY_SET,
                seq(repeat(chunk, whole, whole), _counted(0, last_tail)))
 
 
