@@ -41,6 +41,10 @@ CASES = {
         grammar("s", {"s": [["ID", "ID"], ["ID", "NUM"]]}, {"ID": "[a-z]+", "NUM": "[a-z0-9]+9"}),
         [b"a", b"b", b"ab", b"9", b"a9", b"ba", b"abc", b"99"],
     ),
+    "quoted_strings": (  # a wide loop inside a lexeme: the walk starts at the loop's exits
+        grammar("s", {"s": [["STR"], ["STR", "COMMA", "s"]]}, {"STR": '"[a-z ]*"', "COMMA": ","}),
+        [b'"', b"a", b"ab", b" ", b'a"', b'",', b'","', b'"a', b"a b", b'b",', b",", b'"",'],
+    ),
     "nullable_terminal": (
         grammar("s", {"s": [["OPT", "X", "OPT"]]}, {"OPT": "y*", "X": "x"}),
         [b"x", b"y", b"yx", b"xy", b"yy", b"yxy", b"z"],
@@ -48,9 +52,13 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("loop_exits", [False, True], ids=["root_starts", "loop_exits"])
 @pytest.mark.parametrize("boundary_masks", [True, False], ids=["boundary_masks", "live_walk_only"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, tmp_path):
+def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, loop_exits, tmp_path, monkeypatch):
+    import indexc_runtime.grammar.loop_exits as exits
+
+    monkeypatch.setattr(exits, "MIN_REGION_NODES", 1 if loop_exits else 1 << 40)  # every loop, or none
     ir, pieces = CASES[name]
     vocab = small_vocabulary(pieces)
     index = compiled_index(ir, vocab, tmp_path, boundary_masks=boundary_masks)

@@ -27,6 +27,7 @@ Code map, in reading order:
     earley.py   EarleySets: interned Earley sets, scan + closure, memoised
     configs.py  Configs: lexer threads per position and their lazily built transition table
     coverage.py TrieOrderMasks, Coverage: which trie subtrees are already allowed (walk pruning)
+    loop_exits.py LoopExits: where the walk starts for a configuration looping on a wide region
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
     matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting
     index.py    load_grammar_index and GrammarIndex

@@ -24,6 +24,7 @@ from indexc_runtime.container import Container, _check_layout, _decode_msgpack, 
 from indexc_runtime.errors import FingerprintMismatch
 from indexc_runtime.format import PREFIX, align
 from indexc_runtime.grammar.coverage import TrieOrderMasks
+from indexc_runtime.grammar.loop_exits import LoopExits
 from indexc_runtime.grammar.errors import GrammarLimits
 from indexc_runtime.grammar.header import parse_grammar_header
 from indexc_runtime.grammar.matcher import GrammarMatcher
@@ -77,6 +78,7 @@ class GrammarIndex:
         self._trie = TrieArrays.from_container(container)
         self._masks = MaskStore.from_container(container)
         self._trie_order = TrieOrderMasks(self._masks, self._trie.sorted_tokens)  # shared: immutable once built
+        self._loop_exits = LoopExits(self._trie, 32 * self._masks.words)  # shared, like the trie-order rows
         special_ids = container.array("special_ids")
         container.check_below("special_ids", special_ids, self.vocab_size)
         self.special_token_ids: np.ndarray = special_ids

@@ -53,7 +53,8 @@ class GrammarMatcher:
         index, limits = self._index, self._limits
         self._sets = EarleySets(index._rules, limits)
         self._configs = Configs(index._lexer, self._sets, index._rules.ignore, index.n_classes, limits)
-        self._walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, self._configs,
+        self._walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, index._loop_exits,
+                                  self._configs,
                                   index.eos_token_ids, limits)
 
     @property

@@ -14,8 +14,9 @@ Two parts:
    table (``Configs.table``; entries never asked before are computed by the parser, in
    Python, and kept), dead pairs are dropped, the tokens ending at live nodes are allowed.
    A subtree whose tokens are all allowed already (``coverage``: part 1 laid out in trie
-   order) is not entered, so inside a wide lexeme (a string body) the walk only goes where a
-   token can leave it.
+   order) is not entered; and a configuration that loops on most byte classes (inside a
+   string body) starts the walk at its loop's exits, its region's tokens allowed at once
+   (``loop_exits``), so the walk only goes where a token can leave the loop.
 
 The mask of each configuration is memoised (bounded, least recently used), and so is part 1
 with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
@@ -31,6 +32,7 @@ import numpy as np
 from indexc_runtime.grammar.configs import UNKNOWN, Configs
 from indexc_runtime.grammar.coverage import Coverage, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.loop_exits import LoopExits
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.masks import MaskStore
 
@@ -42,9 +44,11 @@ class MaskWalker:
     """Computes (and memoises) the bitmask row of configurations of one matcher."""
 
     def __init__(self, lexer: LexerTables, masks: MaskStore, trie: TrieArrays, trie_order: TrieOrderMasks,
-                 configs: Configs, eos_ids: tuple[int, ...], limits: GrammarLimits):
+                 loop_exits: LoopExits, configs: Configs, eos_ids: tuple[int, ...], limits: GrammarLimits):
         self._lexer, self._masks, self._trie, self._configs = lexer, masks, trie, configs
         self._trie_order = trie_order
+        self._loop_exits = loop_exits
+        self._all_classes = np.arange(configs.table.shape[1], dtype=np.int64)
         self._words = masks.words
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
         self._limits = limits
@@ -117,8 +121,7 @@ class MaskWalker:
         node costs ~1-2 us instead of a numpy level's ~30 us.
         """
         trie, configs = self._trie, self._configs
-        nodes = self._root_children
-        classes = self._root_classes
+        nodes, classes = self._starts(config, flags)
         current = np.full(nodes.size, config, dtype=np.int64)
         visited = 0
         hits = []
@@ -148,6 +151,21 @@ class MaskWalker:
             starts = trie.token_start[ended]
             _, position = _expand_runs(starts, trie.token_end[ended] - starts)
             flags[trie.sorted_tokens[position]] = 1
+
+    def _starts(self, config: int, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where the walk of ``config`` starts (nodes, their classes): its loop's exits when it
+        loops on a wide region (whose tokens are flagged here), else the root's children."""
+        configs = self._configs
+        row = configs.table[config]
+        if (row == UNKNOWN).any():
+            configs.resolve(np.full(row.size, config, dtype=np.int64), self._all_classes)
+            row = configs.table[config]
+        loop = row == config
+        exits = self._loop_exits.of(loop) if loop.any() else None
+        if exits is None:
+            return self._root_children, self._root_classes
+        np.bitwise_or(flags, exits.token_flags, out=flags)
+        return exits.nodes, exits.classes
 
     def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage, visited: int) -> np.ndarray:
         """Depth-first walk of (node, configuration-before-the-node) pairs; the live, open nodes.
