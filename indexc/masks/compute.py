@@ -45,6 +45,7 @@ from indexc.masks.traverse import Starts, WalkPlan, hit_sets_of_starts
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
+SMALL_MASK_TOKENS = 4_096  # masks of at most this many tokens are sorted lists, never a vocabulary-sized row
 MAX_FRONTIER_PAIRS = 4_000_000  # triples in one frontier level of a chunk (~100 MB of arrays, worst case)
 FRONTIER_BYTES_PER_PAIR = 64  # a triple and the step's temporaries (for the --max-memory estimate)
 
@@ -200,7 +201,12 @@ def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) ->
         widest = max(widest, int(np.diff(plan.byte_trie.level_offsets).max()))
     compile_limits.check_memory(widest * FRONTIER_BYTES_PER_PAIR, "the walk's frontier (one state at a time)")
     pairs = min(MAX_FRONTIER_PAIRS, compile_limits.current().limits.max_memory // 4 // FRONTIER_BYTES_PER_PAIR)
-    chunks = _chunks(_start_weights(plan, steps.starts, widest), pairs, options.states_per_chunk)
+    n_starts = len(steps.starts)
+    if n_starts * widest <= pairs:  # everything fits at once: no need to weigh the starts
+        weights = np.zeros(n_starts, dtype=np.int64)
+    else:
+        weights = _start_weights(plan, steps.starts, widest)
+    chunks = _chunks(weights, pairs, options.states_per_chunk)
     if not chunks:
         return []
     t0 = time.perf_counter()
@@ -318,7 +324,8 @@ class StartHits:
 
 
 def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, interner: MaskInterner, vocab: Vocabulary):
-    """Sorted token ids of each distinct mask: its slice's flag row, its hits marked, no sort.
+    """Sorted token ids of each distinct mask: a short one as a sorted list of its tokens; a
+    long one as its slice's flag row with its hits marked (no sort, no vocabulary-sized list).
 
     Returns the masks and, per interned key, its mask id: two keys can spell the same tokens
     (different first steps that allow the same tokens, or a literal reached in class mode by
@@ -327,25 +334,36 @@ def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, intern
     eos = np.array(sorted(set(vocab.eos_ids)), dtype=np.int64)
     empty = np.zeros(vocab.size, dtype=bool)
     slice_rows = [_flag_row(vocab.size, tokens) for tokens in slices.tokens]
+    bounds = hits.token_bounds(expander)
     masks: list[np.ndarray] = []
     ids_of: dict[bytes, int] = {}
     mask_of_key = np.empty(len(interner), dtype=np.int64)
     for k, (key, accepting, slice_id) in enumerate(zip(interner.keys, interner.accepting, interner.slice_ids)):
         compile_limits.check_time("mask expansion")
-        flags = (slice_rows[slice_id] if slice_id >= 0 else empty).copy()
-        expander.mark(hits.of(key), flags)
-        if accepting:
-            flags[eos] = True
-        key = np.packbits(flags).tobytes()  # 16 KB for 128k ids: cheaper to hash than the ids
-        mask_of_key[k] = ids_of.setdefault(key, len(masks))
+        # The token count is exact (each token ends at one node, the parts are disjoint), so
+        # equal masks take the same branch and meet under the same kind of key.
+        in_slice = slices.tokens[slice_id] if slice_id >= 0 else eos[:0]
+        count = int(bounds[key].sum()) + in_slice.size + (eos.size if accepting else 0)
+        if count <= SMALL_MASK_TOKENS:  # a short list: sort it, no vocabulary-sized row
+            parts = [expander.tokens(hits.of(key)), in_slice, eos if accepting else eos[:0]]
+            ids = np.unique(np.concatenate(parts)).astype(np.int32)
+            dedupe_key = b"ids" + ids.tobytes()
+        else:
+            flags = (slice_rows[slice_id] if slice_id >= 0 else empty).copy()
+            expander.mark(hits.of(key), flags)
+            if accepting:
+                flags[eos] = True
+            ids = None
+            dedupe_key = b"row" + np.packbits(flags).tobytes()  # 16 KB for 128k ids: cheaper to hash than the ids
+        mask_of_key[k] = ids_of.setdefault(dedupe_key, len(masks))
         if mask_of_key[k] == len(masks):
-            masks.append(np.flatnonzero(flags).astype(np.int32))
+            masks.append(ids if ids is not None else np.flatnonzero(flags).astype(np.int32))
     return tuple(masks), mask_of_key
 
 
 def _mask_bytes(expander: HitExpander, hits: StartHits, interner: MaskInterner, slices: Slices, vocab_size: int) -> int:
     """Bytes the expanded masks will take, from the contents' token counts (ids at 4 bytes, a key each)."""
-    per_content = hits.token_bounds(expander)
+    per_content = hits.token_bounds(expander)  # (also computed by _expand_masks: cheap, kept apart)
     tokens = np.array([int(per_content[key].sum()) for key in interner.keys], dtype=np.int64)
     tokens = np.minimum(tokens, vocab_size)
     tokens += [slices.tokens[s].size if s >= 0 else 0 for s in interner.slice_ids]

@@ -16,6 +16,8 @@ Byte-trie hits (paths through a muted literal) are few and always scattered.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from indexc.arrays import expand_runs
@@ -25,15 +27,22 @@ GATHER_FROM_TOKENS = 8_192  # class-node tokens in a hit set above which the gat
 
 
 class HitExpander:
-    """Marks the tokens of hit sets in a flag row of the vocabulary's size."""
+    """Marks the tokens of hit sets in a flag row of the vocabulary's size, or lists them."""
 
     def __init__(self, plan: WalkPlan, vocab_size: int):
         self.plan = plan
-        ct = plan.class_trie
-        self._counts = np.diff(ct.token_offsets)
-        self._owner = np.full(vocab_size, ct.n_nodes, dtype=np.int32)  # sentinel: no class node
-        self._owner[ct.tokens] = np.repeat(np.arange(ct.n_nodes, dtype=np.int32), self._counts)
-        self._node_flags = np.zeros(ct.n_nodes + 1, dtype=bool)
+        self._vocab_size = vocab_size
+        self._counts = np.diff(plan.class_trie.token_offsets)
+        self._node_flags = np.zeros(plan.class_trie.n_nodes + 1, dtype=bool)
+
+    @cached_property
+    def _owner(self) -> np.ndarray:
+        """The class node each token id ends at (``n_nodes``: none); built on first use (one
+        vocabulary-sized pass, which a small compile never needs)."""
+        ct = self.plan.class_trie
+        owner = np.full(self._vocab_size, ct.n_nodes, dtype=np.int32)
+        owner[ct.tokens] = np.repeat(np.arange(ct.n_nodes, dtype=np.int32), self._counts)
+        return owner
 
     def class_nodes_of(self, tokens: np.ndarray) -> np.ndarray:
         """The class-trie node each token ends at (``n_nodes`` for a token the trie dropped)."""
@@ -50,15 +59,22 @@ class HitExpander:
             flags[tokens_of_class_nodes(self.plan, class_nodes)] = True
         flags[tokens_of_byte_nodes(self.plan, -1 - hits[hits < 0])] = True
 
+    def tokens(self, hits: np.ndarray) -> np.ndarray:
+        """The token ids of a hit set, unsorted (each token ends at one node: no repeats)."""
+        return np.concatenate([tokens_of_class_nodes(self.plan, hits[hits >= 0]),
+                               tokens_of_byte_nodes(self.plan, -1 - hits[hits < 0])])
 
     def token_bounds(self, hit_sets: list[np.ndarray]) -> np.ndarray:
         """Per hit set, how many tokens its nodes end: its mask's size, eos aside (for ``--max-memory``)."""
         if not hit_sets:
             return np.zeros(0, np.int64)
         hits = np.concatenate(hit_sets)
-        trie = self.plan.byte_trie
-        byte_counts = trie.token_end.astype(np.int64) - trie.token_start
-        per_hit = np.where(hits >= 0, self._counts[np.maximum(hits, 0)], byte_counts[np.maximum(-1 - hits, 0)])
+        per_hit = self._counts[np.maximum(hits, 0)]
+        on_bytes = np.flatnonzero(hits < 0)
+        if on_bytes.size:
+            trie = self.plan.byte_trie
+            nodes = -1 - hits[on_bytes]
+            per_hit[on_bytes] = trie.token_end[nodes].astype(np.int64) - trie.token_start[nodes]
         owner = np.repeat(np.arange(len(hit_sets)), [h.size for h in hit_sets])
         return np.bincount(owner, weights=per_hit, minlength=len(hit_sets)).astype(np.int64)
 
