@@ -346,7 +346,7 @@ def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, intern
         count = int(bounds[key].sum()) + in_slice.size + (eos.size if accepting else 0)
         if count <= SMALL_MASK_TOKENS:  # a short list: sort it, no vocabulary-sized row
             parts = [expander.tokens(hits.of(key)), in_slice, eos if accepting else eos[:0]]
-            ids = np.unique(np.concatenate(parts)).astype(np.int32)
+            ids = sorted_unique(np.concatenate(parts)).astype(np.int32)
             dedupe_key = b"ids" + ids.tobytes()
         else:
             flags = (slice_rows[slice_id] if slice_id >= 0 else empty).copy()
