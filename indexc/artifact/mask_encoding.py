@@ -70,9 +70,27 @@ class EncodedMasks:
         return {name: int(counts[code]) for code, name in enumerate(MASK_FORM_NAMES)}
 
 
+SHORT_MASK_IDS = 4_096  # masks with at most this many ids are packed word by word
+
+
 def mask_to_words(token_ids: np.ndarray, vocab_size: int) -> np.ndarray:
-    """Bitset row (uint32, little-endian bit order) of a set of token ids in ``[0, vocab_size)``."""
+    """Bitset row (uint32, little-endian bit order) of a set of sorted unique token ids in
+    ``[0, vocab_size)``.
+
+    A short mask sums its bits word by word (the ids are sorted and unique, so a word's bits
+    are distinct and their sum is their OR): no vocabulary-sized flag row, ~15 us instead of
+    ~60 us for a few hundred ids.
+    """
     width = mask_words(vocab_size)
+    if token_ids.size <= SHORT_MASK_IDS:
+        ids = token_ids.astype(np.int64)
+        word = ids >> 5
+        bit = np.left_shift(np.uint64(1), (ids & 31).astype(np.uint64))
+        words = np.zeros(width, dtype=np.uint32)
+        if ids.size:
+            first = np.flatnonzero(np.concatenate(([True], word[1:] != word[:-1])))
+            words[word[first]] = np.add.reduceat(bit, first).astype(np.uint32)
+        return words
     bits = np.zeros(width * 32, dtype=bool)
     bits[token_ids] = True
     return np.packbits(bits, bitorder="little").view("<u4").astype(np.uint32)
