@@ -41,9 +41,14 @@ def greedy_tokens(text: bytes, vocab) -> list[int]:
     return ids
 
 
-@pytest.mark.parametrize("boundary_masks", [True, False], ids=["boundary_masks", "live_walk_only"])
+@pytest.mark.parametrize("boundary_masks, loop_exits", [(True, False), (False, False), (True, True)],
+                         ids=["boundary_masks", "live_walk_only", "every_loop_exit"])
 @pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
-def test_masks_equal_the_oracle_on_the_sample_and_random_walks(grammar_file, boundary_masks, tmp_path):
+def test_masks_equal_the_oracle_on_the_sample_and_random_walks(grammar_file, boundary_masks, loop_exits, tmp_path,
+                                                                monkeypatch):
+    import indexc_runtime.grammar.loop_exits as exits
+
+    monkeypatch.setattr(exits, "MIN_REGION_NODES", 1 if loop_exits else 1 << 40)  # every loop, or none
     text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:400]
     ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
     vocab = vocabulary_from_text(text, pieces=80)
