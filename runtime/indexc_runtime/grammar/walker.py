@@ -48,7 +48,6 @@ class MaskWalker:
         self._lexer, self._masks, self._trie, self._configs = lexer, masks, trie, configs
         self._trie_order = trie_order
         self._loop_exits = loop_exits
-        self._all_classes = np.arange(configs.table.shape[1], dtype=np.int64)
         self._words = masks.words
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
         self._limits = limits
@@ -58,6 +57,7 @@ class MaskWalker:
         root = slice(int(trie.child_offsets[0]), int(trie.child_offsets[1]))
         self._root_children = trie.children[root]
         self._root_classes = trie.node_class[self._root_children]
+        self._root_class_set = np.unique(self._root_classes.astype(np.int64), return_index=True)[0]
 
     def mask(self, config: int) -> np.ndarray:
         """The int32 bitmask row of ``config`` (memoised: do not modify it)."""
@@ -157,10 +157,10 @@ class MaskWalker:
         loops on a wide region (whose tokens are flagged here), else the root's children."""
         configs = self._configs
         row = configs.table[config]
-        if (row == UNKNOWN).any():
-            configs.resolve(np.full(row.size, config, dtype=np.int64), self._all_classes)
+        if (row[self._root_class_set] == UNKNOWN).any():  # what the walk's first level asks anyway
+            configs.resolve(np.full(self._root_class_set.size, config, dtype=np.int64), self._root_class_set)
             row = configs.table[config]
-        loop = row == config
+        loop = row == config  # a class not asked yet counts as leaving: its nodes are walked (exact)
         exits = self._loop_exits.of(loop) if loop.any() else None
         if exits is None:
             return self._root_children, self._root_classes
