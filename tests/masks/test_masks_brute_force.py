@@ -9,6 +9,8 @@ masks (they change speed, never meaning).
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -108,6 +110,8 @@ def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, byte_classes=False, token_classes=False))
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, first_step_sharing=False))
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, loop_regions=False, states_per_chunk=1))
+    with mock.patch.multiple("indexc.masks.loop_regions", MIN_REGION_NODES=1, MIN_REGION_STATES=1):
+        assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))  # every self-loop walked as a region
 
 
 def test_masks_are_deduplicated_and_deterministic():
