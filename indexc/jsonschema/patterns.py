@@ -7,7 +7,9 @@ character may be escaped.  The translation:
 1. ECMA-isms become indexc's (Python ``re``) dialect: ``\\d`` and ``\\w`` are ASCII in
    ECMA-262 (``[0-9]``, ``[A-Za-z0-9_]``), ``(?<name>`` is ``(?P<name>``.
 2. Each top-level alternative that does not start with ``^`` gets "any characters" in front,
-   and one that does not end with ``$`` gets them behind (search semantics).
+   and one that does not end with ``$`` gets them behind (search semantics).  A group around
+   an alternative is distributed first (``^(a|$)`` is ``^a|^$``, ``^$|(^b$)`` is ``^$|^b$``),
+   so anchors written inside it are seen at its ends.
 3. indexc's own regex front end (``automaton.normalize`` + ``automaton.parse``) reads the
    result into a tree whose leaves are code-point sets, so escapes, classes, flags and
    Unicode mean exactly what they mean to ``indexc.automaton``.
@@ -153,15 +155,35 @@ def ecma_to_python(pattern: str) -> str:
 def search_semantics(pattern: str) -> str:
     """Unanchored alternatives get "any characters" on their open side(s)."""
     anything = "[\\s\\S]*"
-    pattern = _unwrapped(pattern)
-    alternatives = _split_top_level(pattern)
     wrapped = []
-    for alternative in alternatives:
+    for alternative in _anchorable_alternatives(pattern):
         starts = alternative.startswith("^")
         ends = _ends_with_anchor(alternative)
         core = alternative[1 if starts else 0:len(alternative) - 1 if ends else len(alternative)]
         wrapped.append(("" if starts else anything) + f"(?:{core})" + ("" if ends else anything))
     return "|".join(wrapped)
+
+
+def _anchorable_alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives, with a group that spans an alternative distributed over it
+    (anchors move inside): ``^$|(^a+$)`` -> ``^$``, ``^a+$``; ``^(a|$)`` -> ``^a``, ``^$``;
+    ``^(a$|b)`` -> ``^a$``, ``^b``.  Each alternative then has its anchors at its ends, where
+    ``search_semantics`` can read them (``^(A|B) = ^A|^B`` and ``(A|B)$ = A$|B$``)."""
+    out = []
+    for alternative in _split_top_level(_unwrapped(pattern)):
+        starts = alternative.startswith("^")
+        core = alternative[1:] if starts else alternative
+        ends = _ends_with_anchor(core)
+        core = core[:-1] if ends else core
+        inner = _unwrapped(core)
+        if inner == core:
+            out.append(alternative)
+            continue
+        for part in _anchorable_alternatives(inner):
+            head = "^" if starts and not part.startswith("^") else ""
+            tail = "$" if ends and not _ends_with_anchor(part) else ""
+            out.append(head + part + tail)
+    return out
 
 
 def _unwrapped(pattern: str) -> str:

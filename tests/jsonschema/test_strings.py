@@ -139,3 +139,14 @@ def test_pattern_beside_a_format_is_their_intersection():
 def test_contradicting_length_and_pattern_make_the_string_impossible():
     schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^[a-z]{5}$", "maxLength": 3}}}
     assert accepts(schema, '{}') and not accepts(schema, '{"a": "abcde"}')
+
+
+def test_anchors_inside_a_group_around_an_alternative_are_distributed():
+    empty_or_words = {"type": "string", "pattern": "^$|(^(?:\\S+\\s+){0,2}\\S+$)"}
+    assert accepts(empty_or_words, '""') and accepts(empty_or_words, '"a b c"')
+    assert not accepts(empty_or_words, '"a b c d"') and not accepts(empty_or_words, '" a"')
+    no_leading_comma = {"type": "string", "pattern": "^([^,]|$)"}
+    assert accepts(no_leading_comma, '""') and accepts(no_leading_comma, '"a,b"') and not accepts(no_leading_comma, '",a"')
+    version = {"type": "string", "pattern": "^([0-9x]+\\.[0-9x]+$|\\%VERSION\\%)"}
+    assert accepts(version, '"1.x"') and accepts(version, '"%VERSION%-rc"')
+    assert not accepts(version, '"1.x-rc"') and not accepts(version, '"v%VERSION%"')
