@@ -55,6 +55,7 @@ class Terminal:
     regex: str            # indexc regex dialect, whole-string match
     is_literal: bool = False  # True when the regex is an escaped string literal (for display)
     also: tuple[str, ...] = ()  # regexes the lexeme must match as well (an intersection; JSON Schema strings)
+    excluding: tuple[str, ...] = ()  # regexes the lexeme must not match (JSON Schema additional keys)
 
 
 @dataclass(frozen=True)
