@@ -13,7 +13,7 @@ end-of-sequence id: whether the text may end is the parser's business, not the l
 
 A terminal with ``also`` regexes (a JSON Schema string with a ``pattern`` and a length bound
 or a ``format``: an intersection the regex dialect cannot write) is the product of the DFAs
-(``intersect``), minimised: the curie pattern of MaskBench's Github_hard---o82740 with
+(``intersect``; ``excluding`` regexes enter it ``complemented``), minimised: the curie pattern of MaskBench's Github_hard---o82740 with
 ``maxLength: 146`` gives a few hundred states.
 
 A terminal whose regex matches only the empty string is kept (its DFA is one accepting state
@@ -79,6 +79,7 @@ def build_lexer(terminals: list[Terminal], *, max_states: int, source: str) -> L
             blocks.append(terminal_dfa(terminal, max_states=max_states, source=source))
         except (RegexError, LimitError) as exc:
             also = "".join(f" & /{regex}/" for regex in terminal.also)
+            also += "".join(f" & not /{regex}/" for regex in terminal.excluding)
             raise GrammarError(f"terminal {terminal.name} (/{terminal.regex}/{also}): {exc.message}", source=source) from None
     sizes = np.array([block.n_states for block in blocks], dtype=np.int64)
     offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
@@ -92,12 +93,25 @@ def build_lexer(terminals: list[Terminal], *, max_states: int, source: str) -> L
 
 
 def terminal_dfa(terminal: Terminal, *, max_states: int, source: str) -> ByteDFA:
-    """The terminal's minimal byte DFA: its regex, intersected with each of ``terminal.also``."""
+    """The terminal's minimal byte DFA: its regex, intersected with each of ``terminal.also``
+    and with the complement of each of ``terminal.excluding``."""
     dfa = compile_regex(terminal.regex, max_states=max_states, source=source)
     for regex in terminal.also:
         dfa = intersect(dfa, compile_regex(regex, max_states=max_states, source=source), max_states=max_states,
                         source=source)
+    for regex in terminal.excluding:
+        dfa = intersect(dfa, complemented(compile_regex(regex, max_states=max_states, source=source)),
+                        max_states=max_states, source=source)
     return dfa
+
+
+def complemented(dfa: ByteDFA) -> ByteDFA:
+    """Every byte string ``dfa`` rejects: a sink for its dead moves, accepting flipped (not
+    trimmed, so not a conventional ``ByteDFA``: only ``intersect``, which trims, takes it)."""
+    sink = dfa.n_states
+    transitions = np.full((sink + 1, 256), sink, dtype=np.int32)
+    transitions[:sink] = np.where(dfa.transitions == DEAD, sink, dfa.transitions)
+    return ByteDFA(transitions, np.append(~dfa.accepting.astype(bool), True))
 
 
 def intersect(a: ByteDFA, b: ByteDFA, *, max_states: int, source: str) -> ByteDFA:

@@ -37,10 +37,11 @@ class Lex:
 @dataclass(frozen=True)
 class Intersection:
     """One lexeme whose text every regex matches (a pattern and a length bound, a format and a
-    pattern): the regex dialect cannot write it, so each path builds it on automata
-    (``intersection``)."""
+    pattern) and no ``excluded`` regex matches (a key outside the ``patternProperties``): the
+    regex dialect cannot write it, so each path builds it on automata (``intersection``)."""
 
     regexes: tuple[str, ...]
+    excluded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """One lexeme, several regexes: the intersection of string languages, built on automata.
 
-A string may be constrained twice: a ``pattern`` and a length bound that the pattern does not
+A string may be constrained twice (and a key may have to avoid patterns, see below): a ``pattern`` and a length bound that the pattern does not
 imply (``^([a-z0-9-]+):([a-z0-9.-]+)$`` with ``maxLength: 146``), a ``format`` and a length
 (an ``email`` of at most 1,024 characters), a ``pattern`` and a ``format``.  The regex dialect
 has no intersection and state elimination of the product can be exponential, so the lexeme is
@@ -15,6 +15,11 @@ where it has automata:
   states one NFA state and each live cell one edge);
 - the grammar path: the terminal carries the other regexes (``Terminal.also``) and
   ``indexc.grammar.lexemes`` intersects the byte DFAs.
+
+A lexeme may also have ``excluded`` regexes (the keys of ``additionalProperties`` beside
+``patternProperties``: any key that matches none of the patterns, when the complement is too
+large to write as a regex, ``complement``): the product is then taken with the
+``complemented`` DFA of each (completed with a sink, accepting states flipped).
 
 Sizes: the product has at most (states of one) x (states of the other) states and is checked
 against the automaton limits (``LimitError``).  The curie pattern above with ``maxLength:
@@ -37,6 +42,7 @@ from indexc.automaton.liveness import trim
 from indexc.automaton.minimize import minimize
 from indexc.errors import LimitError, RegexError
 from indexc.jsonschema.complement import atom_sets
+from indexc.jsonschema.json_text import ALL_CHARS
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,12 +63,27 @@ class CharDFA:
         return states, columns, self.transitions[states, columns]
 
 
-def intersect_regexes(regexes: tuple[str, ...], limits: AutomatonLimits, *, source: str = "<schema>") -> CharDFA:
-    """The minimal character-level DFA of the texts every regex matches (whole-string)."""
+def intersect_regexes(regexes: tuple[str, ...], limits: AutomatonLimits, *, excluded: tuple[str, ...] = (),
+                      source: str = "<schema>") -> CharDFA:
+    """The minimal character-level DFA of the texts every regex matches and no ``excluded``
+    regex matches (whole-string)."""
     result = _char_dfa(regexes[0], limits, source)
     for regex in regexes[1:]:
         result = product(result, _char_dfa(regex, limits, source), limits, source=source)
+    for regex in excluded:
+        result = product(result, complemented(_char_dfa(regex, limits, source)), limits, source=source)
     return result
+
+
+def complemented(dfa: CharDFA) -> CharDFA:
+    """The DFA of every text ``dfa`` rejects: completed with a sink (and a column for the
+    characters it never reads), accepting flipped.  Not trimmed: ``product`` trims."""
+    other = ALL_CHARS.difference(CodePointSet.empty().union(*dfa.columns))
+    columns = dfa.columns + ((other,) if not other.is_empty() else ())
+    sink = dfa.n_states
+    transitions = np.full((sink + 1, len(columns)), sink, dtype=np.int32)
+    transitions[:sink, :dfa.transitions.shape[1]] = np.where(dfa.transitions == DEAD, sink, dfa.transitions)
+    return CharDFA(transitions, np.append(~dfa.accepting, True), columns)
 
 
 def _char_dfa(regex: str, limits: AutomatonLimits, source: str) -> CharDFA:

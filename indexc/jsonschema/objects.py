@@ -17,7 +17,8 @@ An additional key must differ from every listed name (or ``{"a": 1, "a": "x"}`` 
 second, unchecked ``a`` through): ``_key_not_in`` spells "a string not in this finite set"
 from the trie of the names.  A pattern key is not checked against the listed names; an additional
 key beside ``patternProperties`` must match none of the patterns, a complement that
-``complement`` computes on automata.
+``complement`` writes as a regex when it is small, and otherwise an ``Intersection`` lexeme
+with the patterns ``excluded`` (built on automata by each path).
 
 ``minProperties``/``maxProperties`` are enforced when every listed property is required (they
 then bound the number of other keys), when they are implied, and for "at least one"
@@ -35,8 +36,9 @@ from indexc.jsonschema.keywords import count_keyword
 from indexc.jsonschema.merge import has_assertions
 from indexc.jsonschema.complement import Unrepresentable, keys_outside
 from indexc.jsonschema.errors import child_pointer
-from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Lex, Ws, alt, is_empty_set, optional, repeat, seq
-from indexc.jsonschema.json_text import (ALL_CHARS, ANY_CHAR_RUN_UNIT, RAW_ONLY, char_class, encoded_char, literal_string,
+from indexc.jsonschema.expr import (EMPTY_SET, EPSILON, Expr, Intersection, Lex, Ws, alt, is_empty_set, optional, repeat,
+                                    seq)
+from indexc.jsonschema.json_text import (ALL_CHARS, ANY_CHAR, ANY_CHAR_RUN_UNIT, RAW_ONLY, char_class, encoded_char, literal_string,
                                          literal_string_body)
 from indexc.jsonschema.patterns import PatternError, translate_pattern
 from indexc.jsonschema.punctuation import CLOSE_OBJECT, OPEN_OBJECT, bracketed
@@ -72,19 +74,20 @@ def _extra_members(lw, schema: dict, names: list[str], additional: object, point
     options = []
     patterns = {pattern: sub for pattern, sub in schema.get("patternProperties", {}).items()
                 if not (_is_anything(sub) and _is_anything(additional))}
+    readable: dict[str, str] = {}  # pattern -> its JSON-text key regex
     for pattern, sub in patterns.items():
         sub_pointer = child_pointer(pointer, "patternProperties", pattern)
         try:
-            key = translate_pattern(pattern).body_regex
+            readable[pattern] = translate_pattern(pattern).body_regex
         except PatternError as error:
             lw.unsupported(str(error), sub_pointer, "patternProperties")
             continue
-        options.append(seq(Lex(f'"(?:{key})"'), lw.key_sep, lw.lower(sub, sub_pointer)))
+        options.append(seq(Lex(f'"(?:{readable[pattern]})"'), lw.key_sep, lw.lower(sub, sub_pointer)))
     if additional is not False:
-        key = _additional_key(lw, list(patterns), names, pointer)
+        key = _additional_key(readable, names)
         if key is not None:
             value = lw.lower(additional, child_pointer(pointer, "additionalProperties"))
-            options.append(seq(Lex(f'"(?:{key})"'), lw.key_sep, value))
+            options.append(seq(key, lw.key_sep, value))
     return alt(*options)
 
 
@@ -96,16 +99,22 @@ def _is_anything(schema: object) -> bool:
     return schema is True or (isinstance(schema, dict) and not has_assertions(schema))
 
 
-def _additional_key(lw, patterns: list[str], names: list[str], pointer: str) -> str | None:
-    """The key regex of additional properties (None: no key is left for them)."""
+def _additional_key(patterns: dict[str, str], names: list[str]) -> Expr | None:
+    """The key lexeme of additional properties (None: no key is left for them).
+
+    Beside patterns it is a complement: a regex when ``complement`` can write one, else an
+    ``Intersection`` lexeme "any key, excluding each pattern's keys and the listed names",
+    which both paths build on automata (``patterns`` maps each readable pattern to its key
+    regex; unreadable ones were refused, or dropped in lenient mode, by the caller)."""
     if not patterns:
-        return _key_not_in(names)
+        return Lex(f'"(?:{_key_not_in(names)})"')
     try:
-        return keys_outside(patterns, names)
-    except Unrepresentable as error:
-        lw.unsupported(f"additionalProperties beside patternProperties: {error}",
-                       child_pointer(pointer, "additionalProperties"), "additionalProperties")
-        return None
+        key = keys_outside(list(patterns), names)
+        return None if key is None else Lex(f'"(?:{key})"')
+    except Unrepresentable:
+        excluded = [f'"(?:{key_regex})"' for key_regex in patterns.values()]
+        excluded += [literal_string(name) for name in names]
+        return Intersection((f'"(?:{ANY_CHAR})*"',), tuple(excluded))
 
 
 def _with_counts(lw, schema: dict, slots: list[tuple[Expr, bool]], extra: Expr, pointer: str) -> Expr:

@@ -58,7 +58,7 @@ class TreeBuilder:
                  leaf_limits: AutomatonLimits = AutomatonLimits()):
         self.definitions = definitions
         self.leaf_limits = leaf_limits
-        self.intersections: dict[tuple[str, ...], tuple[rt.Node, int]] = {}
+        self.intersections: dict[Intersection, tuple[rt.Node, int]] = {}
         self.whitespace = whitespace
         self.bounded = bounded
         self.depth_bound = depth_bound
@@ -93,7 +93,7 @@ class TreeBuilder:
         if isinstance(expr, Lex):
             return self.leaf(expr.regex)
         if isinstance(expr, Intersection):
-            return self.intersection(expr.regexes)
+            return self.intersection(expr)
         if isinstance(expr, Ws):
             return self.leaf(self.whitespace)
         if isinstance(expr, Seq):
@@ -161,13 +161,13 @@ class TreeBuilder:
         index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
         return EmbeddedDFA(dfa, index), dfa.n_states + 1
 
-    def intersection(self, regexes: tuple[str, ...]) -> tuple[rt.Node, int]:
-        """The product automaton of the regexes (``intersection``), built once per tuple."""
-        cached = self.intersections.get(regexes)
+    def intersection(self, lexeme: Intersection) -> tuple[rt.Node, int]:
+        """The product automaton of the lexeme's regexes (``intersection``), built once per lexeme."""
+        cached = self.intersections.get(lexeme)
         if cached is None:
-            dfa = intersect_regexes(regexes, self.leaf_limits, source=self.source)
+            dfa = intersect_regexes(lexeme.regexes, self.leaf_limits, excluded=lexeme.excluded, source=self.source)
             index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
-            cached = self.intersections[regexes] = (EmbeddedDFA(dfa, index), dfa.n_states + 1)
+            cached = self.intersections[lexeme] = (EmbeddedDFA(dfa, index), dfa.n_states + 1)
         return cached
 
 

@@ -37,7 +37,7 @@ class _GrammarBuilder:
         self.lowered = lowered
         self.rules: list[Rule] = []
         self.terminals: dict[str, Terminal] = {}
-        self.terminal_names: dict[tuple[str, ...], str] = {}
+        self.terminal_names: dict[tuple, str] = {}
         self.memo: dict[int, tuple[str, ...]] = {}
         self.keep_alive: list[Expr] = []  # the memo is by id(): keep the keys alive
         self.refs: dict[str, str] = {}
@@ -49,14 +49,15 @@ class _GrammarBuilder:
         self.counter += 1
         return f"{hint}_{self.counter}"
 
-    def terminal(self, regex: str, also: tuple[str, ...] = ()) -> str:
-        """The terminal of a lexeme (``also``: regexes it must match as well), one per distinct lexeme."""
-        key = (regex, *also)
+    def terminal(self, regex: str, also: tuple[str, ...] = (), excluding: tuple[str, ...] = ()) -> str:
+        """The terminal of a lexeme (``also``: regexes it must match as well; ``excluding``:
+        regexes it must not match), one per distinct lexeme."""
+        key = (regex, also, excluding)
         name = self.terminal_names.get(key)
         if name is None:
             name = f"T{len(self.terminal_names)}"
             self.terminal_names[key] = name
-            self.terminals[name] = Terminal(name, regex, also=also)
+            self.terminals[name] = Terminal(name, regex, also=also, excluding=excluding)
         return name
 
     def symbols_of(self, expr: Expr) -> tuple[str, ...]:
@@ -73,7 +74,7 @@ class _GrammarBuilder:
         if isinstance(expr, Lex):
             return (self.terminal(expr.regex),)
         if isinstance(expr, Intersection):
-            return (self.terminal(expr.regexes[0], expr.regexes[1:]),)
+            return (self.terminal(expr.regexes[0], expr.regexes[1:], expr.excluded),)
         if isinstance(expr, Ws):
             return (self.whitespace(),) if self.lowered.options.whitespace_terminal is not None else ()
         if isinstance(expr, Seq):

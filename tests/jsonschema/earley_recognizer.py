@@ -19,11 +19,16 @@ def recognizes(grammar: Grammar, text: str) -> bool:
     for rule in grammar.rules:
         rules_by_lhs.setdefault(rule.lhs, []).append(rule.rhs)
     patterns = {name: [re.compile(r) for r in (t.regex, *t.also)] for name, t in grammar.terminals.items()}
+    excluded = {name: [re.compile(r) for r in t.excluding] for name, t in grammar.terminals.items()}
+
+    def lexeme(terminal: str, start: int, end: int) -> bool:
+        """All of the terminal's regexes match (``also``) and none of its ``excluding`` ones."""
+        return (all(rx.fullmatch(text, start, end) for rx in patterns[terminal])
+                and not any(rx.fullmatch(text, start, end) for rx in excluded[terminal]))
 
     @lru_cache(maxsize=None)
     def ends(terminal: str, start: int) -> tuple[int, ...]:
-        regexes = patterns[terminal]  # a terminal with ``also`` regexes must match all of them
-        return tuple(j for j in range(start + 1, len(text) + 1) if all(rx.fullmatch(text, start, j) for rx in regexes))
+        return tuple(j for j in range(start + 1, len(text) + 1) if lexeme(terminal, start, j))
 
     sets: list[set] = [set() for _ in range(len(text) + 1)]
     sets[0] = {(grammar.start, rhs, 0, 0) for rhs in rules_by_lhs[grammar.start]}

@@ -20,6 +20,10 @@ TREE = {
 }
 
 
+EXCLUDED_KEYS = {"type": "object", "patternProperties": {"^[a-z]{1,200}$": {"type": "string"}},
+                 "additionalProperties": {"type": "boolean"}}
+
+
 def grammar_of(schema, **options):
     grammar = schema_grammar(lower_schema(schema, JsonSchemaOptions(**options)))
     grammar.validate()
@@ -56,6 +60,9 @@ def test_grammar_has_no_depth_bound_on_any_value():
     ({"type": "string", "format": "email", "pattern": "^x"}, '"yy@ab.cd"'),
     ({"type": "string", "minLength": 130, "maxLength": 200}, json.dumps("é" * 150)),
     ({"type": "string", "minLength": 130, "maxLength": 200}, json.dumps("é" * 201)),
+    (EXCLUDED_KEYS, '{"abc": "x", "A b": true}'),
+    (EXCLUDED_KEYS, '{"abc": true}'),
+    (EXCLUDED_KEYS, '{"A": "x"}'),
 ])
 def test_grammar_and_dfa_paths_agree_on_regular_schemas(schema, text):
     assert recognizes(grammar_of(schema), text) == accepts(schema, text)

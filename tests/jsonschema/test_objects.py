@@ -95,3 +95,29 @@ def test_a_pattern_of_anything_beside_additional_anything_needs_no_complement():
     assert accepts(schema, '{"' + "k" * 300 + '": 1}') and not accepts(schema, '{"a" 1}')
     strict = {"type": "object", "patternProperties": {"^x": {"type": "integer"}, "^.{1,3}$": {}}}
     assert accepts(strict, '{"xa": 1, "abc": "s", "long key": true}') and not accepts(strict, '{"xa": "s"}')
+
+
+def test_a_key_complement_too_large_for_a_regex_is_an_automaton_lexeme():
+    # the complement of ^[0-9a-zA-Z_-]{1,255}$ has 257 states: beyond complement.MAX_STATES
+    schema = {"type": "object", "properties": {"id": {"type": "integer"}},
+              "patternProperties": {"^[0-9a-zA-Z_-]{1,255}$": {"type": "string"}},
+              "additionalProperties": {"type": "boolean"}}
+    assert accepts(schema, '{"id": 1, "name_1": "x", "with space": true, "": false}')
+    assert accepts(schema, '{"' + "k" * 256 + '": true}')  # too long for the pattern: additional
+    assert not accepts(schema, '{"name": true}')  # matches the pattern: must be a string
+    assert not accepts(schema, '{"with space": "x"}')  # additional: must be a boolean
+    assert not accepts(schema, '{"id": true}')  # a listed name is never an additional key
+
+
+def test_the_grammar_path_builds_the_same_excluded_key_lexeme():
+    from indexc.grammar.lexemes import build_lexer
+    from indexc.jsonschema import lower_schema
+    from indexc.jsonschema.to_grammar import schema_grammar
+
+    schema = {"type": "object", "patternProperties": {"^[a-z]{1,200}$": {"type": "string"}},
+              "additionalProperties": {"type": "boolean"}}
+    grammar = schema_grammar(lower_schema(schema))
+    (key,) = [t for t in grammar.terminals.values() if t.excluding]
+    lexer = build_lexer([key], max_states=50_000, source="test")
+    for text, expected in (('"A b"', True), ('"abc"', False), ('""', True), ('"a1"', True)):
+        assert lexer.dfa.matches(text.encode()) == expected, text
