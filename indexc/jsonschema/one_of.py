@@ -34,7 +34,7 @@ from indexc.jsonschema.merge import json_equal
 from indexc.jsonschema.patterns import ecma_to_python
 from indexc.jsonschema.to_automaton import expr_to_dfa
 
-MAX_BRANCH_STATES = 4_000  # any_depth 3 doubles the "any JSON value" part of a branch (2,000 was enough at depth 2)
+MAX_BRANCH_STATES = 2_000
 MAX_PRODUCT_PAIRS = 1_000_000
 
 
