@@ -38,3 +38,27 @@ def test_unique_rows_falls_back_on_a_hash_collision(monkeypatch):
     first, inverse = arrays.unique_rows(rows)
     _same_grouping(rows, first, inverse)
     assert rows[first[inverse[0]]].tolist() == [1, 2] and inverse[0] == inverse[2] != inverse[1]
+
+
+def test_stable_argsort_is_numpys_stable_argsort():
+    from indexc.arrays import stable_argsort
+
+    rng = np.random.default_rng(3)
+    cases = [rng.integers(0, 10, 1000), rng.integers(0, 80_000, 5000), rng.integers(0, 2**31, 5000),
+             np.zeros(0, np.int64), rng.integers(-5, 5, 100), rng.integers(0, 3, 7).astype(np.uint8),
+             np.array([2**40, 3]), rng.integers(0, 70_000, 100).astype(np.int32)]
+    for values in cases:
+        assert np.array_equal(stable_argsort(values), np.argsort(values, kind="stable"))
+
+
+def test_groups_by_first_appearance_numbers_keys_in_order_of_first_use():
+    from indexc.arrays import groups_by_first_appearance
+
+    keys = np.array([7, 3, 7, 9, 3, 3, 1])
+    first, rank = groups_by_first_appearance(keys)
+    assert first.tolist() == [0, 1, 3, 6] and rank.tolist() == [0, 1, 0, 2, 1, 1, 3]
+    rng = np.random.default_rng(4)
+    keys = rng.integers(0, 50, 2000)
+    first, rank = groups_by_first_appearance(keys)
+    assert np.array_equal(keys[first][rank], keys)  # each element's group holds its key
+    assert np.all(np.diff(first) > 0)  # groups in order of first appearance

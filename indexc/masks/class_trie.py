@@ -29,7 +29,7 @@ from functools import cached_property
 
 import numpy as np
 
-from indexc.arrays import expand_runs
+from indexc.arrays import expand_runs, stable_argsort
 from indexc.trie import TokenTrie
 
 
@@ -243,7 +243,7 @@ def _number_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _group_by(owner: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices i with owner[i] >= 0, grouped by owner (CSR: members, offsets)."""
     members = np.flatnonzero(owner >= 0)
-    members = members[np.argsort(owner[members], kind="stable")]
+    members = members[stable_argsort(owner[members])]
     offsets = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner[members], minlength=n_groups), out=offsets[1:])
     return members, offsets
@@ -254,7 +254,7 @@ def _tokens_by_class_node(trie: TokenTrie, kept: np.ndarray, class_node: np.ndar
     starts = trie.token_start[kept].astype(np.int64)
     owner, position = expand_runs(starts, trie.token_end[kept].astype(np.int64) - starts)
     owner_class = class_node[kept[owner]]
-    order = np.argsort(owner_class, kind="stable")
+    order = stable_argsort(owner_class)
     tokens = trie.sorted_tokens[position[order]].astype(np.int32)
     offsets = np.zeros(n_class_nodes + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner_class, minlength=n_class_nodes), out=offsets[1:])

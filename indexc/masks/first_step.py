@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc import limits as compile_limits
+from indexc.arrays import stable_argsort
 from indexc.masks.loop_regions import loop_regions
 from indexc.masks.traverse import Starts, WalkPlan
 
@@ -70,7 +71,7 @@ def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True) ->
     key = ((state * (ct.n_nodes + 1) + node) * 2 + on_bytes) * 2 + in_slice
     distinct, first_use, start_of = np.unique(key, return_index=True, return_inverse=True)
     rank = np.empty(distinct.size, np.int64)
-    rank[np.argsort(first_use, kind="stable")] = np.arange(distinct.size)  # number in first-use order
+    rank[stable_argsort(first_use)] = np.arange(distinct.size)  # number in first-use order
     start_of = rank[start_of.reshape(-1)]
     representative = np.empty(distinct.size, np.int64)
     representative[start_of] = np.arange(key.size)
@@ -79,7 +80,7 @@ def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True) ->
     in_region = walked[region_of >= 0]
     owner = np.concatenate([in_region, owner])
     start_of = np.concatenate([distinct.size + region_of[region_of >= 0], start_of])
-    order = np.argsort(owner, kind="stable")  # keeps root-child (or exit) order within an origin
+    order = stable_argsort(owner)  # keeps root-child (or exit) order within an origin
     offsets = np.zeros(origins.size + 1, np.int64)
     np.cumsum(np.bincount(owner, minlength=origins.size), out=offsets[1:])
     return FirstSteps(origins, starts, offsets, start_of[order], tuple(region.hits for region in found))

@@ -24,28 +24,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from indexc.arrays import stable_argsort
+
 
 def level_order(depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Node ids sorted by (depth, id) and offsets: level d is ``nodes[offsets[d]:offsets[d+1]]``."""
     max_depth = int(depth.max(initial=0))
-    level_nodes = _stable_argsort_small(depth).astype(np.int32)
+    level_nodes = stable_argsort(depth).astype(np.int32)
     counts = np.bincount(depth, minlength=max_depth + 1)
     level_offsets = np.zeros(max_depth + 2, dtype=np.int32)
     np.cumsum(counts, out=level_offsets[1:])
     return level_nodes, level_offsets
 
 
-def _stable_argsort_small(values: np.ndarray) -> np.ndarray:
-    """Stable argsort of non-negative depths; as int16 (a radix sort, ~7x faster) when they fit."""
-    fits = values.size == 0 or int(values.max()) <= np.iinfo(np.int16).max
-    return np.argsort(values.astype(np.int16) if fits else values, kind="stable")
-
-
 def parents(depth: np.ndarray, level_nodes: np.ndarray, level_offsets: np.ndarray) -> np.ndarray:
     """``parent[p]``: the last node before p one level up (root: -1)."""
     parent = np.arange(-1, depth.size - 1, dtype=np.int32)  # right for p when depth[p - 1] == depth[p] - 1
     jumps = np.flatnonzero(depth[1:] != depth[:-1] + 1) + 1
-    jumps = jumps[_stable_argsort_small(depth[jumps])]
+    jumps = jumps[stable_argsort(depth[jumps])]
     jump_offsets = np.searchsorted(depth[jumps], np.arange(level_offsets.size))
     for level in range(1, level_offsets.size - 1):
         above = level_nodes[level_offsets[level - 1] : level_offsets[level]]
@@ -88,5 +84,5 @@ def children_csr(parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = int(parent.size)
     child_offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(np.bincount(parent[1:], minlength=n), out=child_offsets[1:])
-    children = (np.argsort(parent[1:], kind="stable") + 1).astype(np.int32)
+    children = (stable_argsort(parent[1:]) + 1).astype(np.int32)
     return child_offsets, children
