@@ -6,11 +6,14 @@ the branches are disjoint.  Two proofs, cheapest first:
 1. first bytes: a JSON value's first byte tells its type (``{ [ " - 0-9 t f n``), so branches
    whose possible first bytes do not meet are disjoint (``oneOf: [{type: string}, {type:
    integer}]``);
-2. automata: when both branches are regular and small (``MAX_BRANCH_STATES``), their DFAs are
-   built and their product is searched, a numpy step per breadth-first frontier, for a common
-   accepted text (none: disjoint).  This proves discriminated unions
-   such as ``{"kind": {"const": "a"}}`` versus ``{"kind": {"const": "b"}}`` with
-   ``additionalProperties: false``.
+2. automata: when both branches are regular and small (``MAX_BRANCH_STATES``) and neither can
+   hold an object, their DFAs are built and their product is searched, a numpy step per
+   breadth-first frontier, for a common accepted text (none: disjoint).  Objects are left out
+   because a text is not a value: each branch writes an object's keys in its own schema
+   order, so one value can match both branches through two different texts and the product
+   would find none (``{"id", "win", "lose"}`` against branches listing ``id, win`` and
+   ``id, lose``: it accepted invalid instances of MaskBench o19070 and o83140 once the branch
+   limit was raised).  Discriminated object unions are rule 3's.
 
 3. object rules, on the flattened branch schemas: one branch holds only objects with a required
    property that the other forbids (``additionalProperties: false`` without it, or ``false``
@@ -32,6 +35,7 @@ from indexc.errors import IndexcError
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws
 from indexc.jsonschema.merge import json_equal
 from indexc.jsonschema.patterns import ecma_to_python
+from indexc.jsonschema.punctuation import OPEN_OBJECT
 from indexc.jsonschema.to_automaton import expr_to_dfa
 
 MAX_BRANCH_STATES = 2_000
@@ -50,6 +54,9 @@ def check_disjoint(lw, branches: list[Expr], pointer: str, schemas: list[object]
                 continue
             if schemas is not None and objects_disjoint(schemas[i], schemas[j]):
                 continue
+            if holds_objects(lw, branches[i]) or holds_objects(lw, branches[j]):
+                lw.unsupported(f"oneOf branches {i} and {j} may overlap (not provably disjoint)", pointer, "oneOf")
+                return
             a, b = _dfa(lw, branches, i, dfas), _dfa(lw, branches, j, dfas)
             if a is None or b is None:
                 lw.unsupported(f"oneOf branches {i} and {j} may overlap (not provably disjoint)", pointer, "oneOf")
@@ -134,6 +141,26 @@ def intersects(a: ByteDFA, b: ByteDFA) -> bool:
         pairs = np.unique(next_a[live].astype(np.int64) * width + next_b[live])
         frontier = np.setdiff1d(pairs, seen, assume_unique=True)
     return False
+
+
+def holds_objects(lw, expr: Expr, visiting: frozenset[str] = frozenset()) -> bool:
+    """Can a text of ``expr`` hold an object (anywhere: at the top or nested)?  An unknown
+    reference counts as yes."""
+    if isinstance(expr, Lex):
+        return expr == OPEN_OBJECT
+    if isinstance(expr, Alt):
+        return any(holds_objects(lw, o, visiting) for o in expr.options)
+    if isinstance(expr, Seq):
+        return any(holds_objects(lw, item, visiting) for item in expr.items)
+    if isinstance(expr, Repeat):
+        return holds_objects(lw, expr.item, visiting)
+    if isinstance(expr, Ref):
+        if expr.name in visiting:
+            return False  # the cycle's other nodes say it
+        if expr.name not in lw.definitions:
+            return True
+        return holds_objects(lw, lw.definitions[expr.name], visiting | {expr.name})
+    return not isinstance(expr, (Ws, Intersection))  # Intersection: string lexemes
 
 
 def first_bytes(lw, expr: Expr, visiting: frozenset[str] = frozenset()) -> frozenset[int]:
