@@ -89,16 +89,21 @@ def ragged_unique(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np
     """``unique_rows`` for CSR rows (row i is ``data[offsets[i]:offsets[i+1]]``), exactly.
 
     Returns (index of the first occurrence of each distinct row, in order of first
-    appearance; row -> its group).  Each row hashes to one uint64 (a weight per position in
-    the row, plus its length), and every row that is not its group's first is then compared
-    with that first row element by element (rows alone in their group need no check: with
-    mostly distinct rows, as the walk's hit sets are, that skips almost all of the data); on
-    a collision (never observed) a dict over the rows' bytes decides.
+    appearance; row -> its group).  Each row hashes to one uint64 (``ragged_hashes``), and
+    every row that is not its group's first is then compared with that first row element by
+    element (``ragged_groups``).
     """
+    return ragged_groups(offsets, data, ragged_hashes(offsets, data))
+
+
+def ragged_hashes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """One uint64 per CSR row: a weight per position in the row (``splitmix64``: the same
+    weights whatever the longest row, so hashes of separately hashed parts agree), plus its
+    length."""
     offsets = np.asarray(offsets, dtype=np.int64)
     lengths = np.diff(offsets)
     if lengths.size == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.zeros(0, np.uint64)
     if int(offsets[0]) == 0 and int(offsets[-1]) == data.size:  # rows back to back: no gather
         values = data
         within = np.arange(data.size, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
@@ -110,7 +115,18 @@ def ragged_unique(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np
     with np.errstate(over="ignore"):
         terms = (values.astype(np.uint64) + np.uint64(1)) * weights[within + 1]
         running = np.concatenate(([np.uint64(0)], np.cumsum(terms, dtype=np.uint64)))
-        hashes = running[offsets[1:]] - running[offsets[:-1]] + lengths.astype(np.uint64) * weights[0]
+        return running[offsets[1:]] - running[offsets[:-1]] + lengths.astype(np.uint64) * weights[0]
+
+
+def ragged_groups(offsets: np.ndarray, data: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``ragged_unique`` from the rows' hashes: group by hash, then compare every row that is not
+    its group's first with that first row (rows alone in their group need no check: with
+    mostly distinct rows, as the walk's hit sets are, that skips almost all of the data); on a
+    collision (never observed) a dict over the rows' bytes decides."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    if lengths.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     first, inverse = groups_by_first_appearance(hashes)
     later = np.flatnonzero(first[inverse] != np.arange(lengths.size))
     if later.size and not _same_rows(offsets, lengths, data, later, first[inverse[later]]):

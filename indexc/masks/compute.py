@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import ragged_unique, sorted_unique
+from indexc.arrays import ragged_groups, ragged_hashes, sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_byte_pairs, dead_bytes
 from indexc.masks.class_trie import build_class_trie
@@ -186,8 +186,8 @@ def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Sl
     return WalkPlan(class_trie, walk_alphabet.class_transitions, trie, dfa.transitions, muted, slices.slice_of_state)
 
 
-def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Hit sets of every start, per chunk of starts (CSR: offsets, nodes), walking the chunks
+def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) -> list[tuple]:
+    """Hit sets of every start, per chunk of starts (offsets, nodes, hashes), walking the chunks
     here or in worker processes, only when it pays.
 
     The first chunk is walked here and timed; the other chunks go to ``jobs`` joblib workers
@@ -271,27 +271,31 @@ def _walk_in_workers(plan: WalkPlan, steps: FirstSteps, chunks: list[np.ndarray]
     return results
 
 
-def _csr(hit_sets: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Hit sets as one CSR chunk (offsets, nodes), the form the walk returns."""
+def _csr(hit_sets: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hit sets as one chunk (offsets, int32 nodes, hashes), the form the walk returns."""
     offsets = np.zeros(len(hit_sets) + 1, dtype=np.int64)
     np.cumsum([hits.size for hits in hit_sets], out=offsets[1:])
-    return offsets, (np.concatenate(hit_sets) if hit_sets else np.zeros(0, np.int64))
+    nodes = (np.concatenate(hit_sets) if hit_sets else np.zeros(0, np.int64)).astype(np.int32)
+    return offsets, nodes, ragged_hashes(offsets, nodes)
 
 
 class StartHits:
     """The distinct hit sets of the walk's starts ("contents"); a state's hit set is its starts'
     contents end to end, so its content ids are the exact key of its hit set.
 
-    Built from the walk's CSR chunks in a few vectorised calls (``ragged_unique`` numbers equal
-    sets exactly), not a dict lookup per start: JSON Schemas have tens of thousands of starts.
+    Built from the walk's chunks in a few vectorised calls: the sets' hashes come with the
+    chunks, so equal sets are found by grouping hashes and comparing only the sets that have
+    an earlier twin (``arrays.ragged_groups``), with no temporary the size of all the hits
+    (a 12,940-state schema, MaskBench o42810, has 95M of them).
     """
 
-    def __init__(self, chunks: list[tuple[np.ndarray, np.ndarray]]):
-        lengths = np.concatenate([np.diff(offsets) for offsets, _ in chunks]) if chunks else np.zeros(0, np.int64)
-        self._nodes = np.concatenate([nodes for _, nodes in chunks]) if chunks else np.zeros(0, np.int64)
+    def __init__(self, chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]]):
+        lengths = np.concatenate([np.diff(offsets) for offsets, _, _ in chunks]) if chunks else np.zeros(0, np.int64)
+        self._nodes = np.concatenate([nodes for _, nodes, _ in chunks]) if chunks else np.zeros(0, np.int32)
+        hashes = np.concatenate([h for _, _, h in chunks]) if chunks else np.zeros(0, np.uint64)
         self._offsets = np.zeros(lengths.size + 1, dtype=np.int64)
         np.cumsum(lengths, out=self._offsets[1:])
-        first, group = ragged_unique(self._offsets, self._nodes)
+        first, group = ragged_groups(self._offsets, self._nodes, hashes)
         empty = lengths == 0
         rank = np.cumsum(~empty[first]) - 1  # content ids skip the empty set
         self.content_of_start = np.where(empty, -1, rank[group])  # -1: no hits below the start
@@ -303,7 +307,7 @@ class StartHits:
 
     def content(self, k: int) -> np.ndarray:
         start = self._first[k]
-        return self._nodes[self._offsets[start]:self._offsets[start + 1]]
+        return self._nodes[self._offsets[start]:self._offsets[start + 1]].astype(np.int64)
 
     def key_of(self, starts: np.ndarray) -> np.ndarray:
         """The content ids of a state's starts, in order, the empty ones left out."""
@@ -319,8 +323,9 @@ class StartHits:
         """Tokens ended by each content's nodes."""
         return expander.token_bounds([self.content(k) for k in range(len(self))])
 
-    def union(self) -> np.ndarray:
-        return sorted_unique(self._nodes) if self._nodes.size else np.zeros(0, np.int64)
+    def mark_all(self, expander: HitExpander, flags: np.ndarray) -> None:
+        """Flag every token some start reaches (node flags over all the hits: no sort)."""
+        expander.mark_union(self._nodes, flags)
 
 
 def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, interner: MaskInterner, vocab: Vocabulary):
@@ -382,7 +387,7 @@ def _live_tokens(expander: HitExpander, hits: StartHits, slices: Slices, interne
     if not len(interner):
         return np.zeros(0, np.int32)
     flags = np.zeros(vocab_size, dtype=bool)
-    expander.mark(hits.union(), flags)
+    hits.mark_all(expander, flags)
     for slice_id in set(interner.slice_ids) - {-1}:
         flags[slices.tokens[slice_id]] = True
     return np.flatnonzero(flags).astype(np.int32)

@@ -59,6 +59,19 @@ class HitExpander:
             flags[tokens_of_class_nodes(self.plan, class_nodes)] = True
         flags[tokens_of_byte_nodes(self.plan, -1 - hits[hits < 0])] = True
 
+    def mark_union(self, hits: np.ndarray, flags: np.ndarray, *, piece: int = 1 << 22) -> None:
+        """``mark`` for a huge concatenation of hit sets (repeats allowed): nodes are flagged a
+        piece at a time, then tokens by one gather, so no temporary grows with ``hits``."""
+        class_seen = np.zeros(self.plan.class_trie.n_nodes + 1, dtype=bool)
+        byte_seen = np.zeros(self.plan.byte_trie.n_nodes, dtype=bool)
+        for lo in range(0, hits.size, piece):
+            part = hits[lo:lo + piece]
+            on_class = part >= 0
+            class_seen[part[on_class]] = True
+            byte_seen[-1 - part[~on_class].astype(np.int64)] = True
+        flags |= class_seen[self._owner]
+        flags[tokens_of_byte_nodes(self.plan, np.flatnonzero(byte_seen))] = True
+
     def tokens(self, hits: np.ndarray) -> np.ndarray:
         """The token ids of a hit set, unsorted (each token ends at one node: no repeats)."""
         return np.concatenate([tokens_of_class_nodes(self.plan, hits[hits >= 0]),

@@ -37,7 +37,7 @@ import numpy as np
 
 from indexc import limits as compile_limits
 from indexc.masks.class_trie import ClassTrie
-from indexc.arrays import expand_runs
+from indexc.arrays import expand_runs, ragged_hashes
 from indexc.trie import TokenTrie
 
 
@@ -189,14 +189,16 @@ def _cat(parts: list) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
-def hit_sets_of_starts(plan: WalkPlan, starts: Starts, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted hit sets of the starts ``ids`` as CSR (offsets, nodes): start ``ids[k]``'s set
-    is ``nodes[offsets[k]:offsets[k + 1]]``, class nodes as themselves (>= 0), byte nodes as
-    ``-1 - node`` (< 0)."""
+def hit_sets_of_starts(plan: WalkPlan, starts: Starts, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted hit sets of the starts ``ids`` as CSR (offsets, nodes) plus one hash per set
+    (``arrays.ragged_hashes``, computed here, in the worker, on the chunk): start ``ids[k]``'s
+    set is ``nodes[offsets[k]:offsets[k + 1]]``, class nodes as themselves (>= 0), byte nodes
+    as ``-1 - node`` (< 0), int32 (half the memory of the hit sets, the walk's largest output)."""
     class_origin, class_node, byte_origin, byte_node = walk_hits(plan, starts, ids)
     origin = np.concatenate([class_origin, byte_origin])
     node = np.concatenate([class_node, -1 - byte_node])
     order = np.lexsort((node, origin))
     offsets = np.zeros(ids.size + 1, dtype=np.int64)
     np.cumsum(np.bincount(origin, minlength=ids.size), out=offsets[1:])
-    return offsets, node[order]
+    nodes = node[order].astype(np.int32)
+    return offsets, nodes, ragged_hashes(offsets, nodes)
