@@ -33,6 +33,7 @@ Code map, in reading order:
 - ``liveness``         trim to reachable and live states, canonical breadth-first numbering
 - ``minimize``         Hopcroft partition refinement
 - ``utf8_expansion``   character-level DFA -> byte-level DFA via the UTF-8 block tree
+- ``product``          reachable state pairs of two DFAs and their table (intersections)
 - ``compile``          the driver, ``compile_regex``
 
 Measured (2-core machine shared with other jobs, best of 15 runs, Unicode tables already

@@ -34,6 +34,7 @@ from indexc.automaton.byte_dfa import DEAD, ByteDFA
 from indexc.automaton.compile import compile_regex
 from indexc.automaton.liveness import trim
 from indexc.automaton.minimize import minimize
+from indexc.automaton.product import product_table, reachable_pairs
 from indexc.errors import LimitError, RegexError
 from indexc.grammar.ir import GrammarError, Terminal
 from indexc.masks import MaskOptions, MaskTable, compute_mask_table
@@ -115,26 +116,13 @@ def complemented(dfa: ByteDFA) -> ByteDFA:
 
 
 def intersect(a: ByteDFA, b: ByteDFA, *, max_states: int, source: str) -> ByteDFA:
-    """The product DFA of the texts both accept (trimmed, minimal); ``RegexError`` when empty.
-
-    Reachable state pairs are found one numpy step per breadth-first frontier (pair ``(s, t)``
-    coded ``s * |b| + t``, so the start pair is code 0 and stays first once sorted)."""
+    """The product DFA of the texts both accept (trimmed, minimal); ``RegexError`` when empty."""
+    codes = reachable_pairs(a.transitions, b.transitions, max_pairs=max_states)
+    if codes is None:
+        raise LimitError(f"the intersection needs over {max_states:,} states", source=source)
+    transitions = product_table(a.transitions, b.transitions, codes)
     width = np.int64(b.n_states)
-    seen = np.zeros(1, dtype=np.int64)
-    frontier = seen
-    while frontier.size:
-        next_a, next_b = a.transitions[frontier // width], b.transitions[frontier % width]
-        live = (next_a != DEAD) & (next_b != DEAD)
-        frontier = np.setdiff1d(np.unique(next_a[live].astype(np.int64) * width + next_b[live]), seen,
-                                assume_unique=True)
-        seen = np.union1d(seen, frontier)
-        if seen.size > max_states:
-            raise LimitError(f"the intersection needs over {max_states:,} states", source=source)
-    next_a, next_b = a.transitions[seen // width], b.transitions[seen % width]
-    live = (next_a != DEAD) & (next_b != DEAD)
-    targets = np.searchsorted(seen, next_a.astype(np.int64) * width + next_b)
-    transitions = np.where(live, targets, DEAD).astype(np.int32)
-    accepting = a.accepting[seen // width] & b.accepting[seen % width]
+    accepting = a.accepting[codes // width] & b.accepting[codes % width]
     trimmed = trim(transitions, accepting)
     if trimmed is None:
         raise RegexError("the intersection matches no string", source=source)

@@ -43,6 +43,7 @@ from indexc.automaton.compile import compile_atom_dfa
 from indexc.automaton.limits import AutomatonLimits
 from indexc.automaton.liveness import trim
 from indexc.automaton.minimize import minimize
+from indexc.automaton.product import product_table, reachable_pairs
 from indexc.errors import LimitError, RegexError
 from indexc.jsonschema.complement import atom_sets
 from indexc.jsonschema.json_text import ALL_CHARS
@@ -100,35 +101,16 @@ def product(a: CharDFA, b: CharDFA, limits: AutomatonLimits, *, source: str = "<
     pairs = [(i, j, s) for i, j, s in pairs if not s.is_empty()]
     column_a = np.array([i for i, _, _ in pairs], dtype=np.int64)
     column_b = np.array([j for _, j, _ in pairs], dtype=np.int64)
-    codes = _reachable_pairs(a, b, column_a, column_b, limits.max_states, source)
+    codes = reachable_pairs(a.transitions, b.transitions, column_a=column_a, column_b=column_b,
+                            max_pairs=limits.max_states)
+    if codes is None:
+        raise LimitError(f"the intersection of a string's constraints needs over {limits.max_states:,} states",
+                         source=source)
+    transitions = product_table(a.transitions, b.transitions, codes, column_a=column_a, column_b=column_b)
     width = np.int64(b.n_states)
-    next_a = a.transitions[codes // width][:, column_a]
-    next_b = b.transitions[codes % width][:, column_b]
-    live = (next_a != DEAD) & (next_b != DEAD)
-    targets = np.searchsorted(codes, next_a.astype(np.int64) * width + next_b)
-    transitions = np.where(live, targets, DEAD).astype(np.int32)
     accepting = a.accepting[codes // width] & b.accepting[codes % width]
     trimmed = trim(transitions, accepting)
     if trimmed is None:
         raise RegexError("the intersection of the string's constraints matches no string", source=source)
     minimal_transitions, minimal_accepting = minimize(*trimmed)
     return CharDFA(minimal_transitions, minimal_accepting.astype(bool), tuple(s for _, _, s in pairs))
-
-
-def _reachable_pairs(a: CharDFA, b: CharDFA, column_a: np.ndarray, column_b: np.ndarray,
-                     max_states: int, source: str) -> np.ndarray:
-    """Sorted codes ``s * |b| + t`` of the state pairs reachable from (0, 0) (code 0, first)."""
-    width = np.int64(b.n_states)
-    seen = np.zeros(1, dtype=np.int64)
-    frontier = seen
-    while frontier.size:
-        next_a = a.transitions[frontier // width][:, column_a]
-        next_b = b.transitions[frontier % width][:, column_b]
-        live = (next_a != DEAD) & (next_b != DEAD)
-        reached = np.unique(next_a[live].astype(np.int64) * width + next_b[live])
-        frontier = np.setdiff1d(reached, seen, assume_unique=True)
-        seen = np.union1d(seen, frontier)
-        if seen.size > max_states:
-            raise LimitError(f"the intersection of a string's constraints needs over {max_states:,} states",
-                             source=source)
-    return seen

@@ -1,0 +1,54 @@
+"""Products of two DFAs: the state pairs reachable from the start pair, and their table.
+
+An intersection of two regular languages (a JSON Schema string's pattern and its length, a
+grammar terminal and the regexes it must also match) is the product automaton restricted to
+the pairs reachable from (start, start).  A pair ``(s, t)`` is coded ``s * n_b + t``, so the
+start pair is code 0 and stays first once the codes are sorted; the search is breadth first,
+one numpy step per frontier (a gather in each table, ``unique`` and ``setdiff1d``), so the
+cost follows the reachable pairs, not ``n_a * n_b``.
+
+The tables may have different column spaces (character atoms of two regexes): the caller
+passes the pairs of columns that meet (``column_a``, ``column_b``), and the product's columns
+are those pairs; for byte DFAs both are ``None`` (the 256 bytes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexc.automaton.byte_dfa import DEAD
+
+
+def reachable_pairs(a: np.ndarray, b: np.ndarray, *, column_a: np.ndarray | None = None,
+                    column_b: np.ndarray | None = None, max_pairs: int) -> np.ndarray | None:
+    """Sorted codes of the pairs reachable from (0, 0) in the tables ``a`` and ``b``; ``None``
+    past ``max_pairs`` pairs (the caller says which limit that is)."""
+    width = np.int64(b.shape[0])
+    seen = np.zeros(1, dtype=np.int64)
+    frontier = seen
+    while frontier.size:
+        next_a, next_b = _moves(a, b, frontier, width, column_a, column_b)
+        live = (next_a != DEAD) & (next_b != DEAD)
+        reached = np.unique(next_a[live].astype(np.int64) * width + next_b[live], return_inverse=True)[0]
+        frontier = np.setdiff1d(reached, seen, assume_unique=True)
+        seen = np.union1d(seen, frontier)
+        if seen.size > max_pairs:
+            return None
+    return seen
+
+
+def product_table(a: np.ndarray, b: np.ndarray, codes: np.ndarray, *, column_a: np.ndarray | None = None,
+                  column_b: np.ndarray | None = None) -> np.ndarray:
+    """int32 (len(codes), columns): the product's transitions, states numbered by ``codes``' order."""
+    width = np.int64(b.shape[0])
+    next_a, next_b = _moves(a, b, codes, width, column_a, column_b)
+    live = (next_a != DEAD) & (next_b != DEAD)
+    targets = np.searchsorted(codes, next_a.astype(np.int64) * width + next_b)
+    return np.where(live, targets, DEAD).astype(np.int32)
+
+
+def _moves(a: np.ndarray, b: np.ndarray, codes: np.ndarray, width: np.int64, column_a, column_b):
+    rows_a, rows_b = a[codes // width], b[codes % width]
+    if column_a is not None:
+        rows_a, rows_b = rows_a[:, column_a], rows_b[:, column_b]
+    return rows_a, rows_b
