@@ -7,9 +7,8 @@ the *exits*: the children of the root and of those nodes by a class outside ``L`
 the walk goes on in configuration ``C``.  The region depends on ``L`` alone, so it is found
 once per index and kept (its tokens as flags, its exits as arrays): every node off the loop
 excludes its subtree, an id range in the trie's depth-first numbering, so the region is one
-difference array over the nodes (and one over the tokens): ~4-5 ms a region for Llama-3,
-after ~12 ms once per index for each node's parent and subtree range (a breadth-first search
-took ~20 ms a region; same regions and exits, checked on random loop sets).  The walk then starts at the exits
+difference array over the nodes (and one over the tokens): ~7-15 ms a region for Llama-3 (a
+breadth-first search took ~20 ms; same regions and exits, checked on random loop sets).  The walk then starts at the exits
 (a few thousand nodes: tokens with a quote or a backslash) instead of at the root, where it
 had to go down the whole region because nearly every subtree of it holds some exit token, so
 coverage pruning rarely applied.
@@ -44,67 +43,47 @@ class LoopExits:
         self._trie = trie
         self._flag_count = flag_count
         self._found: dict[bytes, Exits | None] = {}
-        self._shape: _TrieShape | None = None
 
     def of(self, loop: np.ndarray) -> Exits | None:
         """The exits of the loop class set ``loop`` (bool per class), or None for a small region."""
         key = np.packbits(loop).tobytes()
         if key in self._found:
             return self._found[key]
-        if self._shape is None:
-            self._shape = _TrieShape.of(self._trie)
-        exits = self._build(loop, self._shape)
+        exits = self._build(loop)
         if len(self._found) < MAX_REGIONS:
             self._found[key] = exits
         return exits
 
-    def _build(self, loop: np.ndarray, shape: "_TrieShape") -> Exits | None:
-        """The region as "no node off the loop on the path": every node off the loop excludes its
-        subtree, an id range in the trie's depth-first numbering (one difference array), and
-        likewise its run of tokens; the exits are the nodes off the loop under a kept node."""
+    def _build(self, loop: np.ndarray) -> Exits | None:
+        """The region as "no node off the loop on the path".
+
+        Every node off the loop excludes its subtree: in the trie's depth-first numbering an id
+        range ``[b, end)``, where ``end`` is the first node whose token run starts at or after
+        the end of b's (every subtree holds a token and runs start in node order, so one
+        ``searchsorted`` finds it), and likewise a range of the token order.  One difference
+        array over the nodes counts how many such ranges cover each node: the region is the
+        nodes covered by none, the exits are the nodes off the loop covered only by their own.
+        """
         trie = self._trie
         off = ~loop[trie.node_class]
         off[0] = False  # the root has no edge
         bad = np.flatnonzero(off)
-        kept = _uncovered(bad, shape.subtree_end[bad], off.size)
-        kept[0] = False
-        if int(kept.sum()) < MIN_REGION_NODES:
+        token_start = trie.token_start
+        subtree_token_end = trie.subtree_token_end[bad]
+        end = np.searchsorted(token_start, subtree_token_end, side="left")
+        cover = _coverage(bad, end, off.size)
+        cover[0] = 1  # not in the region
+        if int((cover == 0).sum()) < MIN_REGION_NODES:
             return None
-        leaving = bad[kept[shape.parent[bad]] | (shape.parent[bad] == 0)]
-        token_kept = _uncovered(trie.token_start[bad].astype(np.int64), trie.subtree_token_end[bad].astype(np.int64),
+        leaving = bad[cover[bad] == 1]
+        token_cover = _coverage(token_start[bad].astype(np.int64), subtree_token_end.astype(np.int64),
                                 trie.sorted_tokens.size)
         flags = np.zeros(self._flag_count, dtype=np.uint8)
-        flags[trie.sorted_tokens[token_kept]] = 1
+        flags[trie.sorted_tokens[token_cover == 0]] = 1
         return Exits(flags, leaving, trie.node_class[leaving].astype(np.int64))
 
 
-@dataclass(frozen=True)
-class _TrieShape:
-    """Each node's parent and the end of its subtree's id range (depth-first numbering: the
-    subtree of p is ``[p, subtree_end[p])``), derived once per index from the child lists."""
-
-    parent: np.ndarray  # int64 (n,), the root's parent is 0
-    subtree_end: np.ndarray  # int64 (n,)
-
-    @classmethod
-    def of(cls, trie: TrieArrays) -> "_TrieShape":
-        n = trie.node_class.size
-        counts = np.diff(trie.child_offsets.astype(np.int64))
-        parent = np.zeros(n, dtype=np.int64)
-        parent[trie.children] = np.repeat(np.arange(n, dtype=np.int64), counts)
-        # The last leaf under p, by pointer jumping down the last-child chain (<= log2(depth) rounds).
-        last = np.arange(n, dtype=np.int64)
-        has_children = counts > 0
-        last[has_children] = trie.children[trie.child_offsets[1:][has_children] - 1]
-        while True:
-            deeper = last[last]
-            if np.array_equal(deeper, last):
-                break
-            last = deeper
-        return cls(parent, last + 1)
-
-
-def _uncovered(starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarray:
-    """Bool (size,): positions in none of the ranges ``[starts[i], ends[i])``."""
+def _coverage(starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarray:
+    """int64 (size,): how many of the ranges ``[starts[i], ends[i])`` hold each position."""
     depth = np.bincount(starts, minlength=size + 1)[: size + 1] - np.bincount(ends, minlength=size + 1)[: size + 1]
-    return np.cumsum(depth[:size]) == 0
+    return np.cumsum(depth[:size])
