@@ -200,20 +200,10 @@ class _SmallLevels:
 
 
 def _children(trie: TokenTrie, frontier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(children of the frontier nodes, index of each one's parent in ``frontier``).
-
-    Deep levels are narrow: the last ~100 levels of a Llama-3 walk hold runs like ``----``
-    with one to a few nodes each, where the numpy version's fixed cost (~60 us a level) is
-    all there is; below ``SMALL_LEVEL`` nodes the same is done with Python lists (~5 us).
-    """
+    """(children of the frontier nodes, index of each one's parent in ``frontier``): the wide
+    levels' CSR expansion (narrow ones are ``_SmallLevels``')."""
     first = trie.child_offsets[frontier].astype(np.int64)
-    counts = trie.child_offsets[frontier + 1] - first
-    if frontier.size <= SMALL_LEVEL and int(counts.sum()) <= SMALL_LEVEL:
-        runs = [(i, start, start + count) for i, (start, count) in enumerate(zip(first.tolist(), counts.tolist())) if count]
-        owner = np.array([i for i, start, end in runs for _ in range(start, end)], dtype=np.int64)
-        position = np.array([p for _, start, end in runs for p in range(start, end)], dtype=np.int64)
-    else:
-        owner, position = expand_runs(first, counts)
+    owner, position = expand_runs(first, trie.child_offsets[frontier + 1] - first)
     return trie.children[position].astype(np.int64), owner
 
 

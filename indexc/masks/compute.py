@@ -148,8 +148,10 @@ def _distinct_masks(dfa: ByteDFA, plan: WalkPlan, slices: Slices, steps: FirstSt
                for k, state in enumerate(origins.tolist())]
     expander = HitExpander(plan, vocab.size)
     held = 3 * dfa.transitions.nbytes + hits.nbytes
-    compile_limits.check_memory(held + _mask_bytes(expander, hits, interner, slices, vocab.size), f"{len(interner):,} masks")
-    masks, mask_of_key = _expand_masks(expander, hits, slices, interner, vocab)
+    tokens_per_content = hits.token_bounds(expander)
+    compile_limits.check_memory(held + _mask_bytes(tokens_per_content, interner, slices, vocab.size),
+                                f"{len(interner):,} masks")
+    masks, mask_of_key = _expand_masks(expander, hits, tokens_per_content, slices, interner, vocab)
     return masks, mask_of_key[np.array(key_ids, dtype=np.int64)].astype(np.int32), interner, expander
 
 
@@ -328,7 +330,8 @@ class StartHits:
         expander.mark_union(self._nodes, flags)
 
 
-def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, interner: MaskInterner, vocab: Vocabulary):
+def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np.ndarray, slices: Slices,
+                  interner: MaskInterner, vocab: Vocabulary):
     """Sorted token ids of each distinct mask: a short one as a sorted list of its tokens; a
     long one as its slice's flag row with its hits marked (no sort, no vocabulary-sized list).
 
@@ -339,7 +342,6 @@ def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, intern
     eos = np.array(sorted(set(vocab.eos_ids)), dtype=np.int64)
     empty = np.zeros(vocab.size, dtype=bool)
     slice_rows = [_flag_row(vocab.size, tokens) for tokens in slices.tokens]
-    bounds = hits.token_bounds(expander)
     masks: list[np.ndarray] = []
     ids_of: dict[bytes, int] = {}
     mask_of_key = np.empty(len(interner), dtype=np.int64)
@@ -348,7 +350,7 @@ def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, intern
         # The token count is exact (each token ends at one node, the parts are disjoint), so
         # equal masks take the same branch and meet under the same kind of key.
         in_slice = slices.tokens[slice_id] if slice_id >= 0 else eos[:0]
-        count = int(bounds[key].sum()) + in_slice.size + (eos.size if accepting else 0)
+        count = int(tokens_per_content[key].sum()) + in_slice.size + (eos.size if accepting else 0)
         if count <= SMALL_MASK_TOKENS:  # a short list: sort it, no vocabulary-sized row
             parts = [expander.tokens(hits.of(key)), in_slice, eos if accepting else eos[:0]]
             ids = sorted_unique(np.concatenate(parts)).astype(np.int32)
@@ -366,10 +368,9 @@ def _expand_masks(expander: HitExpander, hits: StartHits, slices: Slices, intern
     return tuple(masks), mask_of_key
 
 
-def _mask_bytes(expander: HitExpander, hits: StartHits, interner: MaskInterner, slices: Slices, vocab_size: int) -> int:
+def _mask_bytes(tokens_per_content: np.ndarray, interner: MaskInterner, slices: Slices, vocab_size: int) -> int:
     """Bytes the expanded masks will take, from the contents' token counts (ids at 4 bytes, a key each)."""
-    per_content = hits.token_bounds(expander)  # (also computed by _expand_masks: cheap, kept apart)
-    tokens = np.array([int(per_content[key].sum()) for key in interner.keys], dtype=np.int64)
+    tokens = np.array([int(tokens_per_content[key].sum()) for key in interner.keys], dtype=np.int64)
     tokens = np.minimum(tokens, vocab_size)
     tokens += [slices.tokens[s].size if s >= 0 else 0 for s in interner.slice_ids]
     return int(tokens.sum()) * 4 + len(interner) * (vocab_size // 8 + 64) + 2 * vocab_size

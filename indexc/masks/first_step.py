@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import stable_argsort
+from indexc.arrays import groups_by_first_appearance, stable_argsort
 from indexc.masks.loop_regions import loop_regions
 from indexc.masks.traverse import Starts, WalkPlan
 
@@ -69,17 +69,12 @@ def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True) ->
     on_bytes[owner.size - muted.size:] = True
     in_slice = (plan.slice_of_state[origins[owner]] >= 0) & (state == origins[owner]) & ~on_bytes
     key = ((state * (ct.n_nodes + 1) + node) * 2 + on_bytes) * 2 + in_slice
-    distinct, first_use, start_of = np.unique(key, return_index=True, return_inverse=True)
-    rank = np.empty(distinct.size, np.int64)
-    rank[stable_argsort(first_use)] = np.arange(distinct.size)  # number in first-use order
-    start_of = rank[start_of.reshape(-1)]
-    representative = np.empty(distinct.size, np.int64)
-    representative[start_of] = np.arange(key.size)
+    representative, start_of = groups_by_first_appearance(key)  # starts numbered in first-use order
     starts = Starts(state[representative], node[representative], on_bytes[representative], in_slice[representative])
     # A region origin's first id is its region's fixed hit set: put them ahead of the walked ones.
     in_region = walked[region_of >= 0]
     owner = np.concatenate([in_region, owner])
-    start_of = np.concatenate([distinct.size + region_of[region_of >= 0], start_of])
+    start_of = np.concatenate([representative.size + region_of[region_of >= 0], start_of])
     order = stable_argsort(owner)  # keeps root-child (or exit) order within an origin
     offsets = np.zeros(origins.size + 1, np.int64)
     np.cumsum(np.bincount(owner, minlength=origins.size), out=offsets[1:])
