@@ -37,14 +37,21 @@ def reachable_pairs(a: np.ndarray, b: np.ndarray, *, column_a: np.ndarray | None
     return seen
 
 
-def product_table(a: np.ndarray, b: np.ndarray, codes: np.ndarray, *, column_a: np.ndarray | None = None,
-                  column_b: np.ndarray | None = None) -> np.ndarray:
-    """int32 (len(codes), columns): the product's transitions, states numbered by ``codes``' order."""
+def product(a: np.ndarray, a_accepting: np.ndarray, b: np.ndarray, b_accepting: np.ndarray, *,
+            column_a: np.ndarray | None = None, column_b: np.ndarray | None = None,
+            max_pairs: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The product automaton of the reachable pairs (int32 transitions, bool accepting: both
+    accept), states numbered by sorted pair code (the start is 0; not trimmed); ``None`` past
+    ``max_pairs`` pairs."""
+    codes = reachable_pairs(a, b, column_a=column_a, column_b=column_b, max_pairs=max_pairs)
+    if codes is None:
+        return None
     width = np.int64(b.shape[0])
     next_a, next_b = _moves(a, b, codes, width, column_a, column_b)
     live = (next_a != DEAD) & (next_b != DEAD)
     targets = np.searchsorted(codes, next_a.astype(np.int64) * width + next_b)
-    return np.where(live, targets, DEAD).astype(np.int32)
+    transitions = np.where(live, targets, DEAD).astype(np.int32)
+    return transitions, a_accepting[codes // width] & b_accepting[codes % width]
 
 
 def _moves(a: np.ndarray, b: np.ndarray, codes: np.ndarray, width: np.int64, column_a, column_b):

@@ -34,7 +34,7 @@ from indexc.automaton.byte_dfa import DEAD, ByteDFA
 from indexc.automaton.compile import compile_regex
 from indexc.automaton.liveness import trim
 from indexc.automaton.minimize import minimize
-from indexc.automaton.product import product_table, reachable_pairs
+from indexc.automaton.product import product
 from indexc.errors import LimitError, RegexError
 from indexc.grammar.ir import GrammarError, Terminal
 from indexc.masks import MaskOptions, MaskTable, compute_mask_table
@@ -117,12 +117,11 @@ def complemented(dfa: ByteDFA) -> ByteDFA:
 
 def intersect(a: ByteDFA, b: ByteDFA, *, max_states: int, source: str) -> ByteDFA:
     """The product DFA of the texts both accept (trimmed, minimal); ``RegexError`` when empty."""
-    codes = reachable_pairs(a.transitions, b.transitions, max_pairs=max_states)
-    if codes is None:
+    built = product(a.transitions, a.accepting.astype(bool), b.transitions, b.accepting.astype(bool),
+                    max_pairs=max_states)
+    if built is None:
         raise LimitError(f"the intersection needs over {max_states:,} states", source=source)
-    transitions = product_table(a.transitions, b.transitions, codes)
-    width = np.int64(b.n_states)
-    accepting = a.accepting[codes // width] & b.accepting[codes % width]
+    transitions, accepting = built
     trimmed = trim(transitions, accepting)
     if trimmed is None:
         raise RegexError("the intersection matches no string", source=source)

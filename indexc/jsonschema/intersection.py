@@ -43,7 +43,7 @@ from indexc.automaton.compile import compile_atom_dfa
 from indexc.automaton.limits import AutomatonLimits
 from indexc.automaton.liveness import trim
 from indexc.automaton.minimize import minimize
-from indexc.automaton.product import product_table, reachable_pairs
+from indexc.automaton.product import product as automaton_product
 from indexc.errors import LimitError, RegexError
 from indexc.jsonschema.complement import atom_sets
 from indexc.jsonschema.json_text import ALL_CHARS
@@ -101,14 +101,12 @@ def product(a: CharDFA, b: CharDFA, limits: AutomatonLimits, *, source: str = "<
     pairs = [(i, j, s) for i, j, s in pairs if not s.is_empty()]
     column_a = np.array([i for i, _, _ in pairs], dtype=np.int64)
     column_b = np.array([j for _, j, _ in pairs], dtype=np.int64)
-    codes = reachable_pairs(a.transitions, b.transitions, column_a=column_a, column_b=column_b,
-                            max_pairs=limits.max_states)
-    if codes is None:
+    built = automaton_product(a.transitions, a.accepting, b.transitions, b.accepting,
+                              column_a=column_a, column_b=column_b, max_pairs=limits.max_states)
+    if built is None:
         raise LimitError(f"the intersection of a string's constraints needs over {limits.max_states:,} states",
                          source=source)
-    transitions = product_table(a.transitions, b.transitions, codes, column_a=column_a, column_b=column_b)
-    width = np.int64(b.n_states)
-    accepting = a.accepting[codes // width] & b.accepting[codes % width]
+    transitions, accepting = built
     trimmed = trim(transitions, accepting)
     if trimmed is None:
         raise RegexError("the intersection of the string's constraints matches no string", source=source)

@@ -7,8 +7,8 @@ the branches are disjoint.  Two proofs, cheapest first:
    whose possible first bytes do not meet are disjoint (``oneOf: [{type: string}, {type:
    integer}]``);
 2. automata: when both branches are regular and small (``MAX_BRANCH_STATES``) and neither can
-   hold an object, their DFAs are built and their product is searched, a numpy step per
-   breadth-first frontier, for a common accepted text (none: disjoint).  Objects are left out
+   hold an object, their DFAs are built and the reachable pairs of their product
+   (``automaton.product``) are searched for one both accept (none: disjoint).  Objects are left out
    because a text is not a value: each branch writes an object's keys in its own schema
    order, so one value can match both branches through two different texts and the product
    would find none (``{"id", "win", "lose"}`` against branches listing ``id, win`` and
@@ -31,6 +31,7 @@ import numpy as np
 
 from indexc.automaton import compile_regex
 from indexc.automaton.byte_dfa import DEAD, ByteDFA
+from indexc.automaton.product import reachable_pairs
 from indexc.errors import IndexcError
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws
 from indexc.jsonschema.merge import json_equal
@@ -124,23 +125,13 @@ def _dfa(lw, branches: list[Expr], i: int, cache: dict) -> ByteDFA | None:
 
 
 def intersects(a: ByteDFA, b: ByteDFA) -> bool:
-    """Is there a text both DFAs accept?  Breadth-first over reachable state pairs, one numpy
-    step per frontier; more than ``MAX_PRODUCT_PAIRS`` pairs counts as "may overlap"."""
+    """Is there a text both DFAs accept?  A reachable pair accepting in both (``automaton.product``);
+    more than ``MAX_PRODUCT_PAIRS`` pairs counts as "may overlap"."""
+    codes = reachable_pairs(a.transitions, b.transitions, max_pairs=MAX_PRODUCT_PAIRS)
+    if codes is None:
+        return True
     width = np.int64(b.n_states)
-    seen = np.zeros(0, dtype=np.int64)
-    frontier = np.zeros(1, dtype=np.int64)  # pair (s, t) encoded as s * width + t
-    while frontier.size:
-        s, t = frontier // width, frontier % width
-        if np.any(a.accepting[s] & b.accepting[t]):
-            return True
-        seen = np.union1d(seen, frontier)
-        if seen.size > MAX_PRODUCT_PAIRS:
-            return True
-        next_a, next_b = a.transitions[s], b.transitions[t]  # (k, 256)
-        live = (next_a != DEAD) & (next_b != DEAD)
-        pairs = np.unique(next_a[live].astype(np.int64) * width + next_b[live])
-        frontier = np.setdiff1d(pairs, seen, assume_unique=True)
-    return False
+    return bool(np.any(a.accepting[codes // width] & b.accepting[codes % width]))
 
 
 def holds_objects(lw, expr: Expr, visiting: frozenset[str] = frozenset()) -> bool:
