@@ -83,12 +83,16 @@ def _number_ok(value, s, document, depth) -> bool:
     return True
 
 
+def _count_within(count: int, s: dict, low_key: str, high_key: str) -> bool:
+    """``count`` against the schema's integer bounds ``low_key``/``high_key`` (absent: no bound)."""
+    low, high = s.get(low_key), s.get(high_key)
+    return not (isinstance(low, int) and count < low) and not (isinstance(high, int) and count > high)
+
+
 def _string_ok(value, s, document, depth) -> bool:
     if not isinstance(value, str):
         return True
-    if isinstance(s.get("minLength"), int) and len(value) < s["minLength"]:
-        return False
-    if isinstance(s.get("maxLength"), int) and len(value) > s["maxLength"]:
+    if not _count_within(len(value), s, "minLength", "maxLength"):
         return False
     try:
         if isinstance(s.get("pattern"), str) and re.search(ecma_to_python(s["pattern"]), value) is None:
@@ -102,9 +106,7 @@ def _string_ok(value, s, document, depth) -> bool:
 def _array_ok(value, s, document, depth) -> bool:
     if not isinstance(value, list):
         return True
-    if isinstance(s.get("minItems"), int) and len(value) < s["minItems"]:
-        return False
-    if isinstance(s.get("maxItems"), int) and len(value) > s["maxItems"]:
+    if not _count_within(len(value), s, "minItems", "maxItems"):
         return False
     prefix = s.get("prefixItems", [])
     for i, item in enumerate(value):
@@ -125,9 +127,7 @@ def _array_ok(value, s, document, depth) -> bool:
 def _object_ok(value, s, document, depth) -> bool:
     if not isinstance(value, dict):
         return True
-    if isinstance(s.get("minProperties"), int) and len(value) < s["minProperties"]:
-        return False
-    if isinstance(s.get("maxProperties"), int) and len(value) > s["maxProperties"]:
+    if not _count_within(len(value), s, "minProperties", "maxProperties"):
         return False
     if any(name not in value for name in s.get("required", [])):
         return False
