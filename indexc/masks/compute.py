@@ -14,8 +14,8 @@ Order of work, each step its own module:
 5. ``token_sequences``: class sequences of the live tokens, for ``advance``.
 
 Limits (``indexc.limits``): the state tables are checked against ``--max-memory`` first, chunks
-of origins shrink so that a frontier stays within a quarter of it, and the expanded masks' size
-is estimated from the hit sets (plus what is held: tables and hit sets) before a token id is
+of starts are cut (by subtree size) so that a frontier stays within a quarter of it, and the
+expanded masks' size is estimated from the hit sets (plus what is held: tables and hit sets) before a token id is
 expanded; the time limit is checked after the classes and class trie, per chunk, level and mask.
 """
 

@@ -17,11 +17,13 @@ byte mode; an origin that is itself muted starts in byte mode.
 The walk's answer is, per origin, its *hit set*: the class nodes and byte nodes it reaches
 that end tokens.  Each token ends at exactly one node of either kind along one path, so two
 states have the same mask iff they have the same hit set (and accepting flag): masks are
-deduplicated on these small sets before a single token id is expanded.  The cost is the
+deduplicated on these sets (by the contents of each state's starts, see ``masks.dedupe``)
+before a single token id is expanded.  The cost is the
 number of live triples, so it grows with the size of the masks counted in class sequences,
 not with states x vocabulary.  The loop runs once per trie level (most work is in the first
-8 levels).  Origins are walked in chunks so the frontier stays bounded however dense the
-masks are; chunks are independent, which is what the parallel driver splits.
+8 levels).  Starts are walked in chunks cut by subtree size (``compute``) so the frontier
+stays bounded however dense the masks are; chunks are independent, which is what the
+parallel driver splits.
 
 A walk need not start at the root: ``walk_hits`` takes *starts* (state, node, mode), and
 ``first_step`` uses that to walk each distinct first step once for all the origins that take
