@@ -10,7 +10,7 @@ hit sets).
 Where it pays: JSON Schema DFAs hold many states that allow nearly every token and differ
 only on a few first classes (the prefixes of listed keys inside an unlisted-key string, the
 positions of a bounded string): all their other first steps go to one shared state.  Measured
-(Llama-3, frontier triples walked): MaskBench kb_1047 12.3M -> 2.2M (walk 1.0 s -> 0.12 s),
+(Llama-3, frontier triples walked, at the then any-value depth 2): MaskBench kb_1047 12.3M -> 2.2M (walk 1.0 s -> 0.12 s),
 Github_medium o84343 64.6M -> 23.6M, o30305 ~5x.  Deeper sharing (pairs at depth 2-4) was
 measured too and buys almost nothing more (o84343: 23.6M at depth 1, 17.9M at depth 4 plus 12M
 triples to reach depth 4), so the sharing stops at the first step.

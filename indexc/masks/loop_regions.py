@@ -12,8 +12,8 @@ into the same state share those walks too.
 Why: JSON Schemas have one string-body state per string property (each knows what follows its
 closing quote), and each walked the whole string region of the trie, ~90k class nodes for
 Llama-3, to find the few thousand tokens with a quote or a backslash in them.  Measured on
-MaskBench Glaiveai2K calculate_area_1966c622 (726 states): 44 such starts were 2.4M of the
-walk's 4.3M frontier triples.
+MaskBench Glaiveai2K calculate_area_1966c622 (726 states at any_depth 2): 44 such starts were
+2.4M of the walk's 4.3M frontier triples.
 
 Only loop sets of at least ``MIN_REGION_STATES`` states with regions of at least
 ``MIN_REGION_NODES`` class nodes are used: a region walked for one or two states saves nothing
