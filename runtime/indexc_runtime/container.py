@@ -23,6 +23,7 @@ The bound checks (``check_range``, ``check_below``) are one or two vectorised pa
 from __future__ import annotations
 
 import zlib
+from typing import NamedTuple
 
 import msgpack
 import numpy as np
@@ -41,6 +42,25 @@ from indexc_runtime.header import Header, parse_header
 from indexc_runtime.source import open_artifact_bytes, populate
 
 
+class RawArtifact(NamedTuple):
+    """An artifact opened once: its bytes and its decoded, not yet checked, header."""
+
+    buffer: memoryview
+    source: str
+    header_end: int  # prefix + header bytes: the layout check starts here
+    header: object  # msgpack-decoded; parse_header (or the grammar's) checks it
+
+
+def open_raw(path_or_bytes) -> RawArtifact:
+    """Map (or inflate) the artifact, check the prefix and the header CRC, decode the header.
+
+    One open for both kinds: ``load`` reads ``index_kind`` from the decoded header.
+    """
+    buffer, source = open_artifact_bytes(path_or_bytes)
+    header_bytes = _read_prefix(buffer, source)
+    return RawArtifact(buffer, source, PREFIX.size + len(header_bytes), _decode_msgpack(header_bytes, source))
+
+
 class Container:
     """A validated container over one read-only buffer."""
 
@@ -54,12 +74,16 @@ class Container:
 
     @classmethod
     def open(cls, path_or_bytes) -> "Container":
-        buffer, source = open_artifact_bytes(path_or_bytes)
-        header_bytes = _read_prefix(buffer, source)
-        header = parse_header(_decode_msgpack(header_bytes, source), source)
-        data_start = align(PREFIX.size + len(header_bytes))
-        _check_layout(buffer, source, header, PREFIX.size + len(header_bytes), data_start)
-        return cls(buffer, source, header, data_start)
+        """Open and check a DFA artifact (``load`` uses ``open_raw`` + ``from_raw`` to dispatch on the kind)."""
+        raw = open_raw(path_or_bytes)
+        return cls.from_raw(raw, parse_header(raw.header, raw.source))
+
+    @classmethod
+    def from_raw(cls, raw: "RawArtifact", header: Header) -> "Container":
+        """The container over ``raw`` once its header is checked (``header``: DFA or grammar): the layout check."""
+        data_start = align(raw.header_end)
+        _check_layout(raw.buffer, raw.source, header, raw.header_end, data_start)
+        return cls(raw.buffer, raw.source, header, data_start)
 
     @property
     def nbytes(self) -> int:

@@ -45,13 +45,13 @@ import warnings
 import numpy as np
 
 from indexc_runtime.automaton import Automaton
-from indexc_runtime.container import Container
+from indexc_runtime.container import Container, open_raw
 from indexc_runtime.errors import FingerprintMismatch
-from indexc_runtime.header import SectionInfo
+from indexc_runtime.header import SectionInfo, check_data_model, parse_header
 from indexc_runtime.masks import MaskStore
 from indexc_runtime.matcher import Matcher
 from indexc_runtime.tokens import TokenClasses
-from indexc_runtime.grammar.kind import is_grammar_artifact  # at import: a load pays no import
+from indexc_runtime.grammar.kind import is_grammar_header  # at import: a load pays no import
 
 SMALL_SECTION_BYTES = 64 << 10
 # Read at random while serving and scanned by no load-time check: mapped in at load (``source.populate``).
@@ -70,11 +70,12 @@ def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool
     raises ``FingerprintMismatch``.  ``verify``: also check the checksum of every section (big
     ones included, not only those of at most 64 KiB) and scan the state table's bound.
     """
-    if is_grammar_artifact(path_or_bytes):  # grammar artifacts: their own reader
-        from indexc_runtime.grammar import load_grammar_index
+    raw = open_raw(path_or_bytes)  # opened once, whatever the kind
+    if is_grammar_header(raw.header):  # grammar artifacts: their own reader
+        from indexc_runtime.grammar.index import grammar_index_from_raw
 
-        return load_grammar_index(path_or_bytes, expected_fingerprint=expected_fingerprint, verify=verify)
-    container = Container.open(path_or_bytes)
+        return grammar_index_from_raw(raw, expected_fingerprint=expected_fingerprint, verify=verify)
+    container = Container.from_raw(raw, parse_header(raw.header, raw.source))
     for info in container.header.sections.values():
         if verify or info.nbytes <= SMALL_SECTION_BYTES:
             container.verify_checksum(info.name)
@@ -132,8 +133,14 @@ class Index:
 
     @property
     def header(self) -> dict:
-        """The decoded header (a copy: changing it changes nothing)."""
-        return copy.deepcopy(self._container.header.raw)
+        """The decoded header (a copy: changing it changes nothing).
+
+        ``ArtifactError`` if a value is outside the JSON data model or nested too deep (the
+        informative keys are checked here, not by ``load``: serving never reads them).
+        """
+        raw = self._container.header.raw
+        check_data_model(raw, self.source)
+        return copy.deepcopy(raw)
 
     @property
     def sections(self) -> tuple[SectionInfo, ...]:
@@ -164,10 +171,12 @@ class Index:
         warnings.warn(f"SERVING ANYWAY (allow_mismatch=True): {error}", FingerprintMismatchWarning, stacklevel=2)
 
     def verify(self) -> None:
-        """Check every section's checksum and the transition table's bound (the others were checked by ``load``).
+        """Check every section's checksum, the transition table's bound and the header's informative
+        keys (everything else was checked by ``load``).
 
         ``ArtifactError`` on the first problem.
         """
+        check_data_model(self._container.header.raw, self.source)
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
         self._automaton.check_transitions(self._container)

@@ -1,8 +1,10 @@
 """What ``load`` refuses before reading a single section: things that are not files, zstandard
-bombs, and headers outside the documented data model.
+bombs; and headers outside the documented data model, which tools refuse before printing them.
 
 Each case is one a hostile or broken input could reach, and each must be an ``ArtifactError``
-from ``load`` itself (never a hang, a ``RecursionError`` later, or a gigabyte allocation).
+from ``load`` itself (never a hang, a ``RecursionError`` later, or a gigabyte allocation),
+except the informative header keys, which serving never reads: those are refused by
+``load(..., verify=True)``, ``Index.verify`` and ``Index.header``, before any tool reads them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import sys
 import tracemalloc
 from pathlib import Path
 
+import numpy as np
 import pytest
 import zstandard
 
@@ -88,16 +91,31 @@ def _nest(levels: int) -> list:
 @pytest.mark.parametrize("change, message", [
     (lambda h: h.update(extra=_nest(1000)), "nests lists and maps more than"),
     (lambda h: h["stats"].update(extra=_nest(MAX_HEADER_DEPTH)), "nests lists and maps more than"),
-    (lambda h: surgery.section(h, "accepting").update(extra=_nest(20)), r"sections\[\d+\] nests"),
     (lambda h: h.update(extra=b"\x00\x01"), "holds a bytes value"),
     (lambda h: h["constraint"].update(source=b"a+"), "holds a bytes value"),
     (lambda h: h.update(constraint=["regex"]), "constraint must be a map"),
     (lambda h: h.update(compiler_version=1), "compiler_version must be a string"),
     (lambda h: h.update(stats=None), "stats must be a map"),
 ])
-def test_headers_outside_the_data_model_are_refused(change, message):
+def test_headers_outside_the_data_model_are_refused_before_a_tool_reads_them(change, message):
+    """Serving never reads the informative keys; ``verify`` (what inspect runs) and ``header`` refuse them."""
+    patched = surgery.rewrite_header(RAW, change)
     with pytest.raises(ArtifactError, match=message):
-        indexc_runtime.load(surgery.rewrite_header(RAW, change))
+        indexc_runtime.load(patched, verify=True)
+    index = indexc_runtime.load(patched)
+    with pytest.raises(ArtifactError, match=message):
+        index.header
+    with pytest.raises(ArtifactError, match=message):
+        index.verify()
+    out = np.zeros((1, index.mask_words), dtype=np.int32)
+    index.matcher().fill_bitmask(out)
+    assert out.any()
+
+
+def test_a_section_entry_outside_the_data_model_is_refused_by_load():
+    patched = surgery.rewrite_header(RAW, lambda h: surgery.section(h, "accepting").update(extra=_nest(20)))
+    with pytest.raises(ArtifactError, match=r"sections\[\d+\] nests"):
+        indexc_runtime.load(patched)
 
 
 def test_a_header_at_the_depth_limit_loads_and_can_be_copied_and_printed():

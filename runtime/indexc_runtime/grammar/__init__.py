@@ -20,7 +20,7 @@ end-of-sequence id is allowed iff the text so far is a sentence; other special t
 Code map, in reading order:
 
     format.py   the grammar artifact's sections and header keys (shared with the writer)
-    kind.py     is_grammar_artifact: the header says index_kind "grammar" (load's dispatch)
+    kind.py     is_grammar_header / is_grammar_artifact: the header says index_kind "grammar" (load's dispatch)
     header.py   the grammar header, checked; section shapes bound
     errors.py   GrammarLimits and GrammarLimitExceeded (explicit limits of the live path)
     tables.py   lexer, Earley and trie tables, checked at load
@@ -30,7 +30,7 @@ Code map, in reading order:
     loop_exits.py LoopExits: where the walk starts for a configuration looping on a wide region
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
     matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting
-    index.py    load_grammar_index and GrammarIndex
+    index.py    load_grammar_index (grammar_index_from_raw: an artifact load() opened) and GrammarIndex
 """
 
 import importlib

@@ -20,9 +20,8 @@ import warnings
 
 import numpy as np
 
-from indexc_runtime.container import Container, _check_layout, _decode_msgpack, _read_prefix
+from indexc_runtime.container import Container, RawArtifact, open_raw
 from indexc_runtime.errors import FingerprintMismatch
-from indexc_runtime.format import PREFIX, align
 from indexc_runtime.grammar.coverage import TrieOrderMasks
 from indexc_runtime.grammar.loop_exits import LoopExits
 from indexc_runtime.grammar.errors import GrammarLimits
@@ -30,7 +29,6 @@ from indexc_runtime.grammar.header import parse_grammar_header
 from indexc_runtime.grammar.matcher import GrammarMatcher
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
 from indexc_runtime.masks import MaskStore
-from indexc_runtime.source import open_artifact_bytes
 
 SMALL_SECTION_BYTES = 64 << 10
 
@@ -38,12 +36,15 @@ SMALL_SECTION_BYTES = 64 << 10
 def load_grammar_index(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool = False,
                        limits: GrammarLimits = GrammarLimits()) -> "GrammarIndex":
     """Open a grammar artifact (path, raw or ``.zst``, or bytes) and check it; see ``indexc_runtime.load``."""
-    buffer, source = open_artifact_bytes(path_or_bytes)
-    header_bytes = _read_prefix(buffer, source)
-    header = parse_grammar_header(_decode_msgpack(header_bytes, source), source)
-    data_start = align(PREFIX.size + len(header_bytes))
-    _check_layout(buffer, source, header, PREFIX.size + len(header_bytes), data_start)
-    container = Container(buffer, source, header, data_start)
+    return grammar_index_from_raw(open_raw(path_or_bytes), expected_fingerprint=expected_fingerprint,
+                                  verify=verify, limits=limits)
+
+
+def grammar_index_from_raw(raw: RawArtifact, *, expected_fingerprint: str | None = None, verify: bool = False,
+                           limits: GrammarLimits = GrammarLimits()) -> "GrammarIndex":
+    """``load_grammar_index`` on an artifact already opened (``load`` opened it to read ``index_kind``)."""
+    header = parse_grammar_header(raw.header, raw.source)
+    container = Container.from_raw(raw, header)
     for info in header.sections.values():
         if verify or info.nbytes <= SMALL_SECTION_BYTES:
             container.verify_checksum(info.name)
