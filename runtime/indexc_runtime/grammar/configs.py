@@ -48,6 +48,7 @@ class Configs:
         self.accepting: list[bool] = []
         self.table = np.full((64, n_classes), UNKNOWN, dtype=np.int32)
         self.rows: list[list[int]] = []  # the same table as Python lists: the walk's narrow tail reads these
+        self._row_templates: dict[int, tuple[list[int], np.ndarray]] = {}  # live-class bits -> a new row
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
         self.initial = self._intern(set(self.fresh(sets.initial)), sets.accepting[sets.initial])
 
@@ -121,9 +122,29 @@ class Configs:
         self._id_of[key] = config
         self.threads.append(key[0])
         self.accepting.append(accepting)
-        self.rows.append([UNKNOWN] * self.table.shape[1])
         if config >= self.table.shape[0]:
             grown = np.full((2 * self.table.shape[0], self.table.shape[1]), UNKNOWN, dtype=np.int32)
             grown[: self.table.shape[0]] = self.table
             self.table = grown
+        row, array = self._row_template(key[0])
+        self.rows.append(row.copy())
+        self.table[config] = array
         return config
+
+    def _row_template(self, threads: tuple[tuple[int, int, int], ...]) -> tuple[list[int], np.ndarray]:
+        """A new configuration's first row: ``DEAD`` on every class no thread survives, else ``UNKNOWN``.
+
+        Which classes a thread survives depends on its lexer state alone, so the dead entries
+        are known without the parser; rows are shared by every configuration whose threads
+        survive the same classes (a handful of distinct ones per grammar)."""
+        live = 0
+        for _, _, state in threads:
+            live |= self._lexer.live_classes(state)
+        found = self._row_templates.get(live)
+        if found is None:
+            width = self.table.shape[1]
+            bits = np.unpackbits(np.frombuffer(live.to_bytes((width + 7) // 8, "little"), dtype=np.uint8),
+                                 bitorder="little")[:width]
+            array = np.where(bits.astype(bool), UNKNOWN, DEAD).astype(np.int32)
+            found = self._row_templates[live] = (array.tolist(), array)
+        return found
