@@ -10,7 +10,9 @@ Atoms are computed exactly and vectorised: each (set, interval) membership pair 
 (``np.repeat`` over the ranges), the pairs are sorted by interval, and the intervals are
 refined round by round by the k-th set that covers them (rounds = the largest number of sets
 covering one interval, usually 2 or 3): 0.3-0.7 ms for the benchmark regexes, 3 ms for the
-https regex whose ``\\w`` brings 1,468 cuts.  Intervals covered by no set (including the
+https regex whose ``\\w`` brings 1,468 cuts.  Those 0.3 ms are numpy's per-call overhead,
+not work: when the sets hold at most ``SMALL_RANGES`` ranges in all (no ``\\w``-like class,
+most regexes), a plain sweep over the cuts in Python gives the same arrays in 30-60 us.  Intervals covered by no set (including the
 surrogates and the code points past U+10FFFF that the UTF-8 block tree addresses) get atom
 ``NO_ATOM``: nothing in the regex matches them.
 
@@ -26,6 +28,8 @@ import numpy as np
 
 from indexc.arrays import sorted_unique
 from indexc.automaton.code_point_sets import CodePointSet
+
+SMALL_RANGES = 40  # up to this many ranges in all, the pure-Python sweep is faster
 
 NO_ATOM = -1
 UNIVERSE_END = 0x140000
@@ -44,11 +48,36 @@ class AtomPartition:
 
     @classmethod
     def of_sets(cls, sets: tuple[CodePointSet, ...]) -> AtomPartition:
+        """Atoms numbered by their covering sets' indices, as ascending tuples in lexicographic
+        order (both paths number them so)."""
+        if sum(len(s.bounds) for s in sets) <= 2 * SMALL_RANGES:
+            return _of_few_ranges(sets)
         starts = _interval_starts(sets)
         interval, member = _memberships(sets, starts)
         interval_atom, n_atoms = _refine(len(starts), interval, member)
         set_atoms = tuple(sorted_unique(interval_atom[interval[member == k]]) for k in range(len(sets)))
         return cls(starts, interval_atom, set_atoms, n_atoms)
+
+
+def _of_few_ranges(sets: tuple[CodePointSet, ...]) -> AtomPartition:
+    """The partition by a sweep in Python: each interval lists the sets covering it."""
+    starts = sorted({0, *(b + (k % 2) for s in sets for k, b in enumerate(s.bounds))})  # lo, hi + 1
+    first_interval = {start: i for i, start in enumerate(starts)}
+    covering: list[list[int]] = [[] for _ in starts]
+    for k, chars in enumerate(sets):
+        for lo, hi in chars.pairs():
+            for i in range(first_interval[lo], first_interval[hi + 1]):
+                covering[i].append(k)
+    keys = [tuple(c) for c in covering]
+    atom_of_key = {key: atom for atom, key in enumerate(sorted(set(keys) - {()}))}
+    interval_atom = [atom_of_key.get(key, NO_ATOM) for key in keys]
+    atoms_of_set: list[set[int]] = [set() for _ in sets]
+    for key, atom in zip(keys, interval_atom):
+        for k in key:
+            atoms_of_set[k].add(atom)
+    set_atoms = tuple(np.array(sorted(atoms), dtype=np.int64) for atoms in atoms_of_set)
+    return AtomPartition(np.array(starts, dtype=np.int64), np.array(interval_atom, dtype=np.int64), set_atoms,
+                         len(atom_of_key))
 
 
 def _interval_starts(sets: tuple[CodePointSet, ...]) -> np.ndarray:

@@ -1,24 +1,30 @@
-"""Regex source rewriting: Python ``re`` syntax -> a structure-only pattern for interegular.
+"""Regex source rewriting: Python ``re`` syntax -> structure tokens over character sets.
 
-interegular parses the *structure* of a regex well (alternation, groups, repetition) but its
-lexical layer does not fit a whole-string, Unicode, byte-level compiler: it rejects ``^ $ \\A
-\\Z \\uXXXX``, treats ``\\d \\w \\s`` as ASCII, expands ``[a-z]`` into a set of single
-characters (a class of 100k code points would be 100k Python strings), and reports errors
-without a position in the user's pattern.  So this module owns the lexical layer and hands
-interegular a pattern made only of structure and *placeholders*:
+This module owns the lexical layer of a regex and reduces the pattern to a token list that
+``structure`` turns into the syntax tree; the tokens are
 
-- every character-matching atom (a literal, an escape, ``.``, a bracketed class, ``\\d``...)
-  becomes one placeholder character standing for a ``CodePointSet`` (equal sets share one
-  placeholder), so interegular never sees a real character, an escape or a class;
-- groups of every kind become ``(``; quantifiers are written canonically (``*``, ``+``, ``?``,
-  ``{m}``, ``{m,}``, ``{m,n}``); lazy markers are dropped (a lazy quantifier matches the same
-  strings); comments are dropped;
+- a ``char_sets`` index (``int``) for every character-matching atom (a literal, an escape,
+  ``.``, a bracketed class, ``\\d``...): each stands for a ``CodePointSet`` (equal sets share
+  one index), so no later stage sees a real character, an escape or a class;
+- ``"("``, ``")"`` and ``"|"`` for structure: groups of every kind become ``"("``; comments
+  and global flags are dropped;
+- ``(min, max)`` for a quantifier (``max`` None: unbounded); lazy markers are dropped (a lazy
+  quantifier matches the same strings).
+
+and also:
+
 - anchors that mean nothing for a whole-string match are dropped: ``^``/``\\A`` where nothing
   can have been consumed yet (start of the pattern or of a top-level alternative, possibly
   inside groups opened there) and ``$``/``\\Z``/``\\z`` where nothing can follow.  Anywhere
   else an anchor is an error rather than a silently different language;
 - flags are resolved here, per scope: ``i`` folds the sets (see ``case_folding``), ``s`` makes
   ``.`` match ``\\n``; ``m`` and ``u`` change nothing once anchors are only at the ends.
+
+Every syntax error is found here, with its position in the user's pattern (``nothing to
+repeat``, ``multiple repeat``, unbalanced parentheses...), so the token list is well formed by
+construction.  Groups may nest ``MAX_GROUP_DEPTH`` (100) deep: the tree's consumers (NFA
+size, Thompson construction, the JSON Schema renumbering) recurse once or twice per level,
+and 100 keeps them far from Python's recursion limit (``re`` itself allows more).
 
 The rules follow CPython 3.11's ``re._parser`` (what is a quantifier, when ``{`` is a literal,
 octal versus back-reference, ``]`` first in a class, which escapes are errors) so a pattern
@@ -29,12 +35,14 @@ Rejected with the position of the offending construct: look-arounds, back-refere
 groups, conditionals, ``\\p{..}`` properties, the flags ``a``, ``L``, ``x``; and the usual
 syntax errors (unbalanced parentheses, nothing to repeat, bad ranges and escapes).
 
-Cost: one pass over the pattern, plus ``CodePointSet`` algebra per distinct class; the 1.6 kB
-relation-extraction regex of the benchmark set normalises in 2 ms.
+Cost: one pass over the pattern plus ``CodePointSet`` algebra per class (pure Python for
+small sets); the ``date`` regex of the benchmark set (28 classes) normalises in ~0.2 ms, the
+1.6 kB relation-extraction regex in ~1 ms.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import unicodedata
 from dataclasses import dataclass, field, replace
@@ -44,12 +52,12 @@ from indexc.automaton.code_point_sets import SURROGATE_HI, SURROGATE_LO, CodePoi
 from indexc.automaton.unicode_classes import CLASS_ESCAPES, class_escape_set
 from indexc.errors import RegexError
 
-# Placeholders are code points from U+0100 upwards (interegular gives no meaning to any of
-# them), skipping the surrogate block.
-_PLACEHOLDER_BASE = 0x100
-_PLACEHOLDER_GAP = SURROGATE_HI - SURROGATE_LO + 1
-MAX_PLACEHOLDERS = 0x10FFFF - _PLACEHOLDER_BASE - _PLACEHOLDER_GAP
+MAX_GROUP_DEPTH = 100
 
+Quantifier = tuple[int, int | None]  # (min, max); max None: unbounded
+Token = int | str | Quantifier  # a char_sets index, "(" ")" "|", or a quantifier
+
+_SHORT_QUANTIFIERS: dict[str, Quantifier] = {"*": (0, None), "+": (1, None), "?": (0, 1)}
 _SIMPLE_ESCAPES = {"a": 0x07, "f": 0x0C, "n": 0x0A, "r": 0x0D, "t": 0x09, "v": 0x0B, "\\": 0x5C}
 _HEX = frozenset("0123456789abcdefABCDEF")
 _OCT = frozenset("01234567")
@@ -67,22 +75,17 @@ _ANY = CodePointSet.all_scalars()
 _ANY_BUT_NEWLINE = _ANY.difference(CodePointSet.of(0x0A))  # ``.`` without the s flag
 
 
-def placeholder(index: int) -> str:
-    """The character that stands for ``char_sets[index]`` in the normalised text."""
-    cp = _PLACEHOLDER_BASE + index
-    return chr(cp + _PLACEHOLDER_GAP if cp >= SURROGATE_LO else cp)
-
-
-def placeholder_index(char: str) -> int:
-    cp = ord(char)
-    return (cp - _PLACEHOLDER_GAP if cp > SURROGATE_HI else cp) - _PLACEHOLDER_BASE
-
-
 @dataclass(frozen=True)
 class NormalizedPattern:
-    text: str  # structure and placeholders only
-    char_sets: tuple[CodePointSet, ...]  # the set behind each placeholder
-    positions: tuple[int, ...]  # position in the user's pattern of each character of ``text``
+    tokens: tuple[Token, ...]  # structure and set indices only (see the module note)
+    char_sets: tuple[CodePointSet, ...]  # the set behind each index
+
+
+@functools.lru_cache(maxsize=4096)
+def _literal_set(code_point: int, ignore_case: bool) -> CodePointSet:
+    """A literal's set, memoised across patterns (case folding costs ~50 us a call)."""
+    chars = CodePointSet.of(code_point)
+    return fold_case(chars) if ignore_case else chars
 
 
 @dataclass(frozen=True)
@@ -113,10 +116,8 @@ class _Escape:
 class _Normalizer:
     pattern: str
     source: str
-    out: list[str] = field(default_factory=list)
-    positions: list[int] = field(default_factory=list)
+    tokens: list[Token] = field(default_factory=list)
     sets: dict[CodePointSet, int] = field(default_factory=dict)
-    literals: dict[tuple[int, bool], CodePointSet] = field(default_factory=dict)  # memo
     groups: list[_Group] = field(default_factory=list)
     group_names: set[str] = field(default_factory=set)
     flags: _Flags = _Flags()
@@ -150,8 +151,8 @@ class _Normalizer:
                 i = self.close_group(i)
             elif c == "|":
                 i = self.alternative(i)
-            elif c in "*+?":
-                i = self.quantifier(i, i + 1, c)
+            elif c in _SHORT_QUANTIFIERS:
+                i = self.quantifier(i, i + 1, _SHORT_QUANTIFIERS[c])
             elif c == "{":
                 i = self.brace(i)
             elif c == "^":
@@ -163,13 +164,9 @@ class _Normalizer:
                 i += 1
         if self.groups:
             raise self.error("missing ), unterminated subpattern", self.groups[-1].open_pos)
-        return NormalizedPattern("".join(self.out), tuple(self.sets), tuple(self.positions))
+        return NormalizedPattern(tuple(self.tokens), tuple(self.sets))
 
     # -- emission ----------------------------------------------------------------------
-    def emit(self, text: str, position: int) -> None:
-        self.out.append(text)
-        self.positions.extend([position] * len(text))
-
     def before_atom(self) -> None:
         """Bookkeeping shared by everything that consumes characters (and group openings)."""
         if self.pending_end_anchor is not None:
@@ -182,9 +179,7 @@ class _Normalizer:
     def emit_chars(self, chars: CodePointSet, position: int) -> None:
         self.before_atom()
         index = self.sets.setdefault(chars, len(self.sets))
-        if index >= MAX_PLACEHOLDERS:
-            raise self.error("too many distinct characters and classes in one regex", position)
-        self.emit(placeholder(index), position)
+        self.tokens.append(index)
         self.at_start = False
         self.last = "atom"
         self.closed_group_anchor = None
@@ -194,12 +189,7 @@ class _Normalizer:
     def literal(self, code_point: int, position: int) -> CodePointSet:
         if SURROGATE_LO <= code_point <= SURROGATE_HI:
             raise self.error(f"the surrogate U+{code_point:04X} cannot occur in UTF-8 text", position)
-        key = (code_point, self.flags.ignore_case)
-        chars = self.literals.get(key)
-        if chars is None:
-            chars = CodePointSet.of(code_point)
-            chars = self.literals[key] = fold_case(chars) if self.flags.ignore_case else chars
-        return chars
+        return _literal_set(code_point, self.flags.ignore_case)
 
     # -- anchors -----------------------------------------------------------------------
     def note_anchor(self, position: int) -> None:
@@ -237,14 +227,14 @@ class _Normalizer:
         self.pending_end_anchor = None
         self.seen_token = True
         self.last = None
-        self.emit("|", position)
+        self.tokens.append("|")
         return position + 1
 
     def close_group(self, position: int) -> int:
         if not self.groups:
             raise self.error("unbalanced parenthesis", position)
         group = self.groups.pop()
-        self.emit(")", position)
+        self.tokens.append(")")
         self.flags = group.outer_flags
         if self.pending_end_anchor is None:
             self.pending_end_anchor = group.end_anchor_pos
@@ -257,10 +247,13 @@ class _Normalizer:
 
     def push_group(self, position: int, flags: _Flags) -> None:
         self.before_atom()
+        if len(self.groups) >= MAX_GROUP_DEPTH:
+            raise self.error(f"the regex nests too deeply (more than {MAX_GROUP_DEPTH} groups inside each other)",
+                             position)
         self.groups.append(_Group(position, self.flags, self.at_start))
         self.flags = flags
         self.last = None
-        self.emit("(", position)
+        self.tokens.append("(")
 
     def open_group(self, position: int) -> int:
         p = self.pattern
@@ -375,10 +368,9 @@ class _Normalizer:
         high = int(hi) if hi else None
         if high is not None and high < low:
             raise self.error("min repeat greater than max repeat", position + 1)
-        text = "{%d}" % low if high == low else "{%d,%s}" % (low, "" if high is None else high)
-        return self.quantifier(position, i + 1, text)
+        return self.quantifier(position, i + 1, (low, high))
 
-    def quantifier(self, position: int, end: int, text: str) -> int:
+    def quantifier(self, position: int, end: int, bounds: Quantifier) -> int:
         if self.last in (None, "anchor"):
             raise self.error("nothing to repeat", position)
         if self.last == "repeat":
@@ -389,7 +381,7 @@ class _Normalizer:
             raise self.error("possessive quantifiers are not supported", end)
         if self.pattern.startswith("?", end):
             end += 1  # lazy: the same language
-        self.emit(text, position)
+        self.tokens.append(bounds)
         self.last = "repeat"
         return end
 
@@ -524,7 +516,7 @@ class _Normalizer:
         literal = CodePointSet.from_pairs(pairs)
         if self.flags.ignore_case:
             literal = fold_case(literal)
-        chars = literal.union(*escapes)
+        chars = literal.union(*escapes) if escapes else literal
         return (chars.complement() if negate else chars), i
 
     def class_item(self, i: int) -> tuple[int | CodePointSet, int]:
@@ -547,5 +539,5 @@ def _apply_flags(flags: _Flags, added: str, removed: str) -> _Flags:
 
 
 def normalize(pattern: str, *, source: str = "<regex>") -> NormalizedPattern:
-    """Rewrite ``pattern`` for interegular; raises ``RegexError`` with the position."""
+    """The tokens and character sets of ``pattern``; raises ``RegexError`` with the position."""
     return _Normalizer(pattern, source).run()
