@@ -193,7 +193,7 @@ def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) ->
     here or in worker processes, only when it pays.
 
     The first chunk is walked here and timed; the other chunks go to ``jobs`` joblib workers
-    only if they are projected to take longer than starting the pool (~1 s on this machine),
+    only if they are projected to take longer than ``parallel_min_seconds`` (3 s: starting the pool costs 1-2 s here),
     so a small compile never pays for processes and a big one uses every core.
     """
     # A start's frontier holds at most the nodes of its subtree, and of one level: chunks of
