@@ -192,9 +192,12 @@ def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) ->
     """Hit sets of every start, per chunk of starts (offsets, nodes, hashes), walking the chunks
     here or in worker processes, only when it pays.
 
-    The first chunk is walked here and timed; the other chunks go to ``jobs`` joblib workers
-    only if they are projected to take longer than ``parallel_min_seconds`` (3 s: starting the pool costs 1-2 s here),
-    so a small compile never pays for processes and a big one uses every core.
+    Chunks are walked here until the walk has taken ``parallel_min_seconds``; what is left then
+    goes to ``jobs`` joblib workers, so a walk shorter than that never pays for starting
+    processes (1-2 s here, with shipping the plan) and a long one uses every core.  Projecting
+    the whole walk from its first chunk did not work: chunks are cut by a memory bound, not by
+    time (the RFC grammar's boundary masks: a first chunk of 1,443 starts in 0.5 s, then eight
+    of ~92 starts in 12-40 ms each, projected at 4.1 s, and its compile went from 2.7 to 5.0 s).
     """
     # A start's frontier holds at most the nodes of its subtree, and of one level: chunks of
     # starts are cut so that the sum stays within the pair budget (--max-memory bounds it).
@@ -211,17 +214,16 @@ def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) ->
     chunks = _chunks(weights, pairs, options.states_per_chunk)
     if not chunks:
         return []
-    t0 = time.perf_counter()
-    results = [hit_sets_of_starts(plan, steps.starts, chunks[0])]
-    projected = (time.perf_counter() - t0) * (len(chunks) - 1)
     jobs = options.jobs if options.jobs > 0 else (os.cpu_count() or 1)
-    rest = chunks[1:]
-    if jobs > 1 and len(rest) > 1 and projected >= options.parallel_min_seconds:
-        results += _walk_in_workers(plan, steps, rest, min(jobs, len(rest)))
-    else:
-        for chunk in rest:
-            compile_limits.check_time("the walk")
-            results.append(hit_sets_of_starts(plan, steps.starts, chunk))
+    results = []
+    started = time.perf_counter()
+    for position, chunk in enumerate(chunks):
+        left = chunks[position:]
+        if jobs > 1 and len(left) > 1 and time.perf_counter() - started >= options.parallel_min_seconds:
+            results += _walk_in_workers(plan, steps, left, min(jobs, len(left)))
+            break
+        compile_limits.check_time("the walk")
+        results.append(hit_sets_of_starts(plan, steps.starts, chunk))
     return results
 
 

@@ -23,11 +23,7 @@ class MaskOptions:
     loop_regions: bool = True  # a wide self-loop's part of the trie walked once per loop set (no output change)
     jobs: int = 0  # worker processes for big compiles; 0 = all cores, 1 = in-process
     states_per_chunk: int = 1 << 20  # walk starts together at most (the frontier's memory bounds them first)
-    # Projected walk time below which no worker process is started.  Starting the pool and
-    # shipping the walk plan to it costs 1-2 s on this 2-core machine: at 1.0 the RFC grammar's
-    # boundary masks (1.3 s projected) went to workers and its first compile in a fresh process
-    # took 5.0 s instead of 2.7 s in process.
-    parallel_min_seconds: float = 3.0
+    parallel_min_seconds: float = 2.0  # walk time in process after which the chunks left go to workers
 
     def as_dict(self) -> dict:
         """The options recorded in the artifact (not ``jobs`` and chunking: they change only speed)."""
