@@ -2,9 +2,11 @@
 
 - ``ArtifactError``: the file is not a valid artifact (truncated, corrupted, another format
   version, inconsistent sections).  It is the *only* exception a bad file raises: from
-  ``load``, which checks every bound but one, or from the first ``advance`` that reads a bad
-  value of the state table (bounded where it is read) or finds a mask and a walk that
-  disagree.  It says which file, which section (when one is at fault) and what is wrong.
+  ``load``, which checks every bound but those of the state table and of the masks, from the
+  first use of a bad mask (each is checked when first read), from the first ``advance`` that
+  reads a bad value of the state table (bounded where it is read) or finds a mask and a walk
+  that disagree, or from ``Index.header`` for an informative header value tools could not
+  print.  ``load(..., verify=True)`` checks everything up front.  It says which file, which section (when one is at fault) and what is wrong.
 - ``FingerprintMismatch``: a valid artifact, built for another vocabulary.
 - ``TokenNotAllowed``: a caller asked a matcher to advance on a token its mask excludes.
 

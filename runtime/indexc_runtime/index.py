@@ -79,9 +79,7 @@ def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool
     for info in container.header.sections.values():
         if verify or info.nbytes <= SMALL_SECTION_BYTES:
             container.verify_checksum(info.name)
-    index = Index(container)
-    if verify:
-        index.verify()
+    index = Index(container, verify=verify)
     if expected_fingerprint is not None:
         index.check_fingerprint(expected_fingerprint)
     return index
@@ -101,8 +99,9 @@ def load_bytes(data, *, expected_fingerprint: str | None = None, verify: bool = 
 class Index:
     """A loaded artifact: metadata, the checked tables, and a factory of matchers."""
 
-    def __init__(self, container: Container):
-        """Check and wrap every table (``ArtifactError`` on the first bad bound)."""
+    def __init__(self, container: Container, *, verify: bool = False):
+        """Check and wrap every table (``ArtifactError`` on the first bad bound); ``verify``: run
+        ``verify`` before the first mask is read, so its messages are the ones a bad file gets."""
         self._container = container
         header = container.header
         self.source: str = container.source
@@ -117,16 +116,18 @@ class Index:
         self.format_version: int = header.format_version
         self._automaton = Automaton.from_container(container)
         self._masks = MaskStore.from_container(container)
-        self._masks.entry(self._automaton.state_mask[self.start_state])  # every matcher's first fill
-        for name in PREFETCHED_SECTIONS:
-            if container.header.sections[name].nbytes <= PREFETCH_BYTES:
-                container.prefetch(name)
         self._tokens = TokenClasses.from_container(container)
         self._eos = frozenset(self.eos_token_ids)
         special_ids = container.array("special_ids")
         container.check_below("special_ids", special_ids, self.vocab_size)
         self.special_token_ids: np.ndarray = special_ids
         self._fast_forward = None  # fast_forward.FastForwardTables, built by the first jump-forward
+        if verify:
+            self.verify()
+        self._masks.entry(self._automaton.state_mask[self.start_state])  # every matcher's first fill
+        for name in PREFETCHED_SECTIONS:
+            if container.header.sections[name].nbytes <= PREFETCH_BYTES:
+                container.prefetch(name)
 
     def matcher(self) -> Matcher:
         return Matcher(self)
@@ -180,6 +181,7 @@ class Index:
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
         self._automaton.check_transitions(self._container)
+        self._masks.check_all(self._container)
 
     def mask_form_counts(self) -> dict[str, int]:
         """How many unique masks are stored densely, sparsely, as complements."""

@@ -29,13 +29,22 @@ words).  Zeroing a 16 KB row by copying from a cached zero row takes 0.4 us, hal
 materialised mask and bisects the word indices (``bisect`` over a memoryview, between the
 entry's bounds) otherwise.
 
-Checks (``MaskStore.from_container``, at load, vectorised: 50-100 us for Llama-3 regex
-artifacts, most of it a few microseconds per numpy call): forms known, dense rows in range,
-word offsets starting at 0, monotonic and ending at the word count, dense masks without words,
-word indices strictly increasing within each mask (``contains`` bisects them) and, through the
-first and last word of each mask, all in ``[0, W)`` (one pass over the words, not three), no
-bit set at ids >= ``vocab_size``, every complement mask holding the partial last word, forced
-tokens in ``[-1, vocab_size)``.
+Checks.  ``load`` scans no mask section: each mask is checked when its entry is made, on its
+first use (the start state's by ``load``), for what that mask reads: its form known; a dense
+mask's row in range and no words in the word lists; a word list's range inside the lists, its
+indices in ``[0, W)`` (a ``min`` and a ``max`` of the slice: numpy's scatter would wrap a
+negative one) and, kept as pairs, strictly increasing (``contains`` bisects them); no bit at
+ids >= ``vocab_size`` in the mask's last word, which also catches a complement mask without its
+partial last word (the ones would be left in the tail).  A forced token is checked where it
+is read (``forced``).  All of it is a few comparisons of Python ints, plus one or two numpy
+calls on a word list's slice, at a cost of ~1-2 us on top of the mask's first fill.  The
+vectorised scan of the whole store (``check_all``: offsets rising from 0 to the word count,
+every index ordered, forced tokens in ``[-1, vocab_size)``) is run by ``Index.verify``.  It
+used to run at ``load``: 25-30 numpy calls, 240-330 us of a fresh process's ~1.1 ms load (most
+of it numpy's first call of each ufunc and dtype), for masks a request mostly never reads.
+A materialised mask's indices are not checked for order before ``verify``: fill and
+``contains`` both read the one row they were scattered into, so a crafted file whose indices
+repeat serves a consistent (wrong) mask, like any crafted mask behind valid checksums.
 """
 
 from __future__ import annotations
@@ -45,23 +54,26 @@ from bisect import bisect_left
 import numpy as np
 
 from indexc_runtime.container import Container, scalar_view
+from indexc_runtime.errors import ArtifactError
 from indexc_runtime.format import MASK_COMPLEMENT, MASK_DENSE, MASK_FORM_NAMES, MASK_SPARSE
 
 MATERIALISE_BYTES = 64 << 20  # per artifact: rows built from sparse/complement masks on first use
+_INT32 = np.dtype("<i4")
 
 class MaskStore:
-    """The validated mask sections of one artifact."""
+    """The mask sections of one artifact; each mask is checked when its entry is made (see the module note)."""
 
     def __init__(self, container: Container):
+        self.source = container.source
         self.vocab_size = container.header.vocab_size
         self.words = container.header.dims["mask_words"]
         self.form = container.array("mask_form")
         self.dense_row = container.array("mask_dense_row")
         self.offsets = container.array("mask_word_offsets")
         self.forced_token = container.array("forced_token")
-        self.dense = container.array("dense_masks").view("<i4")
+        self.dense = container.array("dense_masks").view(_INT32)
         self.word_index = container.array("mask_word_index").astype(np.intp, copy=False)  # version 1: int32
-        self.word_value = container.array("mask_word_value").view("<i4")
+        self.word_value = container.array("mask_word_value").view(_INT32)
         self._form = scalar_view(self.form)
         self._dense_row = scalar_view(self.dense_row)
         self._offsets = scalar_view(self.offsets)
@@ -69,16 +81,17 @@ class MaskStore:
         self._dense_bits = scalar_view(container.array("dense_masks"))  # uint32: non-negative ints
         self._index_items = scalar_view(self.word_index)
         self._value_bits = scalar_view(container.array("mask_word_value"))
-        self._entries: list[tuple | None] = [None] * int(self.form.size)
+        self._n_dense = self.dense.shape[0]
+        self._tail_bits = (0xFFFFFFFF << self.vocab_size % 32) & 0xFFFFFFFF if self.vocab_size % 32 else 0
+        self._entries: list[tuple | None] = [None] * self.form.size
         self._zeros = np.zeros(self.words, dtype=np.int32)  # rows to copy from: ~2x faster than fill()
-        self._ones = np.full(self.words, -1, dtype=np.int32)
+        self._ones: np.ndarray | None = None  # made by the first complement mask
         self._materialise_left = MATERIALISE_BYTES // max(1, 4 * self.words)  # rows still allowed
 
     @classmethod
     def from_container(cls, container: Container) -> "MaskStore":
-        store = cls(container)
-        store._validate(container)
-        return store
+        """Views only: nothing is scanned here (each mask's entry checks that mask; ``check_all`` checks all)."""
+        return cls(container)
 
     def fill(self, mask_id: int, out: np.ndarray, row: int) -> None:
         """Write mask ``mask_id`` into ``out[row]`` (``out``: int32 rows of ``W`` words, checked by the caller)."""
@@ -110,38 +123,79 @@ class MaskStore:
 
     def forced(self, mask_id: int) -> int:
         """The mask's only token, or -1."""
-        return self._forced[mask_id]
+        token = self._forced[mask_id]
+        if not -1 <= token < self.vocab_size:
+            raise self._error(f"mask {mask_id}'s forced token {token} is outside [-1, {self.vocab_size - 1}]",
+                              "forced_token")
+        return token
 
     def form_counts(self) -> dict[str, int]:
         counts = np.bincount(self.form, minlength=len(MASK_FORM_NAMES))
+        if counts.size > len(MASK_FORM_NAMES):
+            raise self._error(f"mask forms must lie in [0, {len(MASK_FORM_NAMES) - 1}]", "mask_form")
         return {name: int(counts[code]) for code, name in enumerate(MASK_FORM_NAMES)}
 
     def entry(self, mask_id: int) -> tuple:
         """(form, row or word indices, word values, bits, start, end): for a dense or materialised
-        mask, the row and a memoryview ``bits`` of words whose item ``start + w`` is word ``w``."""
-        form = self._form[mask_id]
+        mask, the row and a memoryview ``bits`` of words whose item ``start + w`` is word ``w``.
+
+        Made on the mask's first use, after checking what this mask reads (``ArtifactError``).
+        """
+        form, start, end = self._form[mask_id], self._offsets[mask_id], self._offsets[mask_id + 1]
         if form == MASK_DENSE:
             row = self._dense_row[mask_id]
+            if not 0 <= row < self._n_dense:
+                raise self._error(f"mask {mask_id}'s dense row {row} is outside [0, {self._n_dense - 1}]",
+                                  "mask_dense_row")
+            if start != end:
+                raise self._error(f"dense mask {mask_id} has words in the word lists", "mask_word_offsets")
             entry = (form, self.dense[row], None, self._dense_bits, row * self.words, 0)
+            last_word, section = self._dense_bits[(row + 1) * self.words - 1], "dense_masks"
+        elif form == MASK_SPARSE or form == MASK_COMPLEMENT:
+            if not 0 <= start <= end <= len(self._index_items):
+                raise self._error(f"mask {mask_id}'s words [{start}, {end}) are not a range of the word lists",
+                                  "mask_word_offsets")
+            entry, last_word = self._word_list_entry(form, start, end)
+            section = "mask_word_value"  # or a complement mask without its partial last word
         else:
-            start, end = self._offsets[mask_id], self._offsets[mask_id + 1]
-            index, value = self.word_index[start:end], self.word_value[start:end]
-            if self._materialise_left > 0:
-                self._materialise_left -= 1
-                row = (self._zeros if form == MASK_SPARSE else self._ones).copy()
-                row[index] = value
-                entry = (MASK_DENSE, row, None, scalar_view(row.view(np.uint32)), 0, 0)
-            else:
-                entry = (form, index, value, None, start, end)
+            raise self._error(f"mask {mask_id} has form {form}, not one of {list(MASK_FORM_NAMES)}", "mask_form")
+        if last_word & self._tail_bits:
+            raise self._error(f"mask {mask_id}: bits set at ids >= vocab size {self.vocab_size}", section)
         self._entries[mask_id] = entry
         return entry
 
-    def _validate(self, container: Container) -> None:
+    def _word_list_entry(self, form: int, start: int, end: int) -> tuple[tuple, int]:
+        """The entry of a sparse or complement mask, and its last word (what the tail check reads).
+
+        Materialised (while the budget lasts): the scatter into a fresh row, after one check that
+        the indices lie in ``[0, W)`` (numpy would wrap a negative one); fill and ``contains``
+        then read that row, so the order of the indices does not matter.  Kept as pairs: the
+        indices must also increase strictly, since ``contains`` bisects them.
+        """
+        index, value = self.word_index[start:end], self.word_value[start:end]
+        if start < end and (int(index.min()) < 0 or int(index.max()) >= self.words):
+            raise self._error(f"word indices must lie in [0, {self.words - 1}]", "mask_word_index")
+        if form == MASK_COMPLEMENT and self._ones is None:
+            self._ones = np.full(self.words, -1, dtype=np.int32)
+        if self._materialise_left > 0:
+            self._materialise_left -= 1
+            row = (self._zeros if form == MASK_SPARSE else self._ones).copy()
+            row[index] = value
+            bits = scalar_view(row.view(np.uint32))
+            return (MASK_DENSE, row, None, bits, 0, 0), bits[self.words - 1]
+        if end - start > 1 and not np.all(index[1:] > index[:-1]):
+            raise self._error("word indices must increase strictly within each mask", "mask_word_index")
+        listed_last = start < end and self._index_items[end - 1] == self.words - 1
+        last_word = self._value_bits[end - 1] if listed_last else 0 if form == MASK_SPARSE else 0xFFFFFFFF
+        return (form, index, value, None, start, end), last_word
+
+    def check_all(self, container: Container) -> None:
+        """Every mask at once, vectorised (``Index.verify``): what each entry checks, and more
+        (offsets rising from 0 to the word count, indices ordered in materialised masks too)."""
         n_words = self.word_index.size
         container.check_below("mask_form", self.form, len(MASK_FORM_NAMES))
         dense = self.form == MASK_DENSE
         container.check_below("mask_dense_row", self.dense_row[dense], self.dense.shape[0])
-        container.check_range("forced_token", self.forced_token, -1, self.vocab_size - 1)
         offsets = self.offsets
         counts = offsets[1:] - offsets[:-1]
         if int(offsets[0]) != 0 or int(offsets[-1]) != n_words or int(counts.min()) < 0:
@@ -150,6 +204,7 @@ class MaskStore:
             raise container.error("a dense mask has words in the word lists", "mask_word_offsets")
         self._check_word_indices(container, offsets[:-1][counts > 0])
         self._check_tail_bits(container)
+        container.check_range("forced_token", self.forced_token, -1, self.vocab_size - 1)
 
     def _check_word_indices(self, container: Container, starts: np.ndarray) -> None:
         """Word indices strictly increasing inside each mask (``contains`` bisects them) and below ``W``.
@@ -183,3 +238,6 @@ class MaskStore:
         starts, ends = self.offsets[complement], self.offsets[complement + 1]
         if np.any(starts == ends) or np.any(self.word_index[ends - 1] != last):
             raise container.error("a complement mask lacks the partial last word", "mask_word_index")
+
+    def _error(self, message: str, section: str) -> ArtifactError:
+        return ArtifactError(message, source=self.source, section=section)

@@ -13,6 +13,7 @@ import zstandard
 import handmade
 import indexc_runtime
 import surgery
+from indexc_runtime import masks as mask_store
 from indexc_runtime import ArtifactError, FingerprintMismatch, FingerprintMismatchWarning
 
 EXPECTED = handmade.brute_force_masks(handmade.NUMBER, handmade.NUMBER_TOKENS, handmade.NUMBER_EOS)
@@ -142,29 +143,66 @@ def test_rows_by_live_token_must_agree_with_the_live_token_list(padded_number_ar
     ("byte_classes", lambda a: a.__setitem__(7, 200), "values must lie in \\[0, 3\\]"),
     ("accepting", lambda a: a.__setitem__(0, 2), "values must lie in \\[0, 1\\]"),
     ("state_mask", lambda a: a.__setitem__(1, 5), "values must lie in \\[0, 4\\]"),
-    ("mask_form", lambda a: a.__setitem__(0, 3), "values must lie in \\[0, 2\\]"),
-    ("mask_dense_row", lambda a: a.__setitem__(0, 9), "values must lie in \\[0, 4\\]"),
-    ("mask_word_offsets", lambda a: a.__setitem__(2, 1), "offsets must rise from 0 to the word count 0"),
-    ("dense_masks", lambda a: a.__setitem__((0, 1), 0xFFFFFFFF), "bits set at ids >= vocab size 40"),
-    ("forced_token", lambda a: a.__setitem__(0, 40), "values must lie in \\[-1, 39\\]"),
     ("token_class_offsets", lambda a: a.__setitem__(5, 0), "offsets must rise"),
     ("token_class_data", lambda a: a.__setitem__(0, 4), "values must lie in \\[0, 3\\]"),
     ("special_ids", lambda a: a.__setitem__(0, 40), "values must lie in \\[0, 39\\]"),
 ])
-def test_every_bound_is_checked_at_load_behind_valid_checksums(raw, name, change, message):
+def test_every_table_bound_is_checked_at_load_behind_valid_checksums(raw, name, change, message):
     patched = surgery.rewrite_section(raw, name, change)
     for verify in (False, True):
         with pytest.raises(ArtifactError, match=f"section '{name}': .*{message}"):
             indexc_runtime.load(patched, verify=verify)
 
 
-@pytest.mark.parametrize("position, value", [(1, 0), (1, 9), (2, 10), (3, -1), (0, -5)])
-def test_word_indices_must_rise_inside_each_mask_and_stay_in_the_row(position, value):
-    """Golden v2: mask 1 (complement) holds words [0, 8, 9], mask 2 (sparse) word [0]; W = 10."""
+@pytest.mark.parametrize("name, change, by_verify, at_first_use", [
+    ("mask_form", lambda a: a.__setitem__(0, 3), "values must lie in \\[0, 2\\]", "mask 0 has form 3"),
+    ("mask_dense_row", lambda a: a.__setitem__(0, 9), "values must lie in \\[0, 4\\]",
+     "dense row 9 is outside \\[0, 4\\]"),
+    ("mask_word_offsets", lambda a: a.__setitem__(2, 1), "offsets must rise from 0 to the word count 0",
+     "dense mask 1 has words"),
+    ("dense_masks", lambda a: a.__setitem__((0, 1), 0xFFFFFFFF), "bits set at ids >= vocab size 40",
+     "bits set at ids >= vocab size 40"),
+    ("forced_token", lambda a: a.__setitem__(0, 40), "values must lie in \\[-1, 39\\]", "outside \\[-1, 39\\]"),
+])
+def test_each_mask_is_checked_at_its_first_use_and_every_mask_by_verify(raw, name, change, by_verify, at_first_use):
+    """Behind valid checksums: ``load`` scans no mask section; each mask is checked when first
+    used (its entry is made, by ``load`` for the start state's; its forced token read), every
+    mask by ``verify``."""
+    patched = surgery.rewrite_section(raw, name, change)
+    with pytest.raises(ArtifactError, match=f"section '{name}': .*{by_verify}"):
+        indexc_runtime.load(patched, verify=True)
+    with pytest.raises(ArtifactError, match=f"section '{name}': .*{at_first_use}"):
+        index = indexc_runtime.load(patched)
+        for mask_id in range(index.n_masks):
+            index.mask_token_ids(mask_id)
+            index._masks.forced(mask_id)
+
+
+@pytest.mark.parametrize("position, value, outside_the_row", [
+    (1, 0, False), (1, 9, False), (2, 10, True), (3, -1, True), (0, -5, True)])
+def test_word_indices_must_rise_inside_each_mask_and_stay_in_the_row(monkeypatch, position, value, outside_the_row):
+    """Golden v2: mask 1 (complement) holds words [0, 8, 9], mask 2 (sparse) word [0]; W = 10.
+
+    An index outside the row is refused at the mask's first use.  Indices out of order are
+    refused there when the mask is kept as pairs (``contains`` bisects them); a materialised
+    mask is one row that fill and ``contains`` both read, so it serves consistently and only
+    ``verify`` refuses it.
+    """
     raw = (GOLDEN / "format-v2-small.idx").read_bytes()
     patched = surgery.rewrite_section(raw, "mask_word_index", lambda a: a.__setitem__(position, value))
     with pytest.raises(ArtifactError, match="section 'mask_word_index': word indices must lie in \\[0, 9\\]"):
-        indexc_runtime.load(patched)
+        indexc_runtime.load(patched, verify=True)
+    for budget in (mask_store.MATERIALISE_BYTES, 0):
+        monkeypatch.setattr(mask_store, "MATERIALISE_BYTES", budget)
+        index = indexc_runtime.load(patched)
+        if outside_the_row or not budget:
+            with pytest.raises(ArtifactError, match="section 'mask_word_index': word indices must"):
+                for mask_id in range(index.n_masks):
+                    index.mask_token_ids(mask_id)
+            continue
+        for mask_id in range(index.n_masks):
+            allowed = set(index.mask_token_ids(mask_id).tolist())
+            assert {t for t in range(index.vocab_size) if index._masks.contains(mask_id, t)} == allowed
 
 
 def test_transitions_are_bounded_by_the_walk_and_by_verify(raw):
