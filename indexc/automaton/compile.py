@@ -2,8 +2,8 @@
 
 Stages (each its own module, in order):
 
-1. ``normalize``      lexical layer: escapes, classes, flags, anchors -> placeholders
-2. ``parse``          interegular parses the structure -> ``regex_tree``
+1. ``normalize``      lexical layer: escapes, classes, flags, anchors -> structure tokens
+2. ``parse``          tokens -> ``regex_tree`` (one iterative pass)
 3. ``nfa``            Thompson NFA over character sets (size checked before building)
 4. ``atom_partition`` the character sets cut the code points into atoms
 5. ``determinize``    subset construction over atoms -> character-level DFA
