@@ -45,6 +45,17 @@ CASES = {
         grammar("s", {"s": [["STR"], ["STR", "COMMA", "s"]]}, {"STR": '"[a-z ]*"', "COMMA": ","}),
         [b'"', b"a", b"ab", b" ", b'a"', b'",', b'","', b'"a', b"a b", b'b",', b",", b'"",'],
     ),
+    "string_or_literal": (  # a literal thread beside a string's: the loop starts a letter or two down
+        grammar("s", {"s": [["STR"], ["LIT"], ["STR", "COMMA", "s"]]},
+                {"STR": '"[a-z ]*"', "LIT": '"ab"', "COMMA": ","}),
+        [b'"', b"a", b"b", b"ab", b"x", b"y", b" ", b'b"', b'"a', b'"ab', b'"x', b'"xy', b'",', b"abx", b'ab",',
+         b",", b',"', b',"x', b',"xy', b',"xy ', b',"ab', b',"abx', b'","xy'],  # a string begun inside a token
+    ),
+    "literal_then_body": (  # "ab" ends inside a token and a string body goes on: a loop with a new origin
+        grammar("s", {"s": [["KW", "BODY"]]}, {"KW": "ab", "BODY": '[a-z ]*"'}),
+        [b"a", b"b", b"ab", b"x", b"y", b" ", b'"', b"abx", b"abxy", b"abxy ", b"aby", b'abxy"', b'xy"', b"xy",
+         b"ba"],
+    ),
     "nullable_terminal": (
         grammar("s", {"s": [["OPT", "X", "OPT"]]}, {"OPT": "y*", "X": "x"}),
         [b"x", b"y", b"yx", b"xy", b"yy", b"yxy", b"z"],
@@ -52,15 +63,46 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("loop_exits", [False, True], ids=["root_starts", "loop_exits"])
+@pytest.mark.parametrize("loop_exits, numpy_levels", [(False, False), (True, False), (True, True)],
+                         ids=["root_starts", "loop_exits", "loop_exits_numpy_levels"])
 @pytest.mark.parametrize("boundary_masks", [True, False], ids=["boundary_masks", "live_walk_only"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, loop_exits, tmp_path, monkeypatch):
+def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, loop_exits, numpy_levels, tmp_path,
+                                                   monkeypatch):
     import indexc_runtime.grammar.loop_exits as exits
+    import indexc_runtime.grammar.walker as walker
 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1 if loop_exits else 1 << 40)  # every loop, or none
+    if numpy_levels:  # small vocabularies never fill a numpy level: force them (and the loop jumps in them)
+        monkeypatch.setattr(walker, "NARROW", 0)
     ir, pieces = CASES[name]
     vocab = small_vocabulary(pieces)
     index = compiled_index(ir, vocab, tmp_path, boundary_masks=boundary_masks)
     checked = assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10, seed=len(name))
     assert checked >= 6
+
+
+def test_the_walk_jumps_over_a_loop_region_that_starts_below_the_root(tmp_path, monkeypatch):
+    """``literal_then_body``: ``ab`` completes inside the token ``abxy`` and a string body begins,
+    whose configuration loops one letter down (``abx``): the walk must jump there, flag the
+    region's tokens below (``abxy``: no precomputed mask holds it without boundary masks) and
+    agree with the oracle."""
+    import indexc_runtime.grammar.loop_exits as exits
+    import indexc_runtime.grammar.walker as walker
+
+    monkeypatch.setattr(exits, "MIN_REGION_NODES", 1)
+    monkeypatch.setattr(walker, "NARROW", 0)
+    taken = []
+    jumps = walker.MaskWalker._loop_jumps
+
+    def counting(self, *args):
+        found = jumps(self, *args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(walker.MaskWalker, "_loop_jumps", counting)
+    ir, pieces = CASES["literal_then_body"]
+    vocab = small_vocabulary(pieces)
+    index = compiled_index(ir, vocab, tmp_path, boundary_masks=False)
+    assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10, seed=3)
+    assert any(taken)

@@ -32,8 +32,10 @@ MAX_REGIONS = 64
 @dataclass(frozen=True)
 class Exits:
     token_flags: np.ndarray  # uint8 (flag row length,): 1 for every token ending in the region
-    nodes: np.ndarray  # int64: the exit nodes
+    nodes: np.ndarray  # int64: the exit nodes, ascending (depth-first order)
     classes: np.ndarray  # int64: their byte classes
+    in_region: np.ndarray  # bool (trie nodes,): the node's whole path is made of loop classes
+    region_tokens: np.ndarray  # bool (trie tokens,): in the trie's token order, the token ends in the region
 
 
 class LoopExits:
@@ -65,6 +67,8 @@ class LoopExits:
         nodes covered by none, the exits are the nodes off the loop covered only by their own.
         """
         trie = self._trie
+        if int(np.count_nonzero(loop[trie.node_class])) < MIN_REGION_NODES:  # the region holds only such nodes
+            return None
         off = ~loop[trie.node_class]
         off[0] = False  # the root has no edge
         bad = np.flatnonzero(off)
@@ -78,9 +82,10 @@ class LoopExits:
         leaving = bad[cover[bad] == 1]
         token_cover = _coverage(token_start[bad].astype(np.int64), subtree_token_end.astype(np.int64),
                                 trie.sorted_tokens.size)
+        region_tokens = token_cover == 0
         flags = np.zeros(self._flag_count, dtype=np.uint8)
-        flags[trie.sorted_tokens[token_cover == 0]] = 1
-        return Exits(flags, leaving, trie.node_class[leaving].astype(np.int64))
+        flags[trie.sorted_tokens[region_tokens]] = 1
+        return Exits(flags, leaving, trie.node_class[leaving].astype(np.int64), cover == 0, region_tokens)
 
 
 def _coverage(starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarray:

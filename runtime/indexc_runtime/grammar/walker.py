@@ -32,7 +32,7 @@ import numpy as np
 from indexc_runtime.grammar.configs import UNKNOWN, Configs
 from indexc_runtime.grammar.coverage import Coverage, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
-from indexc_runtime.grammar.loop_exits import LoopExits
+from indexc_runtime.grammar.loop_exits import Exits, LoopExits
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.masks import MaskStore
 
@@ -52,6 +52,7 @@ class MaskWalker:
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
         self._limits = limits
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._config_loops: dict[int, Exits | None] = {}  # a configuration's own loop region, if wide
         self._lexeme_memo: OrderedDict[tuple, tuple[np.ndarray, Coverage]] = OrderedDict()
         self._scratch = np.zeros((1, self._words), dtype=np.int32)
         root = slice(int(trie.child_offsets[0]), int(trie.child_offsets[1]))
@@ -125,6 +126,7 @@ class MaskWalker:
         current = np.full(nodes.size, config, dtype=np.int64)
         visited = 0
         hits = []
+        region_runs: dict[int, tuple[Exits, list, list]] = {}
         while nodes.size > NARROW:
             nxt = configs.table[current, classes]
             unknown = nxt == UNKNOWN
@@ -139,11 +141,19 @@ class MaskWalker:
             visited += nodes.size
             if visited > self._limits.walk_budget:
                 raise GrammarLimitExceeded("walk_budget", self._limits.walk_budget, "the live trie walk for one mask")
+            jumps = self._loop_jumps(nodes, current, region_runs)
+            if jumps is not None:
+                stay, jump_nodes, jump_classes, jump_configs = jumps
+                nodes, current = nodes[stay], current[stay]
             first = trie.child_offsets[nodes]
             owner, position = _expand_runs(first, trie.child_offsets[nodes + 1] - first)
             nodes = trie.children[position]
             classes = trie.node_class[nodes]
             current = current[owner]
+            if jumps is not None:
+                nodes = np.concatenate((nodes, jump_nodes))
+                classes = np.concatenate((classes, jump_classes))
+                current = np.concatenate((current, jump_configs))
         if nodes.size:
             hits.append(self._narrow_tail(nodes.tolist(), current.tolist(), coverage, visited))
         if hits:
@@ -151,6 +161,17 @@ class MaskWalker:
             starts = trie.token_start[ended]
             _, position = _expand_runs(starts, trie.token_end[ended] - starts)
             flags[trie.sorted_tokens[position]] = 1
+        for exits, starts, ends in region_runs.values():
+            self._flag_region_runs(exits, np.concatenate(starts), np.concatenate(ends), flags)
+
+    def _flag_region_runs(self, exits: Exits, starts: np.ndarray, ends: np.ndarray, flags: np.ndarray) -> None:
+        """Flag the region's tokens inside the runs ``[starts[i], ends[i])`` of the trie's token
+        order (the subtrees the walk jumped over): one difference array, not a gather per jump."""
+        size = exits.region_tokens.size
+        depth = np.bincount(starts, minlength=size + 1)[:size] - np.bincount(ends, minlength=size + 1)[:size]
+        inside = np.cumsum(depth) > 0
+        inside &= exits.region_tokens
+        flags[self._trie.sorted_tokens[inside]] = 1
 
     def _starts(self, config: int, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Where the walk of ``config`` starts (nodes, their classes): its loop's exits when it
@@ -166,6 +187,62 @@ class MaskWalker:
             return self._root_children, self._root_classes
         np.bitwise_or(flags, exits.token_flags, out=flags)
         return exits.nodes, exits.classes
+
+    def _loop_jumps(self, nodes: np.ndarray, configs_at: np.ndarray, region_runs: dict):
+        """Jump over the loop regions of a frontier's pairs: (pairs kept, exit pairs) or None.
+
+        A pair ``(n, C)`` whose configuration loops on a wide region (``_loop_of``) that holds
+        ``n`` (every class on ``n``'s path is a loop class) keeps ``C`` on every path of the
+        region below ``n``: those tokens are allowed (their runs go to ``region_runs``, flagged
+        once at the end of the walk), and the pair's children are replaced
+        by the region's exits inside ``n``'s subtree (an id range in depth-first order), from
+        which the walk goes on in ``C``.  This is ``_starts`` in the middle of the walk: after
+        ``{"`` a key's first letters still keep literal key threads alive, so the start does
+        not loop, but one or two letters down the configuration is a plain string body's, and
+        without the jump the walk went down ~17 levels of it.
+        """
+        loops = [(config, exits) for config in _distinct(configs_at)
+                 if (exits := self._loop_of(config)) is not None]
+        if not loops:
+            return None
+        trie = self._trie
+        stay = np.ones(nodes.size, dtype=bool)
+        found = []
+        for config, exits in loops:
+            chosen = np.flatnonzero((configs_at == config) & exits.in_region[nodes])
+            if not chosen.size:
+                continue
+            stay[chosen] = False
+            at = nodes[chosen]
+            lo, hi = trie.token_start[at], trie.subtree_token_end[at]
+            _, starts, ends = region_runs.setdefault(id(exits), (exits, [], []))
+            starts.append(lo)
+            ends.append(hi)
+            end = np.searchsorted(trie.token_start, hi, side="left")  # first node after the subtree
+            first = np.searchsorted(exits.nodes, at, side="right")
+            _, picked = _expand_runs(first, np.searchsorted(exits.nodes, end, side="left") - first)
+            found.append((exits.nodes[picked], exits.classes[picked], np.full(picked.size, config, dtype=np.int64)))
+        if not found:
+            return None
+        return stay, *(np.concatenate(parts) for parts in zip(*found))
+
+    def _loop_of(self, config: int) -> Exits | None:
+        """The wide loop region of a configuration that goes back to itself on its loop classes.
+
+        Known from the lexer alone for one thread in a state that does not accept: on a class
+        where the state loops, nothing completes, so the configuration is itself again (the
+        eos flag aside, hence not accepting either).  Others: None (the walk goes on as usual).
+        """
+        found = self._config_loops.get(config, False)
+        if found is False:
+            found = None
+            threads = self._configs.threads[config]
+            if len(threads) == 1 and not self._configs.accepting[config]:
+                state = threads[0][2]
+                if not self._lexer.accepting[state]:
+                    found = self._loop_exits.of(self._lexer.next[state] == state)
+            self._config_loops[config] = found
+        return found
 
     def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage, visited: int) -> np.ndarray:
         """Depth-first walk of (node, configuration-before-the-node) pairs; the live, open nodes.
@@ -200,6 +277,12 @@ class MaskWalker:
             for k in range(child_offsets[node], child_offsets[node + 1]):
                 push((children[k], config_after))
         return np.array(found, dtype=np.int64)
+
+
+def _distinct(values: np.ndarray) -> list[int]:
+    """The distinct values, ascending (``np.unique`` imports ``numpy.ma`` on first use: 33 ms)."""
+    ordered = np.sort(values)
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))].tolist() if ordered.size else []
 
 
 def _expand_runs(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
