@@ -182,6 +182,7 @@ class Index:
             self._container.verify_checksum(name)
         self._automaton.check_transitions(self._container)
         self._masks.check_all(self._container)
+        self._tokens.check_order()
 
     def mask_form_counts(self) -> dict[str, int]:
         """How many unique masks are stored densely, sparsely, as complements."""

@@ -201,6 +201,7 @@ class Matcher:
         (see ``automaton``): a value past ``n_states`` is caught here instead, by the
         memoryview's own bounds check on the next read (IndexError) or by the check of the
         final state, so a bad table is an ``ArtifactError`` and never a state out of range.
+        Likewise the token's span: its ends are bounded at load, its order checked here.
         """
         tokens = self._index._tokens
         if tokens.by_id:  # TokenClasses.span, written out for the two layouts of wide masks
@@ -210,7 +211,10 @@ class Matcher:
             start, end = tokens.offsets[row], tokens.offsets[row + 1]
         else:
             start, end = tokens.span(token)
-        if start == end:
+        if start >= end:  # offsets bounded by load, their order checked here: a span must not run backwards
+            if start > end:
+                raise ArtifactError(f"token {token}'s byte classes [{start}, {end}) run backwards: offsets must rise",
+                                    source=self._index.source, section="token_class_offsets")
             raise self._inconsistent(state, token, "is not among the live tokens")
         automaton = self._automaton
         table, width, next_state = automaton.transitions, automaton.n_classes, state

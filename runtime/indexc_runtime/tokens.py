@@ -20,10 +20,17 @@ Stored as CSR: ``token_class_offsets`` (one row per token, plus one) into ``toke
 Nothing is built and nothing is cached per token: a lookup costs the same the first time as
 the hundredth, and the walk itself iterates a memoryview slice of ``token_class_data``.
 
-Checks (at load, vectorised: 20-80 us for Llama-3 artifacts, most of it one comparison over
-the 128k offsets and one ``max`` over ~700 KB of classes): ids strictly increasing inside
-``[0, vocab_size)``, offsets rising from 0 to the data length, classes below ``n_classes``,
-shared row numbers below the row count.
+Checks (at load, vectorised: 10-80 us for Llama-3 artifacts in a fresh process, most of it a
+``min`` and a ``max`` over the 128k offsets and one ``max`` over ~0.8 MB of classes): ids
+strictly increasing inside ``[0, vocab_size)``, offsets from 0 to the data length and every
+one inside ``[0, data length]``, classes below ``n_classes``, shared row numbers below the row
+count.  The *order* of the offsets is checked where a span is read: ``Matcher._next_state``
+refuses a span that runs backwards (its ``start == end`` test, which it made anyway, became
+``start >= end``: nothing added to ``advance``), ``lengths`` refuses a negative length, and
+``check_order`` (``Index.verify``) scans them all.  Bounded offsets out of order can only make
+a walk read classes of the wrong token, inside the data, like any crafted class data behind
+valid checksums.  The scan at load (a comparison of 128k offsets, then ``any``) cost 100-170
+us of a fresh process's load, most of it the 128 KB temporary and numpy's first comparison.
 """
 
 from __future__ import annotations
@@ -33,13 +40,15 @@ from bisect import bisect_left
 import numpy as np
 
 from indexc_runtime.container import Container, scalar_view
+from indexc_runtime.errors import ArtifactError
 from indexc_runtime.format import TOKEN_ROWS_BY_ID, TOKEN_ROWS_SHARED
 
 class TokenClasses:
     """token id -> its span of ``data`` (the byte classes of its bytes); an empty span: not live."""
 
-    def __init__(self, vocab_size: int, by_id: bool, live: np.ndarray, offsets: np.ndarray, data: np.ndarray,
-                 row_of_id: np.ndarray | None = None):
+    def __init__(self, source: str, vocab_size: int, by_id: bool, live: np.ndarray, offsets: np.ndarray,
+                 data: np.ndarray, row_of_id: np.ndarray | None = None):
+        self.source = source
         self.vocab_size = vocab_size
         self.by_id = by_id
         self.row_of_id = None if row_of_id is None else scalar_view(row_of_id)
@@ -58,14 +67,23 @@ class TokenClasses:
         container.check_below("live_tokens", live, header.vocab_size)
         if live.size > 1 and not np.all(live[1:] > live[:-1]):
             raise container.error("token ids must increase strictly", "live_tokens")
-        if int(offsets[0]) != 0 or int(offsets[-1]) != data.size or np.any(offsets[1:] < offsets[:-1]):
-            raise container.error(f"offsets must rise from 0 to the data length {data.size}", "token_class_offsets")
+        # bounded here (a min and a max); the order is checked by the walk that reads a span, and by verify
+        if int(offsets[0]) != 0 or int(offsets[-1]) != data.size or int(offsets.min()) < 0 \
+                or int(offsets.max()) > data.size:
+            raise _unordered(container.source, data.size)
         container.check_below("token_class_data", data, header.n_classes)
         row_of_id = None
         if header.token_rows == TOKEN_ROWS_SHARED:
             row_of_id = container.array("token_row_of_id")
             container.check_below("token_row_of_id", row_of_id, offsets.size - 1)
-        return cls(header.vocab_size, header.token_rows == TOKEN_ROWS_BY_ID, live, offsets, data, row_of_id)
+        return cls(container.source, header.vocab_size, header.token_rows == TOKEN_ROWS_BY_ID, live, offsets, data,
+                   row_of_id)
+
+    def check_order(self) -> None:
+        """Offsets never falling (``Index.verify``; a walk checks the span it reads instead)."""
+        offsets = self._offset_array
+        if np.any(offsets[1:] < offsets[:-1]):
+            raise _unordered(self.source, len(self.data))
 
     def live_count(self) -> int:
         """How many tokens appear in some mask (for reports; counts non-empty rows when rows are ids)."""
@@ -74,6 +92,8 @@ class TokenClasses:
     def lengths(self) -> np.ndarray:
         """Byte length of every token id (int32; 0 for tokens in no mask)."""
         row_lengths = np.diff(self._offset_array).astype(np.int32)
+        if row_lengths.size and int(row_lengths.min()) < 0:
+            raise _unordered(self.source, len(self.data))
         if self.by_id:
             return row_lengths
         if self.row_of_id is not None:
@@ -92,3 +112,8 @@ class TokenClasses:
             if row == len(self.live) or self.live[row] != token:
                 return 0, 0
         return self.offsets[row], self.offsets[row + 1]
+
+
+def _unordered(source: str, n_data: int) -> ArtifactError:
+    return ArtifactError(f"offsets must rise from 0 to the data length {n_data}", source=source,
+                         section="token_class_offsets")

@@ -143,7 +143,7 @@ def test_rows_by_live_token_must_agree_with_the_live_token_list(padded_number_ar
     ("byte_classes", lambda a: a.__setitem__(7, 200), "values must lie in \\[0, 3\\]"),
     ("accepting", lambda a: a.__setitem__(0, 2), "values must lie in \\[0, 1\\]"),
     ("state_mask", lambda a: a.__setitem__(1, 5), "values must lie in \\[0, 4\\]"),
-    ("token_class_offsets", lambda a: a.__setitem__(5, 0), "offsets must rise"),
+    ("token_class_offsets", lambda a: a.__setitem__(5, 1000), "offsets must rise"),
     ("token_class_data", lambda a: a.__setitem__(0, 4), "values must lie in \\[0, 3\\]"),
     ("special_ids", lambda a: a.__setitem__(0, 40), "values must lie in \\[0, 39\\]"),
 ])
@@ -152,6 +152,21 @@ def test_every_table_bound_is_checked_at_load_behind_valid_checksums(raw, name, 
     for verify in (False, True):
         with pytest.raises(ArtifactError, match=f"section '{name}': .*{message}"):
             indexc_runtime.load(patched, verify=verify)
+
+
+def test_token_class_offsets_out_of_order_are_refused_by_the_walk_that_reads_them_and_by_verify(raw):
+    """``load`` bounds the offsets to the data (a min and a max); their order is checked by the
+    walk (a span running backwards) and by ``verify``: token 4's span becomes [2, 0)."""
+    patched = surgery.rewrite_section(raw, "token_class_offsets", lambda a: a.__setitem__(5, 0))
+    with pytest.raises(ArtifactError, match="section 'token_class_offsets': offsets must rise"):
+        indexc_runtime.load(patched, verify=True)
+    index = indexc_runtime.load(patched)
+    matcher = index.matcher()
+    with pytest.raises(ArtifactError, match="section 'token_class_offsets': token 4's byte classes .* run backwards"):
+        matcher.advance(4)
+    assert matcher.state == 0 and matcher.num_tokens == 0
+    with pytest.raises(ArtifactError, match="section 'token_class_offsets': offsets must rise"):
+        index.verify()
 
 
 @pytest.mark.parametrize("name, change, by_verify, at_first_use", [
