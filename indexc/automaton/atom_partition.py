@@ -52,7 +52,7 @@ class AtomPartition:
     def of_sets(cls, sets: tuple[CodePointSet, ...]) -> AtomPartition:
         """Atoms numbered by their covering sets' indices, as ascending tuples in lexicographic
         order (both paths number them so)."""
-        if sum(len(s.bounds) for s in sets) <= 2 * SMALL_RANGES:
+        if sum(s.n_ranges for s in sets) <= SMALL_RANGES:
             return _of_few_ranges(sets)
         starts = _interval_starts(sets)
         interval, member = _memberships(sets, starts)

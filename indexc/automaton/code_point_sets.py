@@ -9,13 +9,15 @@ characters.
 Two sizes, two engines.  Almost every set of a real regex is a few ranges (a literal, ``[0-9]``,
 ``[^"]`` = 3 ranges once the surrogates are cut out), and for those a numpy call costs more
 than the work: building ``[1-9]`` took ~25 us in five numpy calls (canonicalise, the surrogate
-test, ...), and normalising the ``date`` regex (28 such classes) 1.1 ms.  So the identity of a
-set is the flat tuple ``bounds = (lo0, hi0, lo1, hi1, ...)`` of Python ints, and the algebra runs
-as plain merges over it while the operands hold at most ``SMALL_RANGES`` ranges (~1-3 us per
-operation); larger operands (``\\w``, ``\\D``, their unions) go through the vectorised numpy
-path.  Both paths produce the canonical form, so equal sets are equal tuples whichever path
-built them.  ``ranges``, the ``(k, 2)`` int64 array the vectorised consumers read (atom
-partition, case folding, JSON text rendering), is built on first use and kept.
+test, ...), and normalising the ``date`` regex (28 such classes) 1.1 ms.  So a small set is
+the flat tuple ``bounds = (lo0, hi0, lo1, hi1, ...)`` of Python ints, and the algebra runs as
+plain merges over it while the operands hold at most ``SMALL_RANGES`` ranges in all (~1-3 us
+per operation).  Larger operands (``\\w``, ``\\D``, their unions) go through the vectorised
+numpy path over ``ranges``, the ``(k, 2)`` int64 array, and stay arrays: turning ``\\w``'s 734
+pairs into a tuple costs 38 us, more than the union that made them.  Each form is built from
+the other on first use and kept.  Both paths produce the canonical form, and the identity
+(``==``, ``hash``) is the tuple up to ``SMALL_RANGES`` ranges and the array's bytes above, a
+choice that depends only on the set, so equal sets are equal whichever path built them.
 
 Only Unicode scalar values can occur in UTF-8 text: the surrogates ``D800-DFFF`` are removed
 from every set built here (``scalars``), so a negated class is the complement within
@@ -33,40 +35,47 @@ import numpy as np
 MAX_CODE_POINT = 0x10FFFF
 SURROGATE_LO, SURROGATE_HI = 0xD800, 0xDFFF
 SMALL_RANGES = 32  # operands with at most this many ranges in all use the pure-Python merges
+_TUPLE_KEY_RANGES = 32  # sets with at most this many ranges are identified by their bounds tuple
 
 Bounds = tuple[int, ...]  # (lo0, hi0, lo1, hi1, ...), canonical
 
 
 class CodePointSet:
-    """An immutable set of code points; ``bounds`` is its canonical flat tuple of range ends."""
+    """An immutable set of code points as canonical ranges (``bounds`` and/or ``ranges``)."""
 
-    __slots__ = ("bounds", "_array", "_hash")
-
-    bounds: Bounds
+    __slots__ = ("_bounds", "_array", "_key", "_hash")
 
     def __init__(self, ranges: np.ndarray | Iterable[tuple[int, int]]):
         """Any ``(k, 2)`` array or pairs of inclusive ends, in any order, overlapping or empty."""
-        array = _canonical(np.asarray(ranges, dtype=np.int64).reshape(-1, 2))
-        self._assign(tuple(array.ravel().tolist()), array)
+        self._assign(None, _canonical(np.asarray(ranges, dtype=np.int64).reshape(-1, 2)))
 
-    def _assign(self, bounds: Bounds, array: np.ndarray | None) -> None:
-        self.bounds = bounds
-        self._hash = hash(bounds)
-        self._array = array
+    def _assign(self, bounds: Bounds | None, array: np.ndarray | None) -> None:
+        """Keep whichever forms are given (at least one) and derive the identity key."""
         if array is not None:
             array.setflags(write=False)
+        small = (len(bounds) // 2 if bounds is not None else len(array)) <= _TUPLE_KEY_RANGES
+        if small and bounds is None:
+            bounds = tuple(array.ravel().tolist())
+        if not small and array is None:
+            array = np.array(bounds, dtype=np.int64).reshape(-1, 2)
+            array.setflags(write=False)
+        self._bounds, self._array = bounds, array
+        self._key = bounds if small else array.tobytes()
+        self._hash = hash(self._key)
 
     @classmethod
-    def _of_bounds(cls, bounds: Bounds, array: np.ndarray | None = None) -> CodePointSet:
+    def _of_bounds(cls, bounds: Bounds) -> CodePointSet:
         """A set from bounds that are already canonical (no checks)."""
         chars = cls.__new__(cls)
-        chars._assign(bounds, array)
+        chars._assign(bounds, None)
         return chars
 
     @classmethod
     def _of_array(cls, array: np.ndarray) -> CodePointSet:
         """A set from a canonical ``(k, 2)`` array."""
-        return cls._of_bounds(tuple(array.ravel().tolist()), array)
+        chars = cls.__new__(cls)
+        chars._assign(None, array)
+        return chars
 
     # -- construction ------------------------------------------------------------------
     @classmethod
@@ -98,14 +107,14 @@ class CodePointSet:
     # -- algebra -----------------------------------------------------------------------
     def union(self, *others: CodePointSet) -> CodePointSet:
         operands = (self, *others)
-        if sum(len(o.bounds) for o in operands) <= 2 * SMALL_RANGES:
+        if sum(o.n_ranges for o in operands) <= SMALL_RANGES:
             pairs = [pair for o in operands for pair in o.pairs()]
             return CodePointSet._of_bounds(_merged(pairs))
         return CodePointSet(np.concatenate([o.ranges for o in operands]))
 
     def raw_complement(self) -> CodePointSet:
         """Complement within ``[0, MAX_CODE_POINT]`` (surrogates included)."""
-        if len(self.bounds) <= 2 * SMALL_RANGES:
+        if self.n_ranges <= SMALL_RANGES:
             return CodePointSet._of_bounds(_complemented(self.bounds))
         r = self.ranges
         starts = np.concatenate(([0], r[:, 1] + 1))
@@ -118,7 +127,7 @@ class CodePointSet:
         return self.union(_SURROGATES_SET).raw_complement()
 
     def intersection(self, other: CodePointSet) -> CodePointSet:
-        if len(self.bounds) + len(other.bounds) <= 2 * SMALL_RANGES:
+        if self.n_ranges + other.n_ranges <= SMALL_RANGES:
             return CodePointSet._of_bounds(_intersected(self.bounds, other.bounds))
         return self.raw_complement().union(other.raw_complement()).raw_complement()
 
@@ -127,20 +136,34 @@ class CodePointSet:
 
     def scalars(self) -> CodePointSet:
         """The set without surrogates (they cannot be encoded in UTF-8)."""
-        b = self.bounds
-        i = bisect_right(b, SURROGATE_HI)  # bounds <= DFFF; a range reaches the block iff
-        if i == 0 or (i % 2 == 0 and b[i - 1] < SURROGATE_LO):  # the last of them is a start
-            return self  # or an end inside the block
-        return self.difference(_SURROGATES_SET)
+        if self.n_ranges <= SMALL_RANGES:
+            b = self.bounds
+            i = bisect_right(b, SURROGATE_HI)  # bounds <= DFFF; a range reaches the block iff
+            clear = i == 0 or (i % 2 == 0 and b[i - 1] < SURROGATE_LO)  # the last of them is a
+        else:  # start or an end inside the block
+            r = self.ranges
+            clear = not np.any((r[:, 0] <= SURROGATE_HI) & (r[:, 1] >= SURROGATE_LO))
+        return self if clear else self.difference(_SURROGATES_SET)
 
     # -- queries -----------------------------------------------------------------------
     @property
     def ranges(self) -> np.ndarray:
         """The ranges as a read-only int64 ``(k, 2)`` array (built on first use)."""
         if self._array is None:
-            self._array = np.array(self.bounds, dtype=np.int64).reshape(-1, 2)
+            self._array = np.array(self._bounds, dtype=np.int64).reshape(-1, 2)
             self._array.setflags(write=False)
         return self._array
+
+    @property
+    def bounds(self) -> Bounds:
+        """The ranges as the flat tuple ``(lo0, hi0, lo1, hi1, ...)`` (built on first use)."""
+        if self._bounds is None:
+            self._bounds = tuple(self._array.ravel().tolist())
+        return self._bounds
+
+    @property
+    def n_ranges(self) -> int:
+        return len(self._bounds) // 2 if self._bounds is not None else len(self._array)
 
     def pairs(self) -> Iterable[tuple[int, int]]:
         """The ``(lo, hi)`` ranges as Python ints."""
@@ -148,15 +171,19 @@ class CodePointSet:
         return zip(b[0::2], b[1::2])
 
     def __len__(self) -> int:
-        b = self.bounds
+        if self._bounds is None:
+            return int((self._array[:, 1] - self._array[:, 0] + 1).sum())
+        b = self._bounds
         return sum(b[1::2]) - sum(b[0::2]) + len(b) // 2
 
     def is_empty(self) -> bool:
-        return not self.bounds
+        return self.n_ranges == 0
 
     def __contains__(self, code_point: int) -> bool:
-        i = bisect_right(self.bounds, code_point)  # odd: inside a range; even: past a range end
-        return i % 2 == 1 or (i > 0 and self.bounds[i - 1] == code_point)
+        if self._bounds is None:
+            return bool(self.contains_all(np.array([code_point]))[0])
+        i = bisect_right(self._bounds, code_point)  # odd: inside a range; even: past a range end
+        return i % 2 == 1 or (i > 0 and self._bounds[i - 1] == code_point)
 
     def contains_all(self, code_points: np.ndarray) -> np.ndarray:
         """Vectorised membership of many code points."""
@@ -171,15 +198,15 @@ class CodePointSet:
         return np.concatenate([np.arange(lo, hi + 1) for lo, hi in self.pairs()] or [np.empty(0, np.int64)])
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, CodePointSet) and self.bounds == other.bounds
+        return isinstance(other, CodePointSet) and self._key == other._key
 
     def __hash__(self) -> int:
         return self._hash
 
     def __repr__(self) -> str:
-        pairs = list(self.pairs())
-        shown = ", ".join(f"{lo:X}-{hi:X}" if lo != hi else f"{lo:X}" for lo, hi in pairs[:6])
-        more = f", ... ({len(pairs)} ranges)" if len(pairs) > 6 else ""
+        pairs = self.ranges[:6].tolist()
+        shown = ", ".join(f"{lo:X}-{hi:X}" if lo != hi else f"{lo:X}" for lo, hi in pairs)
+        more = f", ... ({self.n_ranges} ranges)" if self.n_ranges > 6 else ""
         return f"CodePointSet({shown}{more})"
 
 
