@@ -88,3 +88,12 @@ def test_ranges_array_is_read_only_and_matches_the_bounds():
     assert chars.ranges.flags.writeable is False
     assert tuple(chars.ranges.ravel().tolist()) == chars.bounds
     assert chars.contains_all(PROBES).tolist() == [int(cp) in chars for cp in PROBES]
+
+
+def test_identity_does_not_depend_on_the_path_across_the_tuple_key_size():
+    singles = CodePointSet.from_pairs((2 * k + 1, 2 * k + 1) for k in range(32))  # 32 ranges: Python merges
+    for chars in (singles.raw_complement(), singles.complement(), singles, singles.union(CodePointSet.of(100))):
+        vectorised = numpy_only(lambda c: CodePointSet(c.ranges.copy()), chars)
+        assert chars == vectorised and hash(chars) == hash(vectorised) and chars.bounds == vectorised.bounds
+        assert len({chars, vectorised}) == 1 and len(chars) == len(vectorised)
+    assert singles.raw_complement().n_ranges == 33 and len(singles) == 32
