@@ -65,8 +65,8 @@ class TrieOrderMasks:
     def _position_of_token(self) -> np.ndarray:
         """Each token id's place in the trie's token order (-1: not in the trie), built once."""
         if self._positions is None:
-            positions = np.full(32 * self._masks.words, -1, dtype=np.int64)
-            positions[self._sorted_tokens] = np.arange(self._sorted_tokens.size)
+            positions = np.full(32 * self._masks.words, -1, dtype=np.int32)
+            positions[self._sorted_tokens] = np.arange(self._sorted_tokens.size, dtype=np.int32)
             self._positions = positions
         return self._positions
 
