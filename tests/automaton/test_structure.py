@@ -59,3 +59,13 @@ def test_long_patterns_need_no_recursion():
 def test_malformed_tokens_are_a_regex_error_not_a_crash(tokens):
     with pytest.raises(RegexError, match="normaliser"):
         parse_structure(NormalizedPattern(tokens, ()), source="x.regex")
+
+
+def test_class_sets_are_reused_by_text_and_case_flag_but_errors_are_not():
+    plain, folded = normalize("[a-c]").char_sets, normalize("(?i)[a-c]").char_sets
+    assert plain != folded and normalize("x[a-c]").char_sets[1] == plain[0]
+    assert normalize(r"[\]a]").char_sets == normalize(r"b|[\]a]").char_sets[1:]
+    for pattern, position in (("[z-a]", 1), ("ab[z-a]", 3), ("[z-a]", 1)):
+        with pytest.raises(RegexError, match="bad character range") as caught:
+            normalize(pattern)
+        assert caught.value.position == position
