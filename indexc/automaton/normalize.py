@@ -558,11 +558,11 @@ def _class_end(pattern: str, position: int) -> int:
     i = position + 1
     i += pattern.startswith("^", i)
     i += pattern.startswith("]", i)
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "]":
-            return i + 1
-        i += 2 if c == "\\" else 1
+    while (close := pattern.find("]", i)) >= 0:
+        backslash = pattern.find("\\", i, close)
+        if backslash < 0:
+            return close + 1
+        i = backslash + 2
     return len(pattern)
 
 
