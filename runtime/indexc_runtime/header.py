@@ -30,7 +30,6 @@ format version.  A reader refuses any ``format_version`` it does not list as sup
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -64,8 +63,7 @@ class SectionInfo(NamedTuple):  # a tuple: built 15 times per load, 0.6 us each 
     crc32: int
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(NamedTuple):  # a tuple: made once per load, ~1 us where a frozen dataclass of 12 fields takes ~4
     raw: dict
     format_version: int
     vocab_size: int
@@ -185,14 +183,14 @@ def parse_sections(raw: object, specs: tuple, dims: dict[str, int], check: "_Che
         if info.name in found:
             raise ArtifactError("the section appears twice", source=check.source, section=info.name)
         found[info.name] = info
-    for spec in specs:
-        info = found.get(spec.name)
+    for name, dtypes, symbols in _spec_table(specs):
+        info = found.get(name)
         if info is None:
-            raise ArtifactError("required section is missing", source=check.source, section=spec.name)
-        if info.dtype not in spec.dtypes:
-            expected = " or ".join(repr(d) for d in spec.dtypes)
-            raise ArtifactError(f"dtype {info.dtype!r}, expected {expected}", source=check.source, section=spec.name)
-        _bind_shape(spec.shape, info, dims, check.source)
+            raise ArtifactError("required section is missing", source=check.source, section=name)
+        if info.dtype not in dtypes:
+            expected = " or ".join(repr(d) for d in dtypes)
+            raise ArtifactError(f"dtype {info.dtype!r}, expected {expected}", source=check.source, section=name)
+        _bind_shape(symbols, info, dims, check.source)
     ends = [(info.offset, info.nbytes) for info in found.values()]
     if ends == sorted(ends):  # as every writer lays them out: no re-sorting
         return found
@@ -205,12 +203,12 @@ def _parse_section_entry(entry: object, position: int, check: "_Checker") -> Sec
         check.mapping(entry, f"sections[{position}]")
         _check_nesting(entry, f"sections[{position}]", 3, check)
     try:
-        name, dtype, shape, offset, nbytes, crc = _ENTRY_FIELDS(entry)
+        fields = _ENTRY_FIELDS(entry)
     except KeyError:
         _explain_bad_entry(entry, position, check)
-    if not (type(name) is str and type(dtype) is str and type(shape) is list and len(shape) <= 8
-            and type(offset) is int and type(nbytes) is int and type(crc) is int
-            and 0 <= offset <= 2**62 and 0 <= nbytes <= 2**62 and 0 <= crc < 2**32):
+    name, dtype, shape, offset, nbytes, crc = fields
+    if tuple(map(type, fields)) != _ENTRY_TYPES or not (len(shape) <= 8 and 0 <= offset <= 2**62
+                                                        and 0 <= nbytes <= 2**62 and 0 <= crc < 2**32):
         _explain_bad_entry(entry, position, check)
     itemsize = DTYPE_ITEMSIZE.get(dtype)
     if itemsize is None:
@@ -229,6 +227,7 @@ def _parse_section_entry(entry: object, position: int, check: "_Checker") -> Sec
 
 
 _ENTRY_FIELDS = itemgetter(*SectionInfo._fields)
+_ENTRY_TYPES = (str, str, list, int, int, int)  # exact types: a bool is not an offset
 
 
 def _explain_bad_entry(entry: dict, position: int, check: "_Checker") -> None:
@@ -244,33 +243,49 @@ def _explain_bad_entry(entry: dict, position: int, check: "_Checker") -> None:
 
 
 def _bind_shape(symbols: tuple, info: SectionInfo, dims: dict[str, int], source: str) -> None:
-    """Check ``info.shape`` against the spec, binding dimension names seen for the first time."""
-    if len(symbols) != len(info.shape):
-        raise ArtifactError(f"shape {list(info.shape)} has rank {len(info.shape)}, expected {len(symbols)}",
+    """Check ``info.shape`` against the spec's dimensions, binding names seen for the first time.
+
+    ``symbols``: one ``(name, extra, symbol)`` per dimension (``_spec_table``): the dimension is
+    ``dims[name] + extra``, or ``extra`` itself when ``name`` is None.
+    """
+    shape = info.shape
+    if len(symbols) != len(shape):
+        raise ArtifactError(f"shape {list(shape)} has rank {len(shape)}, expected {len(symbols)}",
                             source=source, section=info.name)
-    for symbol, actual in zip(symbols, info.shape):
-        if isinstance(symbol, int):
-            expected = symbol
+    for (name, extra, symbol), actual in zip(symbols, shape):
+        if name is None:
+            expected = extra
         else:
-            name, plus_one = _SYMBOLS.get(symbol) or _split_symbol(symbol)
-            if name not in dims:
-                if actual < plus_one:
+            bound = dims.get(name)
+            if bound is None:
+                if actual < extra:
                     raise ArtifactError(f"dimension {symbol} is {actual}", source=source, section=info.name)
-                dims[name] = actual - plus_one
-            expected = dims[name] + plus_one
+                bound = dims[name] = actual - extra
+            expected = bound + extra
         if actual != expected:
-            raise ArtifactError(f"shape {list(info.shape)}: dimension {symbol} should be {expected}",
+            raise ArtifactError(f"shape {list(shape)}: dimension {symbol} should be {expected}",
                                 source=source, section=info.name)
 
 
-def _split_symbol(symbol: str) -> tuple[str, int]:
-    """``"n_masks+1"`` -> (``"n_masks"``, 1); ``"n_states"`` -> (``"n_states"``, 0)."""
-    pair = (symbol[:-2], 1) if symbol.endswith("+1") else (symbol, 0)
-    _SYMBOLS[symbol] = pair
-    return pair
+def _spec_table(specs: tuple) -> tuple:
+    """``specs`` as (name, dtypes, dimensions) rows with each symbol split once (``"n_masks+1"``
+    -> ``("n_masks", 1, "n_masks+1")``, ``256`` -> ``(None, 256, 256)``), cached per spec tuple."""
+    table = _SPEC_TABLES.get(id(specs))
+    if table is None or table[0] is not specs:
+        rows = tuple((spec.name, spec.dtypes, tuple(_split_symbol(symbol) for symbol in spec.shape)) for spec in specs)
+        table = _SPEC_TABLES[id(specs)] = (specs, rows)
+    return table[1]
 
 
-_SYMBOLS: dict[str, tuple[str, int]] = {}
+def _split_symbol(symbol: int | str) -> tuple[str | None, int, int | str]:
+    if isinstance(symbol, int):
+        return None, symbol, symbol
+    return (symbol[:-2], 1, symbol) if symbol.endswith("+1") else (symbol, 0, symbol)
+
+
+_SPEC_TABLES: dict[int, tuple] = {}
+for _specs in SECTIONS_BY_VERSION.values():  # at import, so that no load splits a symbol
+    _spec_table(_specs)
 
 
 class _Checker:

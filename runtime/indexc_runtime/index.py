@@ -125,8 +125,8 @@ class Index:
         if verify:
             self.verify()
         self._masks.entry(self._automaton.state_mask[self.start_state])  # every matcher's first fill
-        for name in PREFETCHED_SECTIONS:
-            if container.header.sections[name].nbytes <= PREFETCH_BYTES:
+        for name in PREFETCHED_SECTIONS:  # a section of at most 64 KiB was just read by its checksum
+            if SMALL_SECTION_BYTES < container.header.sections[name].nbytes <= PREFETCH_BYTES:
                 container.prefetch(name)
 
     def matcher(self) -> Matcher:

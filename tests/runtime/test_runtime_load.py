@@ -144,6 +144,7 @@ def test_rows_by_live_token_must_agree_with_the_live_token_list(padded_number_ar
     ("accepting", lambda a: a.__setitem__(0, 2), "values must lie in \\[0, 1\\]"),
     ("state_mask", lambda a: a.__setitem__(1, 5), "values must lie in \\[0, 4\\]"),
     ("token_class_offsets", lambda a: a.__setitem__(5, 1000), "offsets must rise"),
+    ("token_class_offsets", lambda a: a.__setitem__(5, -1), "offsets must rise"),
     ("token_class_data", lambda a: a.__setitem__(0, 4), "values must lie in \\[0, 3\\]"),
     ("special_ids", lambda a: a.__setitem__(0, 40), "values must lie in \\[0, 39\\]"),
 ])
@@ -155,7 +156,7 @@ def test_every_table_bound_is_checked_at_load_behind_valid_checksums(raw, name, 
 
 
 def test_token_class_offsets_out_of_order_are_refused_by_the_walk_that_reads_them_and_by_verify(raw):
-    """``load`` bounds the offsets to the data (a min and a max); their order is checked by the
+    """``load`` bounds the offsets to the data (one max, viewed unsigned); their order is checked by the
     walk (a span running backwards) and by ``verify``: token 4's span becomes [2, 0)."""
     patched = surgery.rewrite_section(raw, "token_class_offsets", lambda a: a.__setitem__(5, 0))
     with pytest.raises(ArtifactError, match="section 'token_class_offsets': offsets must rise"):
