@@ -29,7 +29,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from indexc_runtime.grammar.configs import UNKNOWN, Configs
+from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
 from indexc_runtime.grammar.coverage import Coverage, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits
@@ -130,10 +130,12 @@ class MaskWalker:
         while nodes.size > NARROW:
             nxt = configs.table[current, classes]
             unknown = nxt == UNKNOWN
-            if unknown.any():
-                configs.resolve(current[unknown], classes[unknown])
-                nxt = configs.table[current, classes]
-            alive = nxt >= 0
+            if unknown.any():  # a leaf needs no configuration after it: UNKNOWN there means alive
+                inner = unknown & (trie.child_offsets[nodes + 1] != trie.child_offsets[nodes])
+                if inner.any():
+                    configs.resolve(current[inner], classes[inner])
+                    nxt = configs.table[current, classes]
+            alive = nxt != DEAD
             nodes, current = nodes[alive], nxt[alive]
             open_ = coverage.open_runs(trie.token_start[nodes], trie.subtree_token_end[nodes])
             nodes, current = nodes[open_], current[open_]
@@ -141,6 +143,9 @@ class MaskWalker:
             visited += nodes.size
             if visited > self._limits.walk_budget:
                 raise GrammarLimitExceeded("walk_budget", self._limits.walk_budget, "the live trie walk for one mask")
+            known = current >= 0  # the leaves left UNKNOWN have nothing below them
+            if not known.all():
+                nodes, current = nodes[known], current[known]
             jumps = self._loop_jumps(nodes, current, region_runs)
             if jumps is not None:
                 stay, jump_nodes, jump_classes, jump_configs = jumps
@@ -261,9 +266,9 @@ class MaskWalker:
             node, config = pop()
             byte_class = node_class[node]
             config_after = rows[config][byte_class]
-            if config_after == UNKNOWN:
-                config_after = fill(config, byte_class)
-            if config_after < 0:
+            if config_after == UNKNOWN and child_offsets[node] != child_offsets[node + 1]:
+                config_after = fill(config, byte_class)  # a leaf needs none: UNKNOWN means alive
+            if config_after == DEAD:
                 continue
             lo, hi = token_start[node], subtree_end[node]
             allowed = (prefix[hi >> 5] + (bits[hi >> 5] & ((1 << (hi & 31)) - 1)).bit_count()
