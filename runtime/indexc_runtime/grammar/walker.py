@@ -16,7 +16,18 @@ Two parts:
    A subtree whose tokens are all allowed already (``coverage``: part 1 laid out in trie
    order) is not entered; and a configuration that loops on most byte classes (inside a
    string body) starts the walk at its loop's exits, its region's tokens allowed at once
-   (``loop_exits``), so the walk only goes where a token can leave the loop.
+   (``loop_exits``), so the walk only goes where a token can leave the loop.  The same jump
+   is taken in the middle of the walk by any pair whose configuration is a single thread in
+   such a loop, at a node of the loop's region (``_loop_jumps``: a key after ``{"`` keeps
+   its literal keys' threads for a letter or two, then it is a plain string body).  A trie
+   leaf needs no configuration after it: an entry the parser has not computed means alive
+   there (``Configs`` marks the dead ones up front), so it is not computed.
+
+Where the parser's work went (the pkg_schema sample of MaskBench, 688 masks along its
+valid instances): 83,513 configuration transitions computed at the session-3 state; 70,275
+of them were dead (no thread survives the class: now known from the lexer states), 6,037 a
+single thread looping on its class (now set when the configuration is made) and ~700 at
+leaves: 6,969 are left; the walk's CPU time 518 -> ~360 ms, mask p50 690 -> ~430 us.
 
 The mask of each configuration is memoised (bounded, least recently used), and so is part 1
 with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
