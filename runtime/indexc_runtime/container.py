@@ -30,6 +30,7 @@ import numpy as np
 
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.format import (
+    DTYPE_ITEMSIZE,
     MAGIC,
     MAGIC_FAMILY,
     MAX_HEADER_ARRAY,
@@ -40,6 +41,11 @@ from indexc_runtime.format import (
 )
 from indexc_runtime.header import Header, parse_header
 from indexc_runtime.source import open_artifact_bytes, populate
+
+
+# dtype objects made once: a view by name parses the string each time (~1 us of the ~20 views a load makes)
+_DTYPES = {name: np.dtype(name) for name in DTYPE_ITEMSIZE}
+_UNSIGNED = {np.dtype(f"{order}i{size}"): np.dtype(f"{order}u{size}") for order in "<>=" for size in (1, 2, 4, 8)}
 
 
 class RawArtifact(NamedTuple):
@@ -93,7 +99,7 @@ class Container:
         """Read-only view of a section with its declared dtype and shape (no copy; ~0.5 us)."""
         info = self.header.sections[name]
         start = self.data_start + info.offset
-        flat = self._bytes[start : start + info.nbytes].view(info.dtype)
+        flat = self._bytes[start : start + info.nbytes].view(_DTYPES[info.dtype])
         return flat if len(info.shape) == 1 else flat.reshape(info.shape)
 
     def prefetch(self, name: str) -> None:
@@ -120,7 +126,8 @@ class Container:
         """
         if not values.size:
             return
-        unsigned = values if values.dtype.kind == "u" else values.view(values.dtype.str.replace("i", "u"))
+        dtype = values.dtype
+        unsigned = values if dtype.kind == "u" else values.view(_UNSIGNED.get(dtype) or dtype.str.replace("i", "u"))
         if int(unsigned.max()) >= limit:
             raise self.error(f"values must lie in [0, {limit - 1}], found [{int(values.min())}, {int(values.max())}]",
                              name)
