@@ -17,19 +17,27 @@ This replaced interegular's parser, which read a placeholder text made for it: 1
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from indexc.automaton.normalize import NormalizedPattern
 from indexc.automaton.regex_tree import Alternation, Chars, Concat, Node, Repeat
 from indexc.errors import RegexError
 
 
-def parse_structure(normalized: NormalizedPattern, *, source: str = "<regex>") -> Node:
-    """The syntax tree of ``normalized``; a malformed token list (a normaliser bug) is a ``RegexError``."""
+def parse_structure(normalized: NormalizedPattern, *, source: str = "<regex>",
+                    set_indices: Sequence[int] | None = None) -> Node:
+    """The syntax tree of ``normalized``; a malformed token list (a normaliser bug) is a ``RegexError``.
+
+    ``set_indices`` renumbers the character sets as the tree is built (``Chars`` of token ``k``
+    gets ``set_indices[k]``): the JSON Schema builder keeps one set table for all its leaf
+    regexes, and a second walk to renumber a 130k-node forest cost as much as parsing it."""
+    renumber = set_indices if set_indices is not None else range(len(normalized.char_sets))
     open_groups: list[tuple[list[Node], list[Node]]] = []  # the enclosing (alternatives, items)
     alternatives: list[Node] = []  # finished alternatives of the innermost open group
     items: list[Node] = []  # items of its current alternative
     for token in normalized.tokens:
         if type(token) is int:
-            items.append(Chars(token))
+            items.append(Chars(renumber[token]))
         elif type(token) is tuple:
             if not items:
                 raise _malformed("a quantifier with nothing to repeat", source)

@@ -140,9 +140,8 @@ class TreeBuilder:
                 cached = (rt.EMPTY, 1)
             else:
                 normalized = normalize(regex, source=self.source)
-                local = parse_structure(normalized, source=self.source)
                 index = [self.sets.setdefault(s, len(self.sets)) for s in normalized.char_sets]
-                node = _renumbered(local, index)
+                node = parse_structure(normalized, source=self.source, set_indices=index)
                 cached = (node, rt.nfa_size(node))
             self.leaves[regex] = cached
         return cached
@@ -169,16 +168,6 @@ class TreeBuilder:
             index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
             cached = self.intersections[lexeme] = (EmbeddedDFA(dfa, index), dfa.n_states + 1)
         return cached
-
-
-def _renumbered(node: rt.Node, index: list[int]) -> rt.Node:
-    if isinstance(node, rt.Chars):
-        return rt.Chars(index[node.set_index])
-    if isinstance(node, rt.Concat):
-        return rt.Concat(tuple(_renumbered(p, index) for p in node.parts))
-    if isinstance(node, rt.Alternation):
-        return rt.Alternation(tuple(_renumbered(o, index) for o in node.options))
-    return rt.Repeat(_renumbered(node.body, index), node.min, node.max)
 
 
 def tree_to_atom_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], limits: AutomatonLimits, *,

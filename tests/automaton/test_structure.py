@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from indexc.automaton.code_point_sets import CodePointSet
 from indexc.automaton.normalize import MAX_GROUP_DEPTH, NormalizedPattern, normalize
 from indexc.automaton.parse import parse_structure
 from indexc.automaton.regex_tree import EMPTY, Alternation, Chars, Concat, Repeat
@@ -58,7 +59,7 @@ def test_long_patterns_need_no_recursion():
 @pytest.mark.parametrize("tokens", [(")",), ("(", 0), ((0, 1),), ("|", (1, None))])
 def test_malformed_tokens_are_a_regex_error_not_a_crash(tokens):
     with pytest.raises(RegexError, match="normaliser"):
-        parse_structure(NormalizedPattern(tokens, ()), source="x.regex")
+        parse_structure(NormalizedPattern(tokens, (CodePointSet.of(0x61),)), source="x.regex")
 
 
 def test_class_sets_are_reused_by_text_and_case_flag_but_errors_are_not():
@@ -69,3 +70,8 @@ def test_class_sets_are_reused_by_text_and_case_flag_but_errors_are_not():
         with pytest.raises(RegexError, match="bad character range") as caught:
             normalize(pattern)
         assert caught.value.position == position
+
+
+def test_set_indices_renumber_the_sets_while_parsing():
+    normalized = normalize("a(b|a)*")
+    assert parse_structure(normalized, set_indices=[7, 3]) == Concat((Chars(7), Repeat(Alternation((Chars(3), Chars(7))), 0, None)))
