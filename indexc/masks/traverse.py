@@ -199,8 +199,20 @@ def hit_sets_of_starts(plan: WalkPlan, starts: Starts, ids: np.ndarray) -> tuple
     class_origin, class_node, byte_origin, byte_node = walk_hits(plan, starts, ids)
     origin = np.concatenate([class_origin, byte_origin])
     node = np.concatenate([class_node, -1 - byte_node])
-    order = np.lexsort((node, origin))
     offsets = np.zeros(ids.size + 1, dtype=np.int64)
     np.cumsum(np.bincount(origin, minlength=ids.size), out=offsets[1:])
-    nodes = node[order].astype(np.int32)
+    nodes = _sorted_by_origin_then_node(origin, node).astype(np.int32)
     return offsets, nodes, ragged_hashes(offsets, nodes)
+
+
+def _sorted_by_origin_then_node(origin: np.ndarray, node: np.ndarray) -> np.ndarray:
+    """``node`` ordered by (origin, node): one sort of a combined int64 key, where ``np.lexsort``
+    took ~3x as long (Github_easy o44020: 2.0M hits, 102 -> 40 ms).  Origins are below a
+    chunk's start count and nodes span the two tries, so the key stays far below 2**63."""
+    if not node.size:
+        return node
+    low = int(node.min())
+    span = int(node.max()) - low + 1
+    key = origin.astype(np.int64) * span + (node - low)
+    key.sort()
+    return key % span + low
