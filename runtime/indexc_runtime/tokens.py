@@ -39,7 +39,7 @@ from bisect import bisect_left
 
 import numpy as np
 
-from indexc_runtime.container import Container, scalar_view
+from indexc_runtime.container import Container, largest, scalar_view
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.format import TOKEN_ROWS_BY_ID, TOKEN_ROWS_SHARED
 
@@ -72,7 +72,7 @@ class TokenClasses:
             raise container.error("token ids must increase strictly", "live_tokens")
         # bounded here (one max: viewed unsigned, a negative offset is huge); the order is checked by
         # the walk that reads a span, and by verify
-        if int(offsets[0]) != 0 or int(offsets[-1]) != data.size or int(offsets.view(_UINT32).max()) > data.size:
+        if int(offsets[0]) != 0 or int(offsets[-1]) != data.size or largest(offsets.view(_UINT32)) > data.size:
             raise _unordered(container.source, data.size)
         container.check_below("token_class_data", data, header.n_classes)
         row_of_id = None
