@@ -11,8 +11,12 @@ alternative; an alternative is a ``Concat`` of its items unless it has exactly o
 alternative is ``EMPTY``); a quantifier wraps the item before it in ``Repeat``.  Groups are
 not flattened into the enclosing concatenation (``a(bc)d`` is ``Concat(a, Concat(b, c), d)``).
 
-This replaced interegular's parser, which read a placeholder text made for it: 1.2 ms for the
-``date`` regex (recursive descent with exceptions for control flow), against ~40 us here.
+This is the tree the interegular-based parser built before (checked on 70,000 random
+patterns and the benchmark regexes), so NFA sizes, limits and DFAs are unchanged.  It replaced
+interegular's parser, which read a placeholder text made for it: 0.8-1.2 ms for the ``date``
+regex (recursive descent with exceptions for control flow), against ~50 us here.  At scale
+(a Kubernetes schema's 403 leaf regexes, 144k tokens) it is ~1 us a token, dataclass
+construction mostly, plus as much again in Python's cyclic GC passes over the new nodes.
 """
 
 from __future__ import annotations
