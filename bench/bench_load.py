@@ -2,7 +2,9 @@
 
 For each artifact, ``--runs`` fresh interpreters each import ``indexc_runtime`` and numpy
 (untimed), then time ``indexc_runtime.load(path)`` + ``index.matcher()`` + the first
-``fill_bitmask``; the table gives the median and the slowest run, and the file size.
+``fill_bitmask``; the table gives the median and the slowest run, and the file size.  The
+runs go round-robin over the artifacts (run 1 of each, then run 2 of each...), so a change in
+the load of this shared machine during the bench moves every artifact's figures alike.
 
     .venv/bin/python bench/bench_load.py artifacts/*.idx [--runs 7]
 """
@@ -31,11 +33,12 @@ print(json.dumps({"load_ms": (loaded - started) * 1e3, "first_mask_ms": (done - 
 """
 
 
-def measure(path: str, runs: int) -> dict:
-    results = []
-    for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", CHILD, path], capture_output=True, text=True, check=True)
-        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+def run_once(path: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, path], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def summarise(results: list[dict]) -> dict:
     total = [r["first_mask_ms"] for r in results]
     return {"load": statistics.median(r["load_ms"] for r in results),
             "median": statistics.median(total), "max": max(total)}
@@ -49,8 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Fresh process per run, {args.runs} runs each; milliseconds.\n")
     print("| artifact | size | load (median) | load + matcher + first mask (median) | (slowest) |")
     print("|---|---|---|---|---|")
+    results: dict[str, list[dict]] = {path: [] for path in args.artifacts}
+    for _ in range(args.runs):
+        for path in args.artifacts:
+            results[path].append(run_once(path))
     for path in args.artifacts:
-        m = measure(path, args.runs)
+        m = summarise(results[path])
         size = Path(path).stat().st_size
         print(f"| {Path(path).name} | {size / 1024:,.1f} KB | {m['load']:.2f} | {m['median']:.2f} | {m['max']:.2f} |")
     return 0
