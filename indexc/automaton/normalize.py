@@ -88,7 +88,8 @@ class NormalizedPattern:
 # case flag.  Only text whose parse ended exactly where it ends is stored, and a class parse
 # reads nothing past its ``]``, so equal text gives the equal set (errors are never stored).
 _CLASS_MEMO: dict[tuple[str, bool], CodePointSet] = {}
-_CLASS_MEMO_SIZE = 4096
+_CLASS_MEMO_SIZE = 4096  # entries (cleared when full)
+_CLASS_MEMO_TEXT = 256  # longer classes are not kept (bounds the memo's memory)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -501,7 +502,7 @@ class _Normalizer:
         chars = _CLASS_MEMO.get(key)
         if chars is None:
             chars, parsed_end = self.parse_class(position)
-            if parsed_end == end:  # the text read is the key: same text, same set
+            if parsed_end == end and end - position <= _CLASS_MEMO_TEXT:  # same text, same set
                 if len(_CLASS_MEMO) >= _CLASS_MEMO_SIZE:
                     _CLASS_MEMO.clear()
                 _CLASS_MEMO[key] = chars
