@@ -57,19 +57,32 @@ class WalkPlan:
 
 @dataclass
 class Frontier:
-    """Parallel arrays of triples; ``in_slice``: the path has looped at ``home`` all along."""
+    """Parallel arrays of triples; ``in_slice``: the path has looped at ``home`` all along.
+
+    ``in_slice`` and ``home`` are None when no triple is in a slice (no start was, and a path
+    never enters a slice below its start): with slices off (the default) the walk then carries
+    three arrays, not five (o44020's walk: ~10% less time).
+    """
 
     origin: np.ndarray
     current: np.ndarray
     node: np.ndarray
-    in_slice: np.ndarray
-    home: np.ndarray
+    in_slice: np.ndarray | None
+    home: np.ndarray | None
 
     def __len__(self) -> int:
         return int(self.node.size)
 
     def take(self, keep: np.ndarray) -> "Frontier":
+        if self.in_slice is None:
+            return Frontier(self.origin[keep], self.current[keep], self.node[keep], None, None)
         return Frontier(self.origin[keep], self.current[keep], self.node[keep], self.in_slice[keep], self.home[keep])
+
+    def slice_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(in_slice, home) as arrays, all False and -1 when the frontier has none."""
+        if self.in_slice is None:
+            return np.zeros(self.node.size, dtype=bool), np.full(self.node.size, -1, dtype=np.int64)
+        return self.in_slice, self.home
 
 
 @dataclass(frozen=True)
@@ -99,8 +112,10 @@ class Starts:
         pick = self.on_bytes[ids] == on_bytes
         positions = np.flatnonzero(pick)
         chosen = ids[pick]
-        return Frontier(positions, self.state[chosen], self.node[chosen], self.in_slice[chosen],
-                        self.state[chosen])
+        in_slice = self.in_slice[chosen]
+        if not in_slice.any():
+            return Frontier(positions, self.state[chosen], self.node[chosen], None, None)
+        return Frontier(positions, self.state[chosen], self.node[chosen], in_slice, self.state[chosen])
 
 
 @dataclass
@@ -162,6 +177,8 @@ def _step(frontier: Frontier, child_offsets: np.ndarray, edge_symbol: np.ndarray
     nxt = transitions.reshape(-1)[frontier.current[parent] * width + symbol].astype(np.int64)
     alive = nxt >= 0
     parent, nxt = parent[alive], nxt[alive]
+    if frontier.in_slice is None:
+        return Frontier(frontier.origin[parent], nxt, child[alive], None, None)
     home = frontier.home[parent]
     return Frontier(frontier.origin[parent], nxt, child[alive], frontier.in_slice[parent] & (nxt == home), home)
 
@@ -170,21 +187,27 @@ def _to_byte_mode(frontier: Frontier, class_trie: ClassTrie) -> Frontier:
     """Replace each class node by the byte nodes it merges (all reach the same state)."""
     first = class_trie.byte_node_offsets[frontier.node]
     which, position = expand_runs(first, class_trie.byte_node_offsets[frontier.node + 1] - first)
+    if frontier.in_slice is None:
+        return Frontier(frontier.origin[which], frontier.current[which], class_trie.byte_nodes[position], None, None)
     return Frontier(frontier.origin[which], frontier.current[which], class_trie.byte_nodes[position],
                     np.zeros(which.size, dtype=bool), frontier.home[which])
 
 
 def _record(origins: list, nodes: list, frontier: Frontier, has_tokens: np.ndarray) -> None:
     """Hits of the frontier, except those inside their origin's slice (the slice holds them)."""
-    ends = has_tokens[frontier.node] & ~frontier.in_slice
+    ends = has_tokens[frontier.node]
+    if frontier.in_slice is not None:
+        ends &= ~frontier.in_slice
     origins.append(frontier.origin[ends])
     nodes.append(frontier.node[ends])
 
 
 def _concat(a: Frontier, b: Frontier) -> Frontier:
-    return Frontier(*(np.concatenate([x, y]) for x, y in
-                      ((a.origin, b.origin), (a.current, b.current), (a.node, b.node), (a.in_slice, b.in_slice),
-                       (a.home, b.home))))
+    joined = [np.concatenate([x, y]) for x, y in ((a.origin, b.origin), (a.current, b.current), (a.node, b.node))]
+    if a.in_slice is None and b.in_slice is None:
+        return Frontier(*joined, None, None)
+    (a_in, a_home), (b_in, b_home) = a.slice_arrays(), b.slice_arrays()
+    return Frontier(*joined, np.concatenate([a_in, b_in]), np.concatenate([a_home, b_home]))
 
 
 def _cat(parts: list) -> np.ndarray:
