@@ -63,7 +63,11 @@ class AtomPartition:
 
 def _of_few_ranges(sets: tuple[CodePointSet, ...]) -> AtomPartition:
     """The partition by a sweep in Python: each interval lists the sets covering it."""
-    starts = sorted({0, *(b + (k % 2) for s in sets for k, b in enumerate(s.bounds))})  # lo, hi + 1
+    cuts = {0}
+    for chars in sets:
+        cuts.update(chars.bounds[0::2])
+        cuts.update(hi + 1 for hi in chars.bounds[1::2])
+    starts = sorted(cuts)
     first_interval = {start: i for i, start in enumerate(starts)}
     covering: list[list[int]] = [[] for _ in starts]
     for k, chars in enumerate(sets):
