@@ -16,8 +16,8 @@ per operation).  Larger operands (``\\w``, ``\\D``, their unions) go through the
 numpy path over ``ranges``, the ``(k, 2)`` int64 array, and stay arrays: turning ``\\w``'s 734
 pairs into a tuple costs 38 us, more than the union that made them.  Each form is built from
 the other on first use and kept.  Both paths produce the canonical form, and the identity
-(``==``, ``hash``) is the tuple up to ``SMALL_RANGES`` ranges and the array's bytes above, a
-choice that depends only on the set, so equal sets are equal whichever path built them.
+(``==``, ``hash``) is the tuple up to 32 ranges and the array's bytes above, a choice that
+depends only on the set, so equal sets are equal whichever path built them.
 
 Only Unicode scalar values can occur in UTF-8 text: the surrogates ``D800-DFFF`` are removed
 from every set built here (``scalars``), so a negated class is the complement within
@@ -137,10 +137,12 @@ class CodePointSet:
     def scalars(self) -> CodePointSet:
         """The set without surrogates (they cannot be encoded in UTF-8)."""
         if self.n_ranges <= SMALL_RANGES:
+            # Of the bounds up to DFFF, the last is a range start (odd count: that range goes
+            # on past DFFF) or a range end, inside the block or before it.
             b = self.bounds
-            i = bisect_right(b, SURROGATE_HI)  # bounds <= DFFF; a range reaches the block iff
-            clear = i == 0 or (i % 2 == 0 and b[i - 1] < SURROGATE_LO)  # the last of them is a
-        else:  # start or an end inside the block
+            i = bisect_right(b, SURROGATE_HI)
+            clear = i == 0 or (i % 2 == 0 and b[i - 1] < SURROGATE_LO)
+        else:
             r = self.ranges
             clear = not np.any((r[:, 0] <= SURROGATE_HI) & (r[:, 1] >= SURROGATE_LO))
         return self if clear else self.difference(_SURROGATES_SET)
