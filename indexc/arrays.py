@@ -53,9 +53,8 @@ def expand_runs(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.
     index ``i`` of its run and its position."""
     total = int(counts.sum())
     owner = np.repeat(np.arange(counts.size), counts)
-    run_first = np.cumsum(counts) - counts
-    positions = starts[owner] + (np.arange(total) - run_first[owner])
-    return owner, positions
+    shift = starts - (np.cumsum(counts) - counts)  # per run: its start minus its first output index
+    return owner, np.arange(total) + shift[owner]
 
 
 def splitmix64(n: int) -> np.ndarray:

@@ -305,5 +305,5 @@ def _expand_runs(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np
     """For every element of the runs ``[starts[i], starts[i] + counts[i])``: its run and its position."""
     total = int(counts.sum())
     owner = np.repeat(np.arange(counts.size), counts)
-    run_first = np.cumsum(counts) - counts
-    return owner, starts[owner] + (np.arange(total) - run_first[owner])
+    shift = starts - (np.cumsum(counts) - counts)  # per run: its start minus its first output index
+    return owner, np.arange(total) + shift[owner]
