@@ -29,15 +29,16 @@ words).  Zeroing a 16 KB row by copying from a cached zero row takes 0.4 us, hal
 materialised mask and bisects the word indices (``bisect`` over a memoryview, between the
 entry's bounds) otherwise.
 
-Checks.  ``load`` scans no mask section: each mask is checked when its entry is made, on its
-first use (the start state's by ``load``), for what that mask reads: its form known; a dense
-mask's row in range and no words in the word lists; a word list's range inside the lists, its
-indices in ``[0, W)`` (a ``min`` and a ``max`` of the slice: numpy's scatter would wrap a
-negative one) and, kept as pairs, strictly increasing (``contains`` bisects them); no bit at
-ids >= ``vocab_size`` in the mask's last word, which also catches a complement mask without its
+Checks.  ``load`` makes one check of the mask sections, every word index in ``[0, W)`` (one
+``max`` of the indices viewed unsigned, where a negative one is huge: numpy's scatter would
+wrap it).  The rest is checked mask by mask when its entry is made, on its first use (the
+start state's by ``load``), for what that mask reads: its form known; a dense mask's row in
+range and no words in the word lists; a word list's range inside the lists and, kept as
+pairs, its indices strictly increasing (``contains`` bisects them); no bit at ids >=
+``vocab_size`` in the mask's last word, which also catches a complement mask without its
 partial last word (the ones would be left in the tail).  A forced token is checked where it
-is read (``forced``).  All of it is a few comparisons of Python ints, plus one or two numpy
-calls on a word list's slice, at a cost of ~1-2 us on top of the mask's first fill.  The
+is read (``forced``).  All of it is a few comparisons of Python ints (one numpy comparison for
+a list kept as pairs): a sparse mask's first fill went from 3.5 to ~4 us (warm process).  The
 vectorised scan of the whole store (``check_all``: offsets rising from 0 to the word count,
 every index ordered, forced tokens in ``[-1, vocab_size)``) is run by ``Index.verify``.  It
 used to run at ``load``: 25-30 numpy calls, 240-330 us of a fresh process's ~1.1 ms load (most
@@ -58,7 +59,6 @@ from indexc_runtime.errors import ArtifactError
 from indexc_runtime.format import MASK_COMPLEMENT, MASK_DENSE, MASK_FORM_NAMES, MASK_SPARSE
 
 MATERIALISE_BYTES = 64 << 20  # per artifact: rows built from sparse/complement masks on first use
-SHORT_WORD_LIST = 64  # word lists up to this long are checked and scattered in Python (see _word_list_entry)
 _INT32 = np.dtype("<i4")
 _UINT32 = np.dtype(np.uint32)  # native: the view of a fresh row must not be a byte-swapped copy
 _INTP = np.dtype(np.intp)
@@ -95,8 +95,13 @@ class MaskStore:
 
     @classmethod
     def from_container(cls, container: Container) -> "MaskStore":
-        """Views only: nothing is scanned here (each mask's entry checks that mask; ``check_all`` checks all)."""
-        return cls(container)
+        """The views, and one bound: every word index in ``[0, W)`` (one ``max`` of the indices
+        viewed unsigned).  The rest is checked per mask when its entry is made; ``check_all``
+        checks every mask (``Index.verify``)."""
+        store = cls(container)
+        if store.word_index.size:
+            container.check_below("mask_word_index", store.word_index, store.words)
+        return store
 
     def fill(self, mask_id: int, out: np.ndarray, row: int) -> None:
         """Write mask ``mask_id`` into ``out[row]`` (``out``: int32 rows of ``W`` words, checked by the caller)."""
@@ -172,32 +177,19 @@ class MaskStore:
     def _word_list_entry(self, form: int, start: int, end: int) -> tuple[tuple, int]:
         """The entry of a sparse or complement mask, and its last word (what the tail check reads).
 
-        Materialised (while the budget lasts): the scatter into a fresh row, after one check that
-        the indices lie in ``[0, W)`` (numpy would wrap a negative one); fill and ``contains``
+        Materialised (while the budget lasts): the scatter into a fresh row (every index is in
+        ``[0, W)``: ``from_container`` bounds them all with one ``max``); fill and ``contains``
         then read that row, so the order of the indices does not matter.  Kept as pairs: the
-        indices must also increase strictly, since ``contains`` bisects them.  A list of at most
-        ``SHORT_WORD_LIST`` words (the start masks of JSON Schemas hold 5-7) is checked and
-        scattered with Python ints over memoryviews (~1 us): numpy's ``min``, ``max`` and scatter
-        would be the load's first int64 reductions and first scatter, ~30 us in a fresh process.
+        indices must also increase strictly, since ``contains`` bisects them.
         """
         index, value = self.word_index[start:end], self.word_value[start:end]
-        short = end - start <= SHORT_WORD_LIST
-        if start < end:
-            items = self._index_items[start:end]
-            low, high = (min(items), max(items)) if short else (int(index.min()), int(index.max()))
-            if low < 0 or high >= self.words:
-                raise self._error(f"word indices must lie in [0, {self.words - 1}]", "mask_word_index")
         if form == MASK_COMPLEMENT and self._ones is None:
             self._ones = np.full(self.words, -1, dtype=np.int32)
         if self._materialise_left > 0:
             self._materialise_left -= 1
             row = (self._zeros if form == MASK_SPARSE else self._ones).copy()
+            row[index] = value
             bits = scalar_view(row.view(_UINT32))
-            if short:
-                for word, word_bits in zip(self._index_items[start:end], self._value_bits[start:end]):
-                    bits[word] = word_bits
-            else:
-                row[index] = value
             return (MASK_DENSE, row, None, bits, 0, 0), bits[self.words - 1]
         if end - start > 1 and not np.all(index[1:] > index[:-1]):
             raise self._error("word indices must increase strictly within each mask", "mask_word_index")

@@ -199,20 +199,24 @@ def test_each_mask_is_checked_at_its_first_use_and_every_mask_by_verify(raw, nam
 def test_word_indices_must_rise_inside_each_mask_and_stay_in_the_row(monkeypatch, position, value, outside_the_row):
     """Golden v2: mask 1 (complement) holds words [0, 8, 9], mask 2 (sparse) word [0]; W = 10.
 
-    An index outside the row is refused at the mask's first use.  Indices out of order are
-    refused there when the mask is kept as pairs (``contains`` bisects them); a materialised
-    mask is one row that fill and ``contains`` both read, so it serves consistently and only
-    ``verify`` refuses it.
+    An index outside the row is refused by ``load`` (one bound over every index).  Indices out
+    of order are refused at the mask's first use when it is kept as pairs (``contains``
+    bisects them); a materialised mask is one row that fill and ``contains`` both read, so it
+    serves consistently and only ``verify`` refuses it.
     """
     raw = (GOLDEN / "format-v2-small.idx").read_bytes()
     patched = surgery.rewrite_section(raw, "mask_word_index", lambda a: a.__setitem__(position, value))
+    if outside_the_row:
+        with pytest.raises(ArtifactError, match="section 'mask_word_index': values must lie in \\[0, 9\\]"):
+            indexc_runtime.load(patched)
+        return
     with pytest.raises(ArtifactError, match="section 'mask_word_index': word indices must lie in \\[0, 9\\]"):
         indexc_runtime.load(patched, verify=True)
     for budget in (mask_store.MATERIALISE_BYTES, 0):
         monkeypatch.setattr(mask_store, "MATERIALISE_BYTES", budget)
         index = indexc_runtime.load(patched)
-        if outside_the_row or not budget:
-            with pytest.raises(ArtifactError, match="section 'mask_word_index': word indices must"):
+        if not budget:
+            with pytest.raises(ArtifactError, match="section 'mask_word_index': word indices must increase"):
                 for mask_id in range(index.n_masks):
                     index.mask_token_ids(mask_id)
             continue
