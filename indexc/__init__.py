@@ -5,8 +5,8 @@ Code map, in the order data flows (one way: each package imports only those abov
 1. ``indexc.vocab``      where the vocabulary is read: tokenizer.json / GGUF -> exact bytes per
                          token id, token kinds, eos ids, fingerprint.
 2. ``indexc.trie``       the vocabulary as one flat DFS-ordered token trie (numpy arrays).
-3. ``indexc.automaton``  where the DFA is built: regex -> normalised pattern -> interegular ->
-                         UTF-8 byte automaton -> minimal live byte DFA.
+3. ``indexc.automaton``  where the DFA is built: regex -> normalised tokens -> regex tree ->
+                         NFA -> character DFA -> UTF-8 byte automaton -> minimal live byte DFA.
 4. ``indexc.masks``      where masks are computed: byte classes, token classes, the prefix-graph
                          (trie x DFA) traversal, deduplicated state-to-mask tables.
 5. ``indexc.grammar``    Lark / GBNF -> grammar IR; lexeme masks and Earley tables for the live path.

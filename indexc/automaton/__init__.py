@@ -26,7 +26,7 @@ Code map, in reading order:
 - ``code_point_sets``  ``CodePointSet``: sorted code-point ranges; Python merges for small
                        sets, numpy for large ones
 - ``unicode_classes``  ``\\d \\w \\s`` exactly as ``re`` defines them, from ``unicodedata``
-                       (shipped in ``data/unicode-classes-<version>.npz`` for speed)
+                       (shipped in ``data/unicode-classes-<version>.npy`` for speed)
 - ``case_folding``     ``(?i)`` as ``re`` does it (simple lowercase + shared-uppercase table)
 - ``normalize``        ``re`` syntax -> structure tokens over set indices; every syntax error
 - ``regex_tree``       the syntax tree; NFA size computed before anything is expanded

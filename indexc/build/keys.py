@@ -42,7 +42,7 @@ def compiler_identity(kind: str) -> str:
     root = Path(indexc.__file__).parent
     digest = hashlib.sha256()
     files = [file for package in KIND_SOURCES[kind] for file in sorted((root / package).rglob("*"))
-             if file.suffix in (".py", ".npz") and "__pycache__" not in file.parts]
+             if file.suffix in (".py", ".npy") and "__pycache__" not in file.parts]
     for file in [*files, Path(indexc_runtime.format.__file__)]:
         digest.update(file.name.encode() + b"\x00" + file.read_bytes())
     return f"{indexc.__version__}+{digest.hexdigest()[:16]}"
