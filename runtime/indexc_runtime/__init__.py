@@ -1,17 +1,19 @@
 """indexc_runtime: serve token masks from an indexc artifact (numpy, msgpack, zstandard only).
 
 Design note.  The compiler did all the work ahead of time; serving is reading.  An artifact is
-memory-mapped and everything that is done once per artifact is done by ``load`` (0.2-0.5 ms
-for 0.3-6 MB Llama-3 artifacts): the header and layout are checked, every index-carrying
-section is bounded with vectorised checks (the state table excepted: it is bounded where it is
-read), the tables become zero-copy memoryviews and numpy views, and the pages serving will
-read are mapped in.  Nothing is built on first use, so the first matcher, fill and advance of
-an Index cost what later ones cost (fill ~1-2 us, advance ~1.5-2 us), and no lookup can go
-out of bounds.  Checksums of the big sections are for ``verify``: they catch damage, they are
-not needed for safety.  Each mask is stored in its cheapest form and written into the
-caller's int32 bitmask (the llguidance / xgrammar layout) with one or two numpy calls.  This
-package never imports the compiler (``indexc``): a server installs numpy, msgpack and
-zstandard, nothing more.
+memory-mapped once and ``load`` checks what every lookup relies on: the header and layout,
+the CRC-32 of the small sections, one vectorised bound per index-carrying section; what a
+single lookup reads is checked where it is read (the state table's next state, a token's
+class span, a mask's form and row on the mask's first use), so ``load`` + ``matcher()`` + the
+first fill take 0.6-0.9 ms in a fresh process (Llama-3 artifacts of 0.1-9.8 MB, busy 2-core
+machine; ``index.py`` has the breakdown).  The tables become zero-copy memoryviews and numpy
+views, and the pages serving will read are mapped in; no lookup can go out of bounds, and a
+bad value is an ``ArtifactError`` at load or where it is read.  A mask's first fill builds its
+entry (~4 us), later fills ~1-2 us, ``advance`` ~1.5-2 us.  Checksums of the big sections are
+for ``verify``: they catch damage, they are not needed for safety.  Each mask is stored in
+its cheapest form and written into the caller's int32 bitmask (the llguidance / xgrammar
+layout) with one or two numpy calls.  This package never imports the compiler (``indexc``):
+a server installs numpy, msgpack and zstandard, nothing more.
 
     from indexc_runtime import apply_bitmask, fill_bitmasks, load
     index = load("phone.idx", expected_fingerprint=tokenizer_fingerprint)
@@ -27,7 +29,8 @@ Code map, in reading order:
     format.py     the file format as data (magic, limits, section table), shared with the writer
     source.py     path / bytes / .zst -> one aligned read-only buffer (mmap where possible)
     header.py     the msgpack header checked key by key; section shapes bound to header values
-    container.py  prefix, header, section layout; zero-copy section views and CRC-32 checks
+    container.py  open_raw (map, prefix, msgpack: once, whatever the kind), section layout;
+                  zero-copy section views and CRC-32 checks
     automaton.py  state tables (class transitions, accepting, state -> mask) for the walk
     masks.py      the three mask forms: fill a bitmask row, test one token, list ids
     tokens.py     byte-class sequences of live tokens (what advance walks)

@@ -1,34 +1,42 @@
 """``load`` and ``Index``: one artifact, opened once, shared by every matcher that serves it.
 
-Everything that is done once per artifact is done by ``load``, so that the first matcher, the
-first fill and the first advance cost what later ones cost:
-- mmap + prefix + msgpack header + layout checks (~0.1 ms);
+What ``load`` does, in order (``container.open_raw`` first, whatever the kind: the file is
+mapped once and ``index_kind`` read from the decoded header, ``grammar.kind``):
+- mmap + prefix + msgpack header + layout checks; the header's typed fields and section table
+  (``header``), not its informative keys (``compiler_version``, ``constraint``, ``options``,
+  ``stats``), which serving never reads: those are checked by ``Index.header`` and ``verify``;
 - the CRC-32 of every section of at most ``SMALL_SECTION_BYTES`` (64 KiB: the header-sized
-  tables; 10-25 us in all);
-- every bound of every section that holds indices, vectorised (``MaskStore``,
-  ``TokenClasses``, ``Automaton``, ``special_ids``): 50-200 us, so that no later lookup can go
-  out of range and a bad value is an ``ArtifactError`` from ``load``.  The one exception is the
-  state table, bounded where it is read (see ``automaton``);
-- the pages of the sections that serving reads at random are mapped in
-  (``PREFETCHED_SECTIONS``, ``source.populate``: ~18 us per MB, up to ``PREFETCH_BYTES`` a
-  section: an 8 MB table of dense rows would add ~0.15-0.4 ms to the load for pages most
-  requests never read; past the cap a row's pages fault in on its first use, ~1 us), and the
-  entry of the start state's mask is built.  Nothing runs the hot paths ahead of the caller: the first calls of a
-  fresh process run CPython's generic bytecode (it specialises after ~8 calls) and read cold
-  caches, so the bench reports a first walk apart from the steady state.
+  tables; 10-130 us in all, most of it the page faults of their first read);
+- the bounds that every lookup relies on, vectorised, one ``max`` per section (``Automaton``,
+  ``TokenClasses``, the word indices, ``special_ids``), so that no later lookup can go out of
+  range; the exceptions are read where they are used: the state table (``automaton``), the
+  order of the token class offsets (the walk), and each mask's form, row, range, order and
+  tail bits (``masks``: checked when the mask is first used);
+- the entry of the start state's mask (every matcher's first fill), then the pages of the
+  sections that serving reads at random are mapped in (``PREFETCHED_SECTIONS``,
+  ``source.populate``: ~18 us per MB, between ``SMALL_SECTION_BYTES``, which the checksum
+  just read, and ``PREFETCH_BYTES``: an 8 MB table of dense rows would add ~0.15-0.4 ms to the
+  load for pages most requests never read; past the cap a row's pages fault in on its first
+  use, ~1 us).
 
-Measured (this machine, shared, 2 cores; p50 over 200 fresh loads in one process, Llama-3
-artifacts of 0.3-6.3 MB: the phone, URL, ``[\\w ]{1,60}`` and 128-character string regexes):
-load 0.24-0.48 ms (it was 0.19-0.24 ms, but the first ``matcher()`` then took 0.09-2.3 ms and
-the first fill 0.12-0.50 ms of lazy checks); ``matcher()`` ~1 us; first fill 2.3-4.7 us.  The
-first load of a fresh process costs more (cold code and imports).
+Measured (this machine, shared, 2 cores, busy: load average 2.5-3; ``bench/bench_load.py``,
+median of 7 fresh processes, the 11 regex and DFA-path JSON Schema artifacts of
+``make compile``, Llama-3, 0.1-9.8 MB): load + ``matcher()`` + first fill 0.62-0.89 ms, where
+the session-4 start measured 0.94-1.36 ms in the same minutes.  In a fresh process most of it
+is the first run of each code path: header parsing ~110 us (~45 us warm), msgpack 50-70 us,
+the first numpy slice and reduction ~70 us, the mmap and its first page ~50 us.  The
+whole-store mask scan (25-30 numpy calls, 240-330 us), a second open of the file to decide
+its kind (55-90 us), the data-model walk of the informative keys (~45 us) and a comparison
+of the 128k token class offsets (100-170 us) are what left the load.  ``matcher()`` ~1 us;
+a mask's first fill ~4 us (its per-mask check ~0.4 us of it), later fills ~1-2 us.
 
 What ``load`` does *not* do is hash the big sections (dense mask rows, the state table, token
-class data: ~0.25 ms per MB): a flipped bit there cannot make a lookup go out of bounds (the
-bounds are checked), only give a wrong answer, which is what checksums are for.  Use
-``load(..., verify=True)`` or ``Index.verify()`` (every CRC-32 and the state table's bound)
-where a damaged file must be caught before serving; the compiler runs it on every file it
-writes, ``indexc inspect`` on every file it shows.
+class data: ~0.25 ms per MB) or scan what is checked at first use: a flipped bit there cannot
+make a lookup go out of bounds, only give a wrong answer or an ``ArtifactError`` where it is
+read, which is what checksums and ``verify`` are for.  Use ``load(..., verify=True)`` or
+``Index.verify()`` (every CRC-32, the state table's bound, every mask, the offsets' order, the
+header's data model) where a damaged file must be caught before serving; the compiler runs it
+on every file it writes, ``indexc inspect`` on every file it shows.
 
 Files are memory-mapped read-only and never copied: processes that load one artifact (a
 server's workers) share one copy of its pages in the page cache (tested with two processes in
@@ -68,7 +76,8 @@ def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool
 
     ``expected_fingerprint``: the served tokenizer's vocabulary fingerprint; a different one
     raises ``FingerprintMismatch``.  ``verify``: also check the checksum of every section (big
-    ones included, not only those of at most 64 KiB) and scan the state table's bound.
+    ones included, not only those of at most 64 KiB) and what is otherwise checked where it is
+    read (``Index.verify``), before a single mask is read.
     """
     raw = open_raw(path_or_bytes)  # opened once, whatever the kind
     if is_grammar_header(raw.header):  # grammar artifacts: their own reader
