@@ -16,9 +16,9 @@ once (the code points viewed as a ``U1`` array): 10-35 ms per class.  (A Python 
 that cost would be paid by every compile that uses a class: the derived ranges are therefore
 also shipped, for the Unicode version they were derived with, in
 ``data/unicode-classes-<version>.npy`` (one int64 array: the three range counts, then the
-ranges of ``\d``, ``\s``, ``\w``; 12 KB; ``python -m indexc.automaton.unicode_classes``
+ranges of ``\\d``, ``\\s``, ``\\w``; 12 KB; ``python -m indexc.automaton.unicode_classes``
 writes it, and a test checks it equals a fresh derivation).  A plain ``.npy`` and not an
-``.npz``: reading an ``.npz`` imports ``zipfile`` (6-11 ms, most of the first ``\d`` of a
+``.npz``: reading an ``.npz`` imports ``zipfile`` (6-11 ms, most of the first ``\\d`` of a
 process).  A run on an interpreter with another Unicode version derives its own tables
 instead of using a stale file.
 """

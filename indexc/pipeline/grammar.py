@@ -27,11 +27,13 @@ from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
 from indexc.grammar.lexemes import build_lexer, in_lexeme_masks
 from indexc.masks.compute import masks_of_states
+from indexc.pipeline.collector import collector_paused
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
 
+@collector_paused()
 def compile_grammar_ir(
     grammar: Grammar,
     vocab: Vocabulary,
@@ -85,6 +87,7 @@ def _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens:
     return products, masks_of_states(silent, trie, vocab, products.pair_state, options.masks)
 
 
+@collector_paused()
 def compile_grammar(
     text: str,
     vocab: Vocabulary,

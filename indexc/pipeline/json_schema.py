@@ -26,6 +26,7 @@ from indexc.jsonschema.expr import NotRegular
 from indexc.jsonschema.to_automaton import expr_to_dfa
 from indexc.jsonschema.to_grammar import schema_grammar
 from indexc.masks import compute_mask_table
+from indexc.pipeline.collector import collector_paused
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
@@ -47,6 +48,7 @@ class Route:
     reason: str
 
 
+@collector_paused()
 def compile_json_schema(
     schema_text: str,
     vocab: Vocabulary,

@@ -7,11 +7,13 @@ import time
 
 from indexc.automaton import compile_regex as regex_to_dfa
 from indexc.masks import compute_mask_table
+from indexc.pipeline.collector import collector_paused
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
 
+@collector_paused()
 def compile_regex(
     pattern: str,
     vocab: Vocabulary,

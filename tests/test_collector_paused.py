@@ -1,0 +1,48 @@
+"""The cyclic collector is off during a compile and back on after it, errors included."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from indexc.errors import RegexError
+from indexc.pipeline.collector import collector_paused
+
+
+def test_paused_inside_and_resumed_after_even_on_error():
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        with collector_paused():
+            assert not gc.isenabled()
+            with collector_paused():  # nested: the inner block must not turn it back on
+                assert not gc.isenabled()
+            assert not gc.isenabled()
+            raise ValueError
+    assert gc.isenabled()
+
+
+def test_a_caller_that_disabled_the_collector_keeps_it_disabled():
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_compiles_leave_the_collector_on():
+    from indexc.pipeline.regex import compile_regex
+
+    seen = []
+
+    @collector_paused()
+    def probe():
+        seen.append(gc.isenabled())
+
+    probe()
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(RegexError):
+        compile_regex("(", None, None)  # fails in the front end, before the vocabulary is read
+    assert gc.isenabled()
