@@ -11,6 +11,7 @@ Code map, in reading order:
 - ``regex.py``       a regex: pattern -> byte DFA -> masks (the DFA path)
 - ``json_schema.py`` a JSON Schema: regular ones through the regex path, recursive ones to the grammar path
 - ``grammar.py``     a Lark or GBNF grammar: lexeme tables ahead of time, Earley parser live
+- ``collector.py``   the cyclic garbage collector paused for the length of a compile (why: its note)
 """
 
 from indexc.pipeline.regex import compile_regex
