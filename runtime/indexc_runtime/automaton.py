@@ -44,9 +44,10 @@ class Automaton:
     def from_container(cls, container: Container) -> "Automaton":
         header = container.header
         byte_classes = container.array("byte_classes")
-        transitions = container.array("class_transitions")
         if header.format_version == 1:  # int32, -1 for dead: shift into the version-2 encoding
-            transitions = (transitions + 1).view(np.uint32)
+            transitions = scalar_view((container.array("class_transitions") + 1).view(np.uint32))
+        else:
+            transitions = container.items("class_transitions")
         accepting = container.array("accepting")
         state_mask = container.array("state_mask")
         container.check_below("byte_classes", byte_classes, header.n_classes)
@@ -56,9 +57,9 @@ class Automaton:
             n_states=header.n_states,
             n_classes=header.n_classes,
             start_state=header.start_state,
-            transitions=scalar_view(transitions),
-            accepting=scalar_view(accepting),
-            state_mask=scalar_view(state_mask),
+            transitions=transitions,
+            accepting=container.items("accepting"),
+            state_mask=container.items("state_mask"),
             byte_classes=byte_classes,
         )
 

@@ -28,6 +28,7 @@ time) and ``largest`` calls the ``maximum`` ufunc directly.
 
 from __future__ import annotations
 
+import sys
 import zlib
 from typing import NamedTuple
 
@@ -50,6 +51,8 @@ from indexc_runtime.source import open_artifact_bytes, populate
 
 
 _MAXIMUM = np.maximum.reduce
+_LITTLE_ENDIAN_HOST = sys.byteorder == "little"
+_ITEM_FORMATS = {"u1": "B", "<u2": "H", "<i4": "i", "<u4": "I", "<i8": "q"}  # struct formats, native order
 # dtype objects made once: a view by name parses the string each time (~1 us of the ~20 views a load makes)
 _DTYPES = {name: np.dtype(name) for name in DTYPE_ITEMSIZE}
 _UNSIGNED = {np.dtype(f"{order}i{size}"): np.dtype(f"{order}u{size}") for order in "<>=" for size in (1, 2, 4, 8)}
@@ -108,6 +111,19 @@ class Container:
         start = self.data_start + info.offset
         flat = self._bytes[start : start + info.nbytes].view(_DTYPES[info.dtype])
         return flat if len(info.shape) == 1 else flat.reshape(info.shape)
+
+    def items(self, name: str) -> memoryview:
+        """A section as a flat memoryview whose items are Python ints (what per-token code indexes).
+
+        Cast straight from the buffer on a little-endian host (sections are little-endian):
+        no numpy view and no buffer export, ~2 us less a section in a fresh process than
+        ``scalar_view(array(name))``, which a big-endian host uses (a byte-swapped copy).
+        """
+        if not _LITTLE_ENDIAN_HOST:
+            return scalar_view(self.array(name))
+        info = self.header.sections[name]
+        start = self.data_start + info.offset
+        return self.buffer[start : start + info.nbytes].cast(_ITEM_FORMATS[info.dtype])
 
     def prefetch(self, name: str) -> None:
         """Map a section's pages in now (see ``source.populate``), so first reads take no page fault."""

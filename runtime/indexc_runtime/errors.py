@@ -6,7 +6,8 @@
   first use of a bad mask (each is checked when first read), from the first ``advance`` that
   reads a bad value of the state table (bounded where it is read) or finds a mask and a walk
   that disagree, or from ``Index.header`` for an informative header value tools could not
-  print.  ``load(..., verify=True)`` checks everything up front.  It says which file, which section (when one is at fault) and what is wrong.
+  print.  ``load(..., verify=True)`` checks everything up front.  It says which file, which
+  section (when one is at fault) and what is wrong.
 - ``FingerprintMismatch``: a valid artifact, built for another vocabulary.
 - ``TokenNotAllowed``: a caller asked a matcher to advance on a token its mask excludes.
 

@@ -79,13 +79,14 @@ class MaskStore:
         word_index = container.array("mask_word_index")
         self.word_index = word_index if word_index.dtype == _INTP else word_index.astype(_INTP)  # version 1: int32
         self.word_value = value_bits.view(_INT32)
-        self._form = scalar_view(self.form)
-        self._dense_row = scalar_view(self.dense_row)
-        self._offsets = scalar_view(self.offsets)
-        self._forced = scalar_view(self.forced_token)
-        self._dense_bits = scalar_view(dense_bits)  # uint32: non-negative ints
-        self._index_items = scalar_view(self.word_index)
-        self._value_bits = scalar_view(value_bits)
+        self._form = container.items("mask_form")
+        self._dense_row = container.items("mask_dense_row")
+        self._offsets = container.items("mask_word_offsets")
+        self._forced = container.items("forced_token")
+        self._dense_bits = container.items("dense_masks")  # uint32: non-negative ints
+        self._index_items = container.items("mask_word_index") if word_index is self.word_index \
+            else scalar_view(self.word_index)
+        self._value_bits = container.items("mask_word_value")
         self._n_dense = self.dense.shape[0]
         self._tail_bits = (0xFFFFFFFF << self.vocab_size % 32) & 0xFFFFFFFF if self.vocab_size % 32 else 0
         self._entries: list[tuple | None] = [None] * self.form.size

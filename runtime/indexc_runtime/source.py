@@ -24,9 +24,10 @@ section view is aligned for its dtype.
 (``madvise(MADV_POPULATE_READ)``, Linux 5.14+; elsewhere it does nothing): ``load`` uses it on
 the sections that serving reads at random and that no load-time check reads (the state table,
 dense rows, word values; not those of at most 64 KiB, which their checksum just read), so
-that the first reads of a fresh load do not each take a page fault.  Measured: 18 us per MB at load, where the faults cost ~1.4 us per cold ``advance`` on
-the 3.5 MB state table of ``[\\w ]{1,60}`` over Llama-3.  For a file that is not in the page
-cache, this is also where it is read from disk: at load, not in the middle of serving.
+that the first reads of a fresh load do not each take a page fault.  Measured: 18 us per MB
+at load, where the faults cost ~1.4 us per cold ``advance`` on the 3.5 MB state table of
+``[\\w ]{1,60}`` over Llama-3.  For a file that is not in the page cache, this is also where
+it is read from disk: at load, not in the middle of serving.
 """
 
 from __future__ import annotations

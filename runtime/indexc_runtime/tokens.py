@@ -39,7 +39,7 @@ from bisect import bisect_left
 
 import numpy as np
 
-from indexc_runtime.container import Container, largest, scalar_view
+from indexc_runtime.container import Container, largest
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.format import TOKEN_ROWS_BY_ID, TOKEN_ROWS_SHARED
 
@@ -49,16 +49,16 @@ _UINT32 = np.dtype("<u4")
 class TokenClasses:
     """token id -> its span of ``data`` (the byte classes of its bytes); an empty span: not live."""
 
-    def __init__(self, source: str, vocab_size: int, by_id: bool, live: np.ndarray, offsets: np.ndarray,
-                 data: np.ndarray, row_of_id: np.ndarray | None = None):
-        self.source = source
-        self.vocab_size = vocab_size
-        self.by_id = by_id
-        self.row_of_id = None if row_of_id is None else scalar_view(row_of_id)
+    def __init__(self, container: Container, offsets: np.ndarray, row_of_id: np.ndarray | None):
+        """The views of checked sections (``from_container`` checks them)."""
+        self.source = container.source
+        self.vocab_size = container.header.vocab_size
+        self.by_id = container.header.token_rows == TOKEN_ROWS_BY_ID
+        self.row_of_id = None if row_of_id is None else container.items("token_row_of_id")
         self._row_of_id_array = row_of_id
-        self.live = scalar_view(live)
-        self.offsets = scalar_view(offsets)
-        self.data = scalar_view(data)
+        self.live = container.items("live_tokens")
+        self.offsets = container.items("token_class_offsets")
+        self.data = container.items("token_class_data")
         self._offset_array = offsets
 
     @classmethod
@@ -79,8 +79,7 @@ class TokenClasses:
         if header.token_rows == TOKEN_ROWS_SHARED:
             row_of_id = container.array("token_row_of_id")
             container.check_below("token_row_of_id", row_of_id, offsets.size - 1)
-        return cls(container.source, header.vocab_size, header.token_rows == TOKEN_ROWS_BY_ID, live, offsets, data,
-                   row_of_id)
+        return cls(container, offsets, row_of_id)
 
     def check_order(self) -> None:
         """Offsets never falling (``Index.verify``; a walk checks the span it reads instead)."""
