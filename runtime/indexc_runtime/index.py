@@ -19,16 +19,18 @@ mapped once and ``index_kind`` read from the decoded header, ``grammar.kind``):
   load for pages most requests never read; past the cap a row's pages fault in on its first
   use, ~1 us).
 
-Measured (this machine, shared, 2 cores, busy: load average 2.5-3; ``bench/bench_load.py``,
-median of 7 fresh processes, the 11 regex and DFA-path JSON Schema artifacts of
-``make compile``, Llama-3, 0.1-9.8 MB): load + ``matcher()`` + first fill 0.62-0.89 ms, where
-the session-4 start measured 0.94-1.36 ms in the same minutes.  In a fresh process most of it
-is the first run of each code path: header parsing ~110 us (~45 us warm), msgpack 50-70 us,
-the first numpy slice and reduction ~70 us, the mmap and its first page ~50 us.  The
-whole-store mask scan (25-30 numpy calls, 240-330 us), a second open of the file to decide
-its kind (55-90 us), the data-model walk of the informative keys (~45 us) and a comparison
-of the 128k token class offsets (100-170 us) are what left the load.  ``matcher()`` ~1 us;
-a mask's first fill ~4 us (its per-mask check ~0.4 us of it), later fills ~1-2 us.
+Measured (this machine, shared, 2 cores, load average 1.5-2; ``bench/bench_load.py --runs
+15``, median of fresh processes, the 11 regex and DFA-path JSON Schema artifacts of ``make
+compile``, Llama-3, 0.1-9.8 MB): load + ``matcher()`` + first fill 0.57-0.90 ms; interleaved
+with the session-4 start runtime in the same minutes, 0.74-0.91 ms against 1.15-1.42 ms.
+In a fresh process most of it is the first run of each code path: header parsing ~110 us
+(~45 us warm), msgpack 50-70 us, the first numpy slice and reduction ~70 us, the mmap and its
+first page ~50 us; the slowest (``event``, ``tool_call``) also bound 0.5 MB of token class
+offsets and 0.8 MB of classes (~140 us with their page faults).  The whole-store mask scan
+(25-30 numpy calls, 240-330 us), a second open of the file to decide its kind (55-90 us),
+the data-model walk of the informative keys (~45 us) and a comparison of the 128k token
+class offsets (100-170 us) are what left the load.  ``matcher()`` ~1 us; a mask's first
+fill ~4 us (its per-mask check ~0.4 us of it), later fills ~1-2 us.
 
 What ``load`` does *not* do is hash the big sections (dense mask rows, the state table, token
 class data: ~0.25 ms per MB) or scan what is checked at first use: a flipped bit there cannot
