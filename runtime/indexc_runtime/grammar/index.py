@@ -1,8 +1,9 @@
 """``load_grammar_index`` and ``GrammarIndex``: a grammar artifact, opened once, shared by its matchers.
 
 Loading does what a DFA artifact's load does (mmap, prefix, header, layout, the CRC-32 of
-every section of at most 64 KiB, every bound of every index-carrying section) with the
-grammar's header and sections, and shapes the tables for the live path (``tables``).  The
+every section of at most 64 KiB, every bound of every index-carrying section; the stored
+masks one by one on their first use, all of them by ``verify``) with the grammar's header and
+sections, and shapes the tables for the live path (``tables``).  The
 index itself holds no per-sequence state: every matcher keeps its own Earley sets,
 configurations and mask memo (``GrammarMatcher``), so matchers never contend and a long-lived
 index never grows.
@@ -49,6 +50,8 @@ def grammar_index_from_raw(raw: RawArtifact, *, expected_fingerprint: str | None
         if verify or info.nbytes <= SMALL_SECTION_BYTES:
             container.verify_checksum(info.name)
     index = GrammarIndex(container, limits)
+    if verify:
+        index.verify()
     if expected_fingerprint is not None:
         index.check_fingerprint(expected_fingerprint)
     return index
@@ -114,9 +117,11 @@ class GrammarIndex:
         warnings.warn(f"SERVING ANYWAY (allow_mismatch=True): {error}", RuntimeWarning, stacklevel=2)
 
     def verify(self) -> None:
-        """Check every section's checksum (the bounds were checked by ``load``)."""
+        """Check every section's checksum and every in-lexeme mask (``load`` checked the other
+        bounds; a mask is otherwise checked on its first use, see ``indexc_runtime.masks``)."""
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
+        self._masks.check_all(self._container)
 
     def mask_form_counts(self) -> dict[str, int]:
         return self._masks.form_counts()
