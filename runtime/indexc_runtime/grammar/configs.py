@@ -42,6 +42,7 @@ class Configs:
         self._lexer = lexer
         self._sets = self.sets = sets
         self._ignore = self.ignore = tuple(sorted(ignore))
+        self._ignored = frozenset(ignore)  # membership, per completed thread
         self._limits = limits
         self._id_of: dict[tuple, int] = {}
         self.threads: list[tuple[tuple[int, int, int], ...]] = []
@@ -87,7 +88,7 @@ class Configs:
                 self.fill(config, byte_class)
 
     def _step(self, config: int, byte_class: int) -> int:
-        lexer, sets, ignore = self._lexer, self._sets, self._ignore
+        lexer, sets, ignored = self._lexer, self._sets, self._ignored
         flat, width, accepting_state = lexer.next_flat, lexer.n_classes, lexer.accepting
         threads: set[tuple[int, int, int]] = set()
         accepting = False
@@ -98,7 +99,7 @@ class Configs:
             threads.add((origin, terminal, state))
             if not accepting_state[state]:
                 continue
-            if terminal in ignore:
+            if terminal in ignored:
                 threads.update(self.fresh(origin))
                 accepting = accepting or sets.accepting[origin]
             after = sets.scan(origin, terminal)
@@ -110,7 +111,7 @@ class Configs:
         return self._intern(threads, accepting)
 
     def _intern(self, threads: set, accepting: bool) -> int:
-        key = (tuple(sorted(threads)), accepting)
+        key = (frozenset(threads), accepting)  # no sort: a config's threads are iterated, never ordered
         found = self._id_of.get(key)
         if found is not None:
             return found
@@ -120,17 +121,17 @@ class Configs:
             raise GrammarLimitExceeded("max_configs", self._limits.max_configs, "too many parser configurations")
         config = len(self.threads)
         self._id_of[key] = config
-        self.threads.append(key[0])
+        self.threads.append(tuple(threads))
         self.accepting.append(accepting)
         if config >= self.table.shape[0]:
             grown = np.full((2 * self.table.shape[0], self.table.shape[1]), UNKNOWN, dtype=np.int32)
             grown[: self.table.shape[0]] = self.table
             self.table = grown
-        row, array = self._row_template(key[0])
+        row, array = self._row_template(self.threads[config])
         row = row.copy()
         self.table[config] = array
         if len(threads) == 1 and not accepting:
-            self._loop_to_itself(config, key[0][0][2], row)
+            self._loop_to_itself(config, self.threads[config][0][2], row)
         self.rows.append(row)
         return config
 
