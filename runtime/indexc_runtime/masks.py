@@ -63,6 +63,7 @@ _INT32 = np.dtype("<i4")
 _UINT32 = np.dtype(np.uint32)  # native: the view of a fresh row must not be a byte-swapped copy
 _INTP = np.dtype(np.intp)
 
+
 class MaskStore:
     """The mask sections of one artifact; each mask is checked when its entry is made (see the module note)."""
 
