@@ -210,9 +210,9 @@ class MaskWalker:
         A pair ``(n, C)`` whose configuration loops on a wide region (``_loop_of``) that holds
         ``n`` (every class on ``n``'s path is a loop class) keeps ``C`` on every path of the
         region below ``n``: those tokens are allowed (their runs go to ``region_runs``, flagged
-        once at the end of the walk), and the pair's children are replaced
-        by the region's exits inside ``n``'s subtree (an id range in depth-first order), from
-        which the walk goes on in ``C``.  This is ``_starts`` in the middle of the walk: after
+        once at the end of the walk), and the pair's children are replaced by the region's
+        exits inside ``n``'s subtree (an id range in depth-first order), from which the walk
+        goes on in ``C``.  This is ``_starts`` in the middle of the walk: after
         ``{"`` a key's first letters still keep literal key threads alive, so the start does
         not loop, but one or two letters down the configuration is a plain string body's, and
         without the jump the walk went down ~17 levels of it.
