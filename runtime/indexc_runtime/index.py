@@ -61,7 +61,8 @@ from indexc_runtime.header import SectionInfo, check_data_model, parse_header
 from indexc_runtime.masks import MaskStore
 from indexc_runtime.matcher import Matcher
 from indexc_runtime.tokens import TokenClasses
-from indexc_runtime.grammar.kind import is_grammar_header  # at import: a load pays no import
+from indexc_runtime.grammar.index import grammar_index_from_raw  # at import: a load pays no import
+from indexc_runtime.grammar.kind import is_grammar_header
 
 SMALL_SECTION_BYTES = 64 << 10
 # Read at random while serving and scanned by no load-time check: mapped in at load (``source.populate``).
@@ -83,8 +84,6 @@ def load(path_or_bytes, *, expected_fingerprint: str | None = None, verify: bool
     """
     raw = open_raw(path_or_bytes)  # opened once, whatever the kind
     if is_grammar_header(raw.header):  # grammar artifacts: their own reader
-        from indexc_runtime.grammar.index import grammar_index_from_raw
-
         return grammar_index_from_raw(raw, expected_fingerprint=expected_fingerprint, verify=verify)
     container = Container.from_raw(raw, parse_header(raw.header, raw.source))
     for info in container.header.sections.values():
