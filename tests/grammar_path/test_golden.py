@@ -1,8 +1,9 @@
-"""The runtime still reads the committed golden grammar artifact and gives the oracle's masks.
+"""The runtime still reads the committed golden grammar artifacts and gives the oracle's masks.
 
-``golden/make_golden.py`` wrote the file once (raw and ``.zst``) with masks from the
-brute-force oracle.  A failure here after a change means files already shipped no longer read
-the same: fix the reader, or bump the grammar format version and keep reading this one.
+``golden/make_golden.py`` wrote each file once, at its format version (raw and ``.zst``), with
+masks from the brute-force oracle: version 2 (no loop regions), version 3 (a stored loop
+region, which the walk uses).  A failure here after a change means files already shipped no
+longer read the same: fix the reader, or bump the grammar format version and keep reading these.
 """
 
 from __future__ import annotations
@@ -18,20 +19,28 @@ from indexc_runtime.grammar import GrammarIndex
 from tests.grammar_path.helpers import EOS
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-EXPECTED = json.loads((GOLDEN / "grammar-v2-brackets.expected.json").read_text())
+VERSIONS = {"grammar-v2-brackets": 2, "grammar-v3-brackets-strings": 3}
 
 
 @pytest.mark.parametrize("suffix", [".idx", ".idx.zst"])
-def test_golden_grammar_artifact_gives_the_recorded_masks(suffix):
-    index = indexc_runtime.load(GOLDEN / f"grammar-v2-brackets{suffix}", expected_fingerprint=EXPECTED["fingerprint"],
-                                verify=True)
-    assert isinstance(index, GrammarIndex) and index.vocab_size == EXPECTED["vocab_size"]
-    assert index.section("pair_mask").size > 0  # the golden file exercises boundary masks
+@pytest.mark.parametrize("name", sorted(VERSIONS))
+def test_golden_grammar_artifact_gives_the_recorded_masks(name, suffix):
+    expected = json.loads((GOLDEN / f"{name}.expected.json").read_text())
+    index = indexc_runtime.load(GOLDEN / f"{name}{suffix}", expected_fingerprint=expected["fingerprint"], verify=True)
+    assert isinstance(index, GrammarIndex) and index.vocab_size == expected["vocab_size"]
+    assert index.format_version == VERSIONS[name]
+    assert index.section("pair_mask").size > 0  # the golden files exercise boundary masks
+    if VERSIONS[name] >= 3:  # and the loop regions, version 3's
+        assert index.section("loop_classes").shape[0] > 0
+    _assert_walk_gives(index, expected)
+
+
+def _assert_walk_gives(index: GrammarIndex, expected: dict) -> None:
     matcher = index.matcher()
     out = np.zeros((1, index.mask_words), dtype=np.int32)
-    for step, mask in enumerate(EXPECTED["masks"]):
+    for step, mask in enumerate(expected["masks"]):
         matcher.fill_bitmask(out)
         assert np.flatnonzero(np.unpackbits(out[0].view(np.uint8), bitorder="little")).tolist() == mask, step
-        if step < len(EXPECTED["walk"]):
-            matcher.advance(EXPECTED["walk"][step])
-    assert matcher.is_accepting() == EXPECTED["accepting_at_end"] == (EOS in EXPECTED["masks"][-1])
+        if step < len(expected["walk"]):
+            matcher.advance(expected["walk"][step])
+    assert matcher.is_accepting() == expected["accepting_at_end"] == (EOS in expected["masks"][-1])

@@ -13,6 +13,12 @@ constraint.  Three groups of sections (``docs/artifact-format.md``, section 9):
   node's byte class, which the live walk reads, and every text token's class sequence by id,
   which ``advance`` reads.
 
+Format version 3 adds a fourth group, the *loop regions* (``indexc_runtime.grammar.loop_exits``):
+for each wide lexer self-loop set, the trie nodes and tokens of its region as packed bits
+(``np.packbits(..., bitorder="little")``, one row per loop) and its exit nodes, so that a
+load gives them instead of the first mask that needs one building it (7-20 ms for Llama-3).
+Version 2 files (no loop sections) are still read; their regions are built on first use.
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
 ``lexing`` (``"all_splits"``: the only rule this version writes).
@@ -23,10 +29,10 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 2  # the container family's content version; sections below
+GRAMMAR_FORMAT_VERSION = 3  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 
-GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = (
+GRAMMAR_SECTIONS_V2: tuple[SectionSpec, ...] = (
     # lexer
     SectionSpec("byte_classes", ("u1",), (256,), "class id of each byte value"),
     SectionSpec("class_transitions", STATE_DTYPES, ("n_lexer_states", "n_classes"),
@@ -67,4 +73,15 @@ GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("token_class_data", ("u1",), ("n_class_bytes",), "byte classes of every text token, by id"),
     SectionSpec("special_ids", ("<i4",), ("n_special",), "sorted ids of special (control) tokens"),
 )
+LOOP_REGION_SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("loop_classes", ("u1",), ("n_loops", "n_classes"), "1 where class c is in loop k's set; rows distinct"),
+    SectionSpec("loop_region_nodes", ("u1",), ("n_loops", "n_node_bytes"),
+                "packed bits (little bit order): trie node p is in loop k's region; padding 0"),
+    SectionSpec("loop_region_tokens", ("u1",), ("n_loops", "n_trie_token_bytes"),
+                "packed bits: the token at trie order position i ends in loop k's region; padding 0"),
+    SectionSpec("loop_exit_offsets", ("<i4",), ("n_loops+1",), "loop k's exits are loop_exit_nodes[offsets[k]:offsets[k+1]]"),
+    SectionSpec("loop_exit_nodes", ("<i4",), ("n_exits",), "exit node ids, ascending within a loop"),
+)
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
+GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

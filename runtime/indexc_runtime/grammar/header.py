@@ -2,8 +2,10 @@
 
 The common keys are checked as for a DFA artifact (format version, byte order, alignment,
 vocabulary), with the same ``_Checker`` and section-entry checks (``indexc_runtime.header``),
-then the grammar's counts, and every section of ``GRAMMAR_SECTIONS`` against its spec: dtype,
-rank, symbolic dimensions bound to the header's counts and to each other.  ``GrammarHeader``
+then the grammar's counts, and every section of its version's table
+(``GRAMMAR_SECTIONS_BY_VERSION``: 2 without the loop regions, 3 with them) against its spec:
+dtype, rank, symbolic dimensions bound to the header's counts and to each other (and the
+packed bit rows' widths to the node and token counts).  ``GrammarHeader``
 has the attributes ``Container`` and ``MaskStore`` read (``sections``, ``dims``,
 ``vocab_size``), so both are reused as they are.
 """
@@ -14,8 +16,8 @@ from dataclasses import dataclass
 
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.format import ALIGNMENT, BYTE_ORDER, MAX_VOCAB_SIZE, mask_words
-from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION, GRAMMAR_INDEX_KIND, GRAMMAR_SECTIONS, LEXING_ALL_SPLITS
-from indexc_runtime.header import SectionInfo, _Checker, parse_sections
+from indexc_runtime.grammar.format import GRAMMAR_INDEX_KIND, GRAMMAR_SECTIONS_BY_VERSION, LEXING_ALL_SPLITS
+from indexc_runtime.header import SectionInfo, _Checker, _spec_table, parse_sections
 
 _INT32_MAX = 2**31 - 1
 
@@ -43,9 +45,10 @@ def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
     check = _Checker(source)
     top = check.mapping(raw, "header")
     version = check.integer(top, "format_version", 0, _INT32_MAX)
-    if version != GRAMMAR_FORMAT_VERSION:
+    specs = GRAMMAR_SECTIONS_BY_VERSION.get(version)
+    if specs is None:
         raise ArtifactError(f"grammar format_version {version} is not supported (this runtime reads "
-                            f"{GRAMMAR_FORMAT_VERSION})", source=source)
+                            f"{', '.join(map(str, GRAMMAR_SECTIONS_BY_VERSION))})", source=source)
     if check.string(top, "index_kind") != GRAMMAR_INDEX_KIND:
         raise ArtifactError(f"index_kind {top['index_kind']!r} is not {GRAMMAR_INDEX_KIND!r}", source=source)
     if check.string(top, "byte_order") != BYTE_ORDER:
@@ -66,9 +69,22 @@ def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
         raise check.fail("terminal_names must be a list of n_terminals strings")
     dims = {**counts, "n_classes": n_classes, "mask_words": mask_words(vocab_size), "vocab_size": vocab_size,
             "n_symbols": counts["n_terminals"] + counts["n_nonterminals"]}
-    sections = parse_sections(top.get("sections"), GRAMMAR_SECTIONS, dims, check)
+    sections = parse_sections(top.get("sections"), specs, dims, check)
+    _check_packed_widths(dims, source)
     return GrammarHeader(top, version, vocab_size, fingerprint, eos_ids, counts["n_lexer_states"], n_classes,
                          counts["n_masks"], counts["n_terminals"], counts["n_nonterminals"], counts["n_rules"],
                          tuple(names), sections, dims)
 
 
+
+
+def _check_packed_widths(dims: dict[str, int], source: str) -> None:
+    """A version 3 file's packed bit rows hold exactly one bit per trie node (per trie token), rounded up to bytes."""
+    for packed, count in (("n_node_bytes", "n_nodes"), ("n_trie_token_bytes", "n_trie_tokens")):
+        if packed in dims and dims[packed] != -(-dims[count] // 8):
+            raise ArtifactError(f"{packed} is {dims[packed]}, expected ceil({count} / 8) = {-(-dims[count] // 8)}",
+                                source=source)
+
+
+for _specs in GRAMMAR_SECTIONS_BY_VERSION.values():  # at import, so that no load splits a symbol
+    _spec_table(_specs)

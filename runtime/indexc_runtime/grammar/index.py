@@ -3,7 +3,8 @@
 Loading does what a DFA artifact's load does (mmap, prefix, header, layout, the CRC-32 of
 every section of at most 64 KiB, every bound of every index-carrying section; the stored
 masks one by one on their first use, all of them by ``verify``) with the grammar's header and
-sections, and shapes the tables for the live path (``tables``).  The
+sections, and shapes the tables for the live path (``tables``) and the stored loop regions
+(``loop_exits``: decoded on first use, rebuilt and compared by ``verify``).  The
 index itself holds no per-sequence state: every matcher keeps its own Earley sets,
 configurations and mask memo (``GrammarMatcher``), so matchers never contend and a long-lived
 index never grows.
@@ -24,7 +25,7 @@ import numpy as np
 from indexc_runtime.container import Container, RawArtifact, open_raw
 from indexc_runtime.errors import FingerprintMismatch
 from indexc_runtime.grammar.coverage import TrieOrderMasks
-from indexc_runtime.grammar.loop_exits import LoopExits
+from indexc_runtime.grammar.loop_exits import LoopExits, StoredRegions
 from indexc_runtime.grammar.errors import GrammarLimits
 from indexc_runtime.grammar.header import parse_grammar_header
 from indexc_runtime.grammar.matcher import GrammarMatcher
@@ -82,7 +83,8 @@ class GrammarIndex:
         self._trie = TrieArrays.from_container(container)
         self._masks = MaskStore.from_container(container)
         self._trie_order = TrieOrderMasks(self._masks, self._trie.sorted_tokens)  # shared: immutable once built
-        self._loop_exits = LoopExits(self._trie, 32 * self._masks.words)  # shared, like the trie-order rows
+        self._stored_regions = StoredRegions.from_container(container, header.dims["n_nodes"])
+        self._loop_exits = LoopExits(self._trie, 32 * self._masks.words, self._stored_regions)  # shared
         special_ids = container.array("special_ids")
         container.check_below("special_ids", special_ids, self.vocab_size)
         self.special_token_ids: np.ndarray = special_ids
@@ -117,11 +119,13 @@ class GrammarIndex:
         warnings.warn(f"SERVING ANYWAY (allow_mismatch=True): {error}", RuntimeWarning, stacklevel=2)
 
     def verify(self) -> None:
-        """Check every section's checksum and every in-lexeme mask (``load`` checked the other
-        bounds; a mask is otherwise checked on its first use, see ``indexc_runtime.masks``)."""
+        """Check every section's checksum, every in-lexeme mask and every stored loop region
+        (``load`` checked the other bounds; a mask is otherwise checked on its first use, see
+        ``indexc_runtime.masks``, a region on its first use, see ``loop_exits``)."""
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
         self._masks.check_all(self._container)
+        self._stored_regions.check_all(self._trie)
 
     def mask_form_counts(self) -> dict[str, int]:
         return self._masks.form_counts()

@@ -4,29 +4,60 @@ A configuration ``C`` inside a wide lexeme (a JSON string body, a comment) goes 
 on a set ``L`` of byte classes.  Every trie node whose path is made of ``L`` only keeps ``C``
 alive, so all the tokens ending there are allowed, and the only tokens left to find are below
 the *exits*: the children of the root and of those nodes by a class outside ``L``, from which
-the walk goes on in configuration ``C``.  The region depends on ``L`` alone, so it is found
-once per index and kept (its tokens as flags, its exits as arrays): every node off the loop
-excludes its subtree, an id range in the trie's depth-first numbering, so the region is one
-difference array over the nodes (and one over the tokens): ~7-15 ms a region for Llama-3 (a
-breadth-first search took ~20 ms; same regions and exits, checked on random loop sets).  The walk then starts at the exits
-(a few thousand nodes: tokens with a quote or a backslash) instead of at the root, where it
-had to go down the whole region because nearly every subtree of it holds some exit token, so
-coverage pruning rarely applied.
+the walk goes on in configuration ``C``.  The region depends on ``L`` alone (``find_region``):
+every node off the loop excludes its subtree, an id range in the trie's depth-first numbering,
+so the region is one difference array over the nodes (and one over the tokens): ~7-20 ms a
+region for Llama-3's 274k nodes (a breadth-first search took ~20 ms; same regions and exits,
+checked on random loop sets).  The walk then starts at the exits (a few thousand nodes: tokens
+with a quote or a backslash) instead of at the root, where it had to go down the whole region
+because nearly every subtree of it holds some exit token, so coverage pruning rarely applied.
 
-Only regions of at least ``MIN_REGION_NODES`` nodes are kept (a small loop is cheaper to walk
-than to look up); the cache holds ``MAX_REGIONS`` loop sets per index.
+Where the regions come from (``LoopExits``):
+
+- *stored*: the compiler runs ``find_region`` for the loop set ``L(q) = {c : next[q, c] == q}``
+  of every lexer state that does not accept (what ``walker._loop_of`` asks, and ``_starts`` at
+  a string body's root) and stores the wide ones (format version 3, sections ``loop_*``,
+  ``docs/artifact-format.md`` section 9).  ``StoredRegions`` decodes one on its first use
+  (unpack two bit rows, ~0.1 ms) and checks it against the trie then; ``verify`` rebuilds each
+  and compares.  That moves the region build (the cold p99 of the JSON and C samples) to the
+  compiler.
+- *built*: any other loop set (a configuration-level loop at ``_starts``, a version 2 file) is
+  built on its first use, as before, and kept in a per-index cache of ``MAX_REGIONS`` sets.
+
+Only regions of at least ``MIN_REGION_NODES`` nodes are used (a small loop is cheaper to walk
+than to look up); the compiler reads the same constant, so a test that lowers it gets every
+loop stored too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
-from indexc_runtime.grammar.tables import TrieArrays
+from indexc_runtime.errors import ArtifactError
 
 MIN_REGION_NODES = 4_096
 MAX_REGIONS = 64
+
+
+class TrieLike(Protocol):
+    """The trie arrays a region needs: the runtime's ``TrieArrays`` or the compiler's ``TrieWalkArrays``."""
+
+    node_class: np.ndarray
+    token_start: np.ndarray
+    subtree_token_end: np.ndarray
+    sorted_tokens: np.ndarray
+
+
+@dataclass(frozen=True)
+class Region:
+    """A loop set's region, what the compiler stores: the rest follows from the trie."""
+
+    in_region: np.ndarray  # bool (trie nodes,): the node's whole path is made of loop classes
+    region_tokens: np.ndarray  # bool (trie tokens,): in the trie's token order, the token ends in the region
+    exit_nodes: np.ndarray  # int64: the nodes off the loop whose parent is in the region (or the root), ascending
 
 
 @dataclass(frozen=True)
@@ -38,54 +69,152 @@ class Exits:
     region_tokens: np.ndarray  # bool (trie tokens,): in the trie's token order, the token ends in the region
 
 
-class LoopExits:
-    """The regions and exits of loop class sets, built on first use, shared by an index's matchers."""
+def find_region(trie: TrieLike, loop: np.ndarray, min_nodes: int | None = None) -> Region | None:
+    """The region of the loop class set ``loop`` (bool per class), or None below ``min_nodes``
+    nodes (default ``MIN_REGION_NODES``, read at the call: tests lower it).
 
-    def __init__(self, trie: TrieArrays, flag_count: int):
+    The region is "no node off the loop on the path".  Every node off the loop excludes its
+    subtree: in the trie's depth-first numbering an id range ``[b, end)``, where ``end`` is the
+    first node whose token run starts at or after the end of b's (every subtree holds a token
+    and runs start in node order, so one ``searchsorted`` finds it), and likewise a range of the
+    token order.  One difference array over the nodes counts how many such ranges cover each
+    node: the region is the nodes covered by none, the exits are the nodes off the loop covered
+    only by their own.
+    """
+    min_nodes = MIN_REGION_NODES if min_nodes is None else min_nodes
+    if int(np.count_nonzero(loop[trie.node_class])) < min_nodes:  # the region holds only such nodes
+        return None
+    off = ~loop[trie.node_class]
+    off[0] = False  # the root has no edge
+    bad = np.flatnonzero(off)
+    token_start = trie.token_start
+    subtree_token_end = trie.subtree_token_end[bad]
+    end = np.searchsorted(token_start, subtree_token_end, side="left")
+    cover = _coverage(bad, end, off.size)
+    cover[0] = 1  # not in the region
+    if int((cover == 0).sum()) < min_nodes:
+        return None
+    token_cover = _coverage(token_start[bad].astype(np.int64), subtree_token_end.astype(np.int64),
+                            trie.sorted_tokens.size)
+    return Region(cover == 0, token_cover == 0, bad[cover[bad] == 1])
+
+
+class StoredRegions:
+    """The regions an artifact holds (format version 3), by loop set; each decoded on first use.
+
+    ``rows`` maps a loop set's key (``np.packbits`` of its bool row) to its row in the
+    sections.  The load checked the cheap bounds (``from_container``); the packed bits are
+    checked when a row is decoded (``region``), and ``verify`` rebuilds every region.
+    """
+
+    def __init__(self, loops: np.ndarray, node_bits: np.ndarray, token_bits: np.ndarray,
+                 exit_offsets: np.ndarray, exit_nodes: np.ndarray, source: str):
+        self.loops = loops.astype(bool)
+        self._node_bits, self._token_bits = node_bits, token_bits
+        self._exit_offsets, self._exit_nodes = exit_offsets, exit_nodes
+        self._source = source
+        self.rows = {np.packbits(row).tobytes(): k for k, row in enumerate(self.loops)}
+        if len(self.rows) != len(self.loops):
+            raise ArtifactError("a loop class set is stored twice", source=source, section="loop_classes")
+
+    @classmethod
+    def empty(cls, n_classes: int) -> "StoredRegions":
+        """No stored region (a version 2 file)."""
+        none = np.zeros((0, 0), dtype=np.uint8)
+        return cls(np.zeros((0, n_classes), dtype=np.uint8), none, none, np.zeros(1, dtype=np.int32),
+                   np.zeros(0, dtype=np.int32), "")
+
+    @classmethod
+    def from_container(cls, c, n_nodes: int) -> "StoredRegions":
+        """The ``loop_*`` sections with their bounds checked: classes 0/1, exit offsets rising
+        from 0 to the exit count, exit nodes in ``[1, n_nodes)`` and ascending within a loop."""
+        if c.header.format_version < 3:  # sections of that name in an older file are not this format's
+            return cls.empty(c.header.dims["n_classes"])
+        loops = c.array("loop_classes")
+        c.check_below("loop_classes", loops, 2)
+        offsets, exits = c.array("loop_exit_offsets"), c.array("loop_exit_nodes")
+        if offsets[0] != 0 or offsets[-1] != exits.size or (offsets[1:] < offsets[:-1]).any():
+            raise c.error(f"offsets must rise from 0 to {exits.size}", "loop_exit_offsets")
+        c.check_below("loop_exit_nodes", exits, n_nodes)
+        rising = np.diff(exits.astype(np.int64)) > 0
+        starts = offsets[1:-1]
+        rising[starts[(starts > 0) & (starts < exits.size)] - 1] = True  # a loop's first exit may be below the last's
+        if (exits == 0).any() or not rising.all():
+            raise c.error("exit nodes must be trie nodes other than the root, ascending within a loop",
+                          "loop_exit_nodes")
+        return cls(loops, c.array("loop_region_nodes"), c.array("loop_region_tokens"), offsets, exits, c.source)
+
+    def region(self, row: int, trie: TrieLike) -> Region:
+        """Row ``row`` decoded, with the checks that keep the walk on its rails (no padding bit
+        set, the root not in the region, every exit off the loop; ~0.1 ms for Llama-3).  That the
+        region is the loop's (each node's whole path by loop classes) is ``check_all``'s: a
+        full rebuild."""
+        n_nodes, n_tokens = trie.node_class.size, trie.sorted_tokens.size
+        in_region = _unpacked(self._node_bits[row], n_nodes, self._source, "loop_region_nodes")
+        region_tokens = _unpacked(self._token_bits[row], n_tokens, self._source, "loop_region_tokens")
+        exits = self._exit_nodes[self._exit_offsets[row]:self._exit_offsets[row + 1]].astype(np.int64)
+        if in_region[0]:
+            raise ArtifactError("the root is not in a region", source=self._source, section="loop_region_nodes")
+        if self.loops[row][trie.node_class[exits]].any():
+            raise ArtifactError("an exit node's class is a loop class", source=self._source, section="loop_exit_nodes")
+        return Region(in_region, region_tokens, exits)
+
+    def check_all(self, trie: TrieLike) -> None:
+        """Every stored region equals the one ``find_region`` builds, whatever its size
+        (``verify``: ~10 ms a region for Llama-3)."""
+        for row, loop in enumerate(self.loops):
+            stored, built = self.region(row, trie), find_region(trie, loop, min_nodes=0)
+            if built is None or not (np.array_equal(stored.in_region, built.in_region)
+                                     and np.array_equal(stored.region_tokens, built.region_tokens)
+                                     and np.array_equal(stored.exit_nodes, built.exit_nodes)):
+                raise ArtifactError(f"loop {row}: the stored region is not the loop's region", source=self._source,
+                                    section="loop_region_nodes")
+
+
+class LoopExits:
+    """The exits of loop class sets: stored ones decoded, others built, on first use; shared by
+    an index's matchers."""
+
+    def __init__(self, trie, flag_count: int, stored: StoredRegions | None = None):
         self._trie = trie
         self._flag_count = flag_count
+        self._stored = stored
+        self._decoded: dict[bytes, Exits] = {}
         self._found: dict[bytes, Exits | None] = {}
 
     def of(self, loop: np.ndarray) -> Exits | None:
         """The exits of the loop class set ``loop`` (bool per class), or None for a small region."""
         key = np.packbits(loop).tobytes()
+        exits = self._decoded.get(key)
+        if exits is not None:
+            return exits
         if key in self._found:
             return self._found[key]
-        exits = self._build(loop)
+        row = self._stored.rows.get(key) if self._stored is not None else None
+        if row is not None:
+            exits = self._decoded[key] = self._exits(self._stored.region(row, self._trie))
+            return exits
+        region = find_region(self._trie, loop)
+        exits = None if region is None else self._exits(region)
         if len(self._found) < MAX_REGIONS:
             self._found[key] = exits
         return exits
 
-    def _build(self, loop: np.ndarray) -> Exits | None:
-        """The region as "no node off the loop on the path".
-
-        Every node off the loop excludes its subtree: in the trie's depth-first numbering an id
-        range ``[b, end)``, where ``end`` is the first node whose token run starts at or after
-        the end of b's (every subtree holds a token and runs start in node order, so one
-        ``searchsorted`` finds it), and likewise a range of the token order.  One difference
-        array over the nodes counts how many such ranges cover each node: the region is the
-        nodes covered by none, the exits are the nodes off the loop covered only by their own.
-        """
+    def _exits(self, region: Region) -> Exits:
+        """What the walk reads: the region's tokens as flags by id, the exits' classes."""
         trie = self._trie
-        if int(np.count_nonzero(loop[trie.node_class])) < MIN_REGION_NODES:  # the region holds only such nodes
-            return None
-        off = ~loop[trie.node_class]
-        off[0] = False  # the root has no edge
-        bad = np.flatnonzero(off)
-        token_start = trie.token_start
-        subtree_token_end = trie.subtree_token_end[bad]
-        end = np.searchsorted(token_start, subtree_token_end, side="left")
-        cover = _coverage(bad, end, off.size)
-        cover[0] = 1  # not in the region
-        if int((cover == 0).sum()) < MIN_REGION_NODES:
-            return None
-        leaving = bad[cover[bad] == 1]
-        token_cover = _coverage(token_start[bad].astype(np.int64), subtree_token_end.astype(np.int64),
-                                trie.sorted_tokens.size)
-        region_tokens = token_cover == 0
         flags = np.zeros(self._flag_count, dtype=np.uint8)
-        flags[trie.sorted_tokens[region_tokens]] = 1
-        return Exits(flags, leaving, trie.node_class[leaving].astype(np.int64), cover == 0, region_tokens)
+        flags[trie.sorted_tokens[region.region_tokens]] = 1
+        nodes = region.exit_nodes
+        return Exits(flags, nodes, trie.node_class[nodes].astype(np.int64), region.in_region, region.region_tokens)
+
+
+def _unpacked(bits: np.ndarray, size: int, source: str, section: str) -> np.ndarray:
+    """A little-endian packed bit row as ``size`` bools; the padding bits must be 0."""
+    flags = np.unpackbits(bits, bitorder="little").view(bool)
+    if flags[size:].any():
+        raise ArtifactError(f"bits past the {size} used are set", source=source, section=section)
+    return flags[:size]
 
 
 def _coverage(starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarray:

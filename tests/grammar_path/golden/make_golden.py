@@ -1,35 +1,46 @@
-"""Write the golden grammar artifact and its expected masks (run once per grammar format version).
+"""Write the golden grammar artifact of the current format version and its expected masks.
 
     .venv/bin/python -m tests.grammar_path.golden.make_golden
 
-The expected masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``),
-not from the runtime; ``test_golden.py`` checks that every later runtime reads the file and
-gives them.
+Run once per grammar format version: it writes ``grammar-v<version>-<name>``, so the files of
+earlier versions stay as they were shipped.  Version 2: nested brackets with ignored spaces
+(``grammar-v2-brackets``).  Version 3: the same with quoted strings as items, compiled with
+``MIN_REGION_NODES`` at 1 so that the string body's loop region is stored.  The expected
+masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
+runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from unittest import mock
+
+import indexc_runtime.grammar.loop_exits as loop_exits
 
 from indexc.pipeline import write
 from indexc.pipeline.grammar import compile_grammar_ir
 from indexc.trie import build_trie
+from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION
 from tests.grammar_path.helpers import EOS, grammar, small_vocabulary
 from tests.reference.grammar_oracle import GrammarOracle
 
 HERE = Path(__file__).resolve().parent
-NAME = "grammar-v2-brackets"
+NAME = f"grammar-v{GRAMMAR_FORMAT_VERSION}-brackets-strings"
 IR = grammar("list", {"list": [["LB", "items", "RB"]], "items": [["item"], ["items", "COMMA", "item"], []],
-                      "item": [["NUM"], ["list"]]},
-             {"LB": r"\[", "RB": r"\]", "COMMA": ",", "NUM": "[0-9]+", "WS": "[ ]+"}, ignore=["WS"])
-PIECES = [b"[", b"]", b",", b" ", b"1", b"2", b"12", b"[1", b"1]", b", ", b"],", b"[[", b"]]", b" [", b"1,", b"x"]
-WALK = [b"[", b"1", b", ", b"[[", b"12", b"]]", b" ", b"]"]
+                      "item": [["NUM"], ["STR"], ["list"]]},
+             {"LB": r"\[", "RB": r"\]", "COMMA": ",", "NUM": "[0-9]+", "STR": '"[a-z0-9 ]*"', "WS": "[ ]+"},
+             ignore=["WS"])
+PIECES = [b"[", b"]", b",", b" ", b"1", b"2", b"12", b"[1", b"1]", b", ", b"],", b"[[", b"]]", b" [", b"1,", b"x",
+          b'"', b'["', b'"]', b"ab", b"a b", b'b"', b'",', b'"a', b"a1"]
+WALK = [b"[", b"1", b", ", b'"a', b"a b", b'b"', b", ", b"[[", b"12", b"]]", b" ", b"]"]
 
 
 def main() -> None:
     vocab = small_vocabulary(PIECES)
-    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="golden brackets", min_wide_tokens=2)
+    with mock.patch.object(loop_exits, "MIN_REGION_NODES", 1):  # small vocabulary: store every loop region
+        result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="golden brackets", min_wide_tokens=2)
+    assert result.table.loop_regions, "the golden file must hold a loop region"
     write(result, vocab, str(HERE / f"{NAME}.idx"))
     write(result, vocab, str(HERE / f"{NAME}.idx.zst"))
     ids = {b: i for i, b in enumerate(vocab.token_bytes)}
