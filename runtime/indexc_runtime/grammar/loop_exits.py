@@ -181,6 +181,7 @@ class LoopExits:
         self._stored = stored
         self._decoded: dict[bytes, Exits] = {}
         self._found: dict[bytes, Exits | None] = {}
+        self._class_nodes: np.ndarray | None = None  # trie nodes by the class of their edge
 
     def of(self, loop: np.ndarray) -> Exits | None:
         """The exits of the loop class set ``loop`` (bool per class), or None for a small region."""
@@ -194,11 +195,20 @@ class LoopExits:
         if row is not None:
             exits = self._decoded[key] = self._exits(self._stored.region(row, self._trie))
             return exits
-        region = find_region(self._trie, loop)
+        region = find_region(self._trie, loop) if self._may_be_wide(loop) else None
         exits = None if region is None else self._exits(region)
         if len(self._found) < MAX_REGIONS:
             self._found[key] = exits
         return exits
+
+    def _may_be_wide(self, loop: np.ndarray) -> bool:
+        """Whether the nodes by a loop class are ``MIN_REGION_NODES`` or more (the region holds
+        only such nodes): ~5 us from a per-index class histogram, where ``find_region``'s own
+        test gathers every node's class (~0.9 ms for Llama-3; a string's first letters and
+        the lexer's small loops ask it a few times a grammar)."""
+        if self._class_nodes is None:
+            self._class_nodes = np.bincount(self._trie.node_class, minlength=loop.size)
+        return int(self._class_nodes[: loop.size][loop].sum()) >= MIN_REGION_NODES
 
     def _exits(self, region: Region) -> Exits:
         """What the walk reads: the region's tokens as flags by id, the exits' classes."""
