@@ -34,7 +34,7 @@ from indexc.masks import MaskTable
 from indexc.masks.token_sequences import class_sequences
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
-from indexc_runtime.grammar.loop_exits import Region, find_region
+from indexc_runtime.grammar.loop_exits import Region, class_node_counts, find_region
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,8 @@ def stored_loop_regions(class_transitions: np.ndarray, accepting: np.ndarray,
     loops = class_transitions == np.arange(class_transitions.shape[0])[:, None]
     wanted = ~np.asarray(accepting, dtype=bool) & loops.any(axis=1)
     distinct = {np.packbits(loops[q]).tobytes(): loops[q] for q in np.flatnonzero(wanted)}
-    found = ((loop, find_region(trie, loop)) for loop in distinct.values())
+    class_nodes = class_node_counts(trie, class_transitions.shape[1])
+    found = ((loop, find_region(trie, loop, class_nodes=class_nodes)) for loop in distinct.values())
     return tuple((loop, region) for loop, region in found if region is not None)
 
 
