@@ -32,11 +32,14 @@ loop stored too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from indexc_runtime.errors import ArtifactError
+
+if TYPE_CHECKING:
+    from indexc_runtime.container import Container
 
 MIN_REGION_NODES = 4_096
 MAX_REGIONS = 64
@@ -137,7 +140,7 @@ class StoredRegions:
                    np.zeros(0, dtype=np.int32), "")
 
     @classmethod
-    def from_container(cls, c, n_nodes: int) -> "StoredRegions":
+    def from_container(cls, c: "Container", n_nodes: int) -> "StoredRegions":
         """The ``loop_*`` sections with their bounds checked: classes 0/1, exit offsets rising
         from 0 to the exit count, exit nodes in ``[1, n_nodes)`` and ascending within a loop."""
         if c.header.format_version < 3:  # sections of that name in an older file are not this format's
@@ -166,7 +169,7 @@ class StoredRegions:
         region_tokens = _unpacked(self._token_bits[row], n_tokens, self._source, "loop_region_tokens")
         exits = self._exit_nodes[self._exit_offsets[row]:self._exit_offsets[row + 1]].astype(np.int64)
         if in_region[0]:
-            raise ArtifactError("the root is not in a region", source=self._source, section="loop_region_nodes")
+            raise ArtifactError("the root is in the region (it never is)", source=self._source, section="loop_region_nodes")
         if self.loops[row][trie.node_class[exits]].any():
             raise ArtifactError("an exit node's class is a loop class", source=self._source, section="loop_exit_nodes")
         return Region(in_region, region_tokens, exits)
@@ -187,7 +190,7 @@ class LoopExits:
     """The exits of loop class sets: stored ones decoded, others built, on first use; shared by
     an index's matchers."""
 
-    def __init__(self, trie, flag_count: int, stored: StoredRegions | None = None):
+    def __init__(self, trie: TrieLike, flag_count: int, stored: StoredRegions | None = None):
         self._trie = trie
         self._flag_count = flag_count
         self._stored = stored
