@@ -28,6 +28,7 @@ Code map, in reading order:
     configs.py  Configs: lexer threads per position and their lazily built transition table
     coverage.py TrieOrderMasks, Coverage: which trie subtrees are already allowed (walk pruning)
     loop_exits.py LoopExits: where the walk starts for a configuration looping on a wide region
+                (find_region, shared with the compiler; the regions it stored, format 3)
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
     matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting
     index.py    load_grammar_index (grammar_index_from_raw: an artifact load() opened) and GrammarIndex
@@ -35,9 +36,10 @@ Code map, in reading order:
 
 import importlib
 
-# Exports are imported on first use (PEP 562): ``indexc_runtime.load`` imports ``kind`` to
-# dispatch every artifact, and importing the parser and walker modules with it cost a regex
-# artifact's load 10-20 ms (60 ms on a loaded machine) that only grammar artifacts need.
+# Exports are imported on first use (PEP 562), so that importing this package (``kind``, for
+# ``load``'s dispatch) does not import the parser and walker by itself.  ``indexc_runtime``
+# imports the reader (``index``) at its own import: the 17-30 ms that costs are paid once per
+# process, never by a ``load`` (it used to land in the first grammar artifact's load).
 _EXPORTS = {
     "GRAMMAR_INDEX_KIND": "format",
     "GrammarIndex": "index",
