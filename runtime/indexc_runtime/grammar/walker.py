@@ -48,7 +48,14 @@ from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.masks import MaskStore
 
 MASK_MEMO = 64  # memoised masks per matcher (16 KB each for a 128k vocabulary)
-NARROW = 16  # frontier size below which the walk goes on in Python: a numpy level costs ~30 us, a node ~2 us
+NARROW = 16  # frontier size below which the walk goes on in Python: a numpy level costs ~30-100 us, a node ~2 us
+# From the DEEP_LEVEL-th level on, subtrees are small (long tokens are runs: ``=====``, ``////``,
+# spaces), so a frontier of up to DEEP_NARROW pairs is cheaper in Python, unless a pair sits in a
+# loop region the numpy levels would jump over.  Measured on MaskBench Github_easy o9772 (a
+# base64 string value): 82 levels a mask, ~33 pairs from the 9th to the 64th, ~5 ms a mask in
+# numpy levels; 2.3-3.3 s -> 1.7-1.8 s CPU for its 450 masks.
+DEEP_LEVEL = 6
+DEEP_NARROW = 64
 
 
 class MaskWalker:
@@ -128,9 +135,10 @@ class MaskWalker:
     def _walk(self, config: int, coverage: Coverage, flags: np.ndarray) -> None:
         """Set the flags of tokens reached alive by the live walk (see the module note).
 
-        Wide levels go through numpy; once the frontier is at most ``NARROW`` pairs (the deep,
-        thin tails below a few tokens), the rest is a depth-first walk in Python ints, where a
-        node costs ~1-2 us instead of a numpy level's ~30 us.
+        Wide levels go through numpy; once the frontier is at most ``NARROW`` pairs
+        (``DEEP_NARROW`` from the ``DEEP_LEVEL``-th level on), the rest (the deep, thin tails
+        below a few tokens) is a depth-first walk in Python ints, where a node costs ~1-2 us
+        instead of a numpy level's ~30-100 us.
         """
         trie, configs = self._trie, self._configs
         nodes, classes = self._starts(config, flags)
@@ -138,7 +146,10 @@ class MaskWalker:
         visited = 0
         hits = []
         region_runs: dict[int, tuple[Exits, list, list]] = {}
-        while nodes.size > NARROW:
+        level = 0
+        while nodes.size > NARROW and not (level >= DEEP_LEVEL and nodes.size <= DEEP_NARROW
+                                            and not self._any_loop(current)):
+            level += 1
             nxt = configs.table[current, classes]
             unknown = nxt == UNKNOWN
             if unknown.any():  # a leaf needs no configuration after it: UNKNOWN there means alive
@@ -241,6 +252,11 @@ class MaskWalker:
         if not found:
             return None
         return stay, *(np.concatenate(parts) for parts in zip(*found))
+
+    def _any_loop(self, configs_at: np.ndarray) -> bool:
+        """Does a pair's configuration loop on a wide region (then the numpy levels, which jump
+        over it, go on: the Python tail would walk the region node by node)?"""
+        return any(self._loop_of(config) is not None for config in _distinct(configs_at))
 
     def _loop_of(self, config: int) -> Exits | None:
         """The wide loop region of a configuration that goes back to itself on its loop classes.
