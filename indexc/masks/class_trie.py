@@ -102,21 +102,29 @@ def build_class_trie(
     depth = 0
     small = _SmallLevels(trie, class_of_byte, dead_byte if prune_dead else None,
                          dead_pair if prune_dead else None, class_node, n_classes)
+    narrow = _NarrowRun(parents, classes, kept_levels, n_classes)
     while len(frontier):  # breadth first from the root: cost ~ surviving nodes, not all nodes
         if len(frontier) <= SMALL_LEVEL:
-            nodes, unique_keys = small.level(frontier, depth, next_id)
+            nodes, distinct = small.level(frontier, depth, next_id)
+            if not nodes:
+                break
+            narrow.add(nodes, distinct)
+            width = len(distinct)
         else:
+            narrow.flush()
             nodes, unique_keys = _level(trie, np.asarray(frontier), class_of_byte, dead_byte, dead_pair,
                                         class_node, n_classes, depth, prune_dead, next_id)
-        if not len(nodes):
-            break
-        parents.append(unique_keys // n_classes)
-        classes.append(unique_keys % n_classes)
-        kept_levels.append(np.asarray(nodes, dtype=np.int64))
-        next_id += unique_keys.size
-        max_level_width = max(max_level_width, unique_keys.size)
+            if not len(nodes):
+                break
+            parents.append(unique_keys // n_classes)
+            classes.append(unique_keys % n_classes)
+            kept_levels.append(nodes)
+            width = unique_keys.size
+        next_id += width
+        max_level_width = max(max_level_width, width)
         frontier = nodes
         depth += 1
+    narrow.flush()
     node_class = np.concatenate(classes).astype(np.int32)
     parent_of = np.concatenate(parents)  # parent of class nodes 1..n-1, non-decreasing (BFS)
     # Children of c are the class nodes k >= 1 with parent_of[k - 1] == c: one contiguous run.
@@ -174,8 +182,8 @@ class _SmallLevels:
         self.class_node = memoryview(class_node)
         self.n_classes = n_classes
 
-    def level(self, frontier, depth: int, next_id: int) -> tuple[list[int], np.ndarray]:
-        """Same as ``_level``, for a frontier of at most ``SMALL_LEVEL`` nodes (list or array)."""
+    def level(self, frontier, depth: int, next_id: int) -> tuple[list[int], list[int]]:
+        """Same as ``_level`` (the keys as a sorted list), for a frontier of at most ``SMALL_LEVEL`` nodes."""
         nodes: list[int] = []
         keys: list[int] = []
         offsets, children, byte, dead_byte, dead_pair = (self.child_offsets, self.children, self.byte,
@@ -196,7 +204,35 @@ class _SmallLevels:
         rank = {key: next_id + i for i, key in enumerate(distinct)}
         for node, key in zip(nodes, keys):
             self.class_node[node] = rank[key]
-        return nodes, np.array(distinct, dtype=np.int64)
+        return nodes, distinct
+
+
+class _NarrowRun:
+    """Consecutive narrow levels kept as Python lists and turned into arrays once (``flush``):
+    a regex whose classes admit long runs (email: ``----``, ``====``, ``____``) has ~100 narrow
+    levels, and three small arrays per level cost more than the level's own work."""
+
+    def __init__(self, parents: list, classes: list, kept_levels: list, n_classes: int):
+        self._out = (parents, classes, kept_levels)
+        self._n_classes = n_classes
+        self._parents: list[int] = []
+        self._classes: list[int] = []
+        self._kept: list[int] = []
+
+    def add(self, nodes: list[int], distinct_keys: list[int]) -> None:
+        n = self._n_classes
+        self._parents.extend(key // n for key in distinct_keys)
+        self._classes.extend(key % n for key in distinct_keys)
+        self._kept.extend(nodes)
+
+    def flush(self) -> None:
+        if not self._kept:
+            return
+        parents, classes, kept_levels = self._out
+        parents.append(np.array(self._parents, dtype=np.int64))
+        classes.append(np.array(self._classes, dtype=np.int64))
+        kept_levels.append(np.array(self._kept, dtype=np.int64))
+        self._parents, self._classes, self._kept = [], [], []
 
 
 def _children(trie: TokenTrie, frontier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
