@@ -47,6 +47,7 @@ class Configs:
         self._id_of: dict[tuple, int] = {}
         self.threads: list[tuple[tuple[int, int, int], ...]] = []
         self.accepting: list[bool] = []
+        self.loop_state: list[int] = []  # per configuration: the lexer state it loops in, or -1 (``_loop_state``)
         self.table = np.full((64, n_classes), UNKNOWN, dtype=np.int32)
         self.rows: list[list[int]] = []  # the same table as Python lists: the walk's narrow tail reads these
         self._row_templates: dict[int, tuple[list[int], np.ndarray]] = {}  # live-class bits -> a new row
@@ -123,6 +124,7 @@ class Configs:
         self._id_of[key] = config
         self.threads.append(tuple(threads))
         self.accepting.append(accepting)
+        self.loop_state.append(self._loop_state(threads, accepting))
         if config >= self.table.shape[0]:
             grown = np.full((2 * self.table.shape[0], self.table.shape[1]), UNKNOWN, dtype=np.int32)
             grown[: self.table.shape[0]] = self.table
@@ -130,17 +132,26 @@ class Configs:
         row, array = self._row_template(self.threads[config])
         row = row.copy()
         self.table[config] = array
-        if len(threads) == 1 and not accepting:
-            self._loop_to_itself(config, self.threads[config][0][2], row)
+        if self.loop_state[config] >= 0:
+            self._loop_to_itself(config, self.loop_state[config], row)
         self.rows.append(row)
         return config
 
+    def _loop_state(self, threads: set, accepting: bool) -> int:
+        """The lexer state whose loop classes take the configuration back to itself, or -1.
+
+        One thread in a state that does not accept, in a configuration that does not accept: on
+        a class where that state loops nothing completes and no eos flag changes, so the
+        configuration is itself again.  Known from the lexer alone; the walker's loop jumps ask
+        the same question (``MaskWalker._loop_of``)."""
+        if len(threads) != 1 or accepting:
+            return -1
+        (_, _, state), = threads
+        return -1 if self._lexer.accepting[state] else state
+
     def _loop_to_itself(self, config: int, state: int, row: list[int]) -> None:
-        """One thread in a state that does not accept: on every class where that state loops,
-        nothing completes, so the configuration is itself again (6,037 of the 13,238 transitions
-        the parser still computed on the pkg_schema walk)."""
-        if self._lexer.accepting[state]:
-            return
+        """Set the configuration's row to itself on its loop state's loop classes (6,037 of the
+        13,238 transitions the parser still computed on the pkg_schema walk)."""
         loops = self._lexer.loop_classes(state)
         for byte_class in loops:
             row[byte_class] = config

@@ -70,7 +70,7 @@ class MaskWalker:
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
         self._limits = limits
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
-        self._config_loops: dict[int, Exits | None] = {}  # a configuration's own loop region, if wide
+        self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
         self._lexeme_memo: OrderedDict[tuple, tuple[np.ndarray, Coverage]] = OrderedDict()
         self._scratch = np.zeros((1, self._words), dtype=np.int32)
         root = slice(int(trie.child_offsets[0]), int(trie.child_offsets[1]))
@@ -259,21 +259,15 @@ class MaskWalker:
         return any(self._loop_of(config) is not None for config in _distinct(configs_at))
 
     def _loop_of(self, config: int) -> Exits | None:
-        """The wide loop region of a configuration that goes back to itself on its loop classes.
-
-        Known from the lexer alone for one thread in a state that does not accept: on a class
-        where the state loops, nothing completes, so the configuration is itself again (the
-        eos flag aside, hence not accepting either).  Others: None (the walk goes on as usual).
-        """
-        found = self._config_loops.get(config, False)
+        """The wide loop region of a configuration that goes back to itself on its loop classes
+        (``Configs.loop_state``: one thread in a non-accepting state), or None (the walk goes on
+        as usual).  Regions are kept per lexer state: configurations at other origins share them."""
+        state = self._configs.loop_state[config]
+        if state < 0:
+            return None
+        found = self._state_loops.get(state, False)
         if found is False:
-            found = None
-            threads = self._configs.threads[config]
-            if len(threads) == 1 and not self._configs.accepting[config]:
-                state = threads[0][2]
-                if not self._lexer.accepting[state]:
-                    found = self._loop_exits.of(self._lexer.next[state] == state)
-            self._config_loops[config] = found
+            found = self._state_loops[state] = self._loop_exits.of(self._lexer.next[state] == state)
         return found
 
     def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage, visited: int) -> np.ndarray:
