@@ -34,25 +34,21 @@ Code map, in reading order:
     index.py    load_grammar_index (grammar_index_from_raw: an artifact load() opened) and GrammarIndex
 """
 
-import importlib
+# Plain imports: ``indexc_runtime`` imports the reader (``index``, hence every module here) at
+# its own import, so the 17-30 ms the Earley modules cost are paid once per process, never by a
+# ``load`` (they used to land in the first grammar artifact's load, behind lazy exports).
+from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.format import GRAMMAR_INDEX_KIND
+from indexc_runtime.grammar.index import GrammarIndex, load_grammar_index
+from indexc_runtime.grammar.kind import is_grammar_artifact
+from indexc_runtime.grammar.matcher import GrammarMatcher
 
-# Exports are imported on first use (PEP 562), so that importing this package (``kind``, for
-# ``load``'s dispatch) does not import the parser and walker by itself.  ``indexc_runtime``
-# imports the reader (``index``) at its own import: the 17-30 ms that costs are paid once per
-# process, never by a ``load`` (it used to land in the first grammar artifact's load).
-_EXPORTS = {
-    "GRAMMAR_INDEX_KIND": "format",
-    "GrammarIndex": "index",
-    "GrammarLimitExceeded": "errors",
-    "GrammarLimits": "errors",
-    "GrammarMatcher": "matcher",
-    "is_grammar_artifact": "kind",
-    "load_grammar_index": "index",
-}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'indexc_runtime.grammar' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"indexc_runtime.grammar.{_EXPORTS[name]}"), name)
+__all__ = [
+    "GRAMMAR_INDEX_KIND",
+    "GrammarIndex",
+    "GrammarLimitExceeded",
+    "GrammarLimits",
+    "GrammarMatcher",
+    "is_grammar_artifact",
+    "load_grammar_index",
+]
