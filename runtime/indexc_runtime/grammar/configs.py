@@ -42,7 +42,7 @@ class Configs:
         self._lexer = lexer
         self._sets = self.sets = sets
         self._ignore = self.ignore = tuple(sorted(ignore))
-        self._ignored = frozenset(ignore)  # membership, per completed thread
+        self.ignored = frozenset(ignore)  # membership, per completed thread (and the walker's)
         self._limits = limits
         self._id_of: dict[tuple, int] = {}
         self.threads: list[tuple[tuple[int, int, int], ...]] = []
@@ -89,7 +89,7 @@ class Configs:
                 self.fill(config, byte_class)
 
     def _step(self, config: int, byte_class: int) -> int:
-        lexer, sets, ignored = self._lexer, self._sets, self._ignored
+        lexer, sets, ignored = self._lexer, self._sets, self.ignored
         flat, width, accepting_state = lexer.next_flat, lexer.n_classes, lexer.accepting
         threads: set[tuple[int, int, int]] = set()
         accepting = False

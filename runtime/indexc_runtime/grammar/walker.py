@@ -111,7 +111,7 @@ class MaskWalker:
             if after >= 0:
                 followers.update(sets.expected[after])
                 followers.update(ignore)
-            if terminal in ignore:
+            if terminal in configs.ignored:
                 followers.update(sets.expected[origin])
                 followers.update(ignore)
             found.update(pairs[u] for u in followers if u in pairs)
