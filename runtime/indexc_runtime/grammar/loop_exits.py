@@ -105,11 +105,11 @@ def find_region(trie: TrieLike, loop: np.ndarray, min_nodes: int | None = None,
     token_start = trie.token_start
     subtree_token_end = trie.subtree_token_end[bad]
     end = np.searchsorted(token_start, subtree_token_end, side="left")
-    cover = _coverage(bad, end, off.size)
+    cover = range_cover(bad, end, off.size)
     cover[0] = 1  # not in the region
     if int((cover == 0).sum()) < min_nodes:
         return None
-    token_cover = _coverage(token_start[bad].astype(np.int64), subtree_token_end.astype(np.int64),
+    token_cover = range_cover(token_start[bad].astype(np.int64), subtree_token_end.astype(np.int64),
                             trie.sorted_tokens.size)
     return Region(cover == 0, token_cover == 0, bad[cover[bad] == 1])
 
@@ -235,7 +235,7 @@ def _unpacked(bits: np.ndarray, size: int, source: str, section: str) -> np.ndar
     return flags[:size]
 
 
-def _coverage(starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarray:
+def range_cover(starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarray:
     """int64 (size,): how many of the ranges ``[starts[i], ends[i])`` hold each position."""
     depth = np.bincount(starts, minlength=size + 1)[: size + 1] - np.bincount(ends, minlength=size + 1)[: size + 1]
     return np.cumsum(depth[:size])

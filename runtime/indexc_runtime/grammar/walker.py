@@ -43,7 +43,7 @@ import numpy as np
 from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
 from indexc_runtime.grammar.coverage import Coverage, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
-from indexc_runtime.grammar.loop_exits import Exits, LoopExits
+from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.masks import MaskStore
 
@@ -194,9 +194,7 @@ class MaskWalker:
     def _flag_region_runs(self, exits: Exits, starts: np.ndarray, ends: np.ndarray, flags: np.ndarray) -> None:
         """Flag the region's tokens inside the runs ``[starts[i], ends[i])`` of the trie's token
         order (the subtrees the walk jumped over): one difference array, not a gather per jump."""
-        size = exits.region_tokens.size
-        depth = np.bincount(starts, minlength=size + 1)[:size] - np.bincount(ends, minlength=size + 1)[:size]
-        inside = np.cumsum(depth) > 0
+        inside = range_cover(starts, ends, exits.region_tokens.size) > 0
         inside &= exits.region_tokens
         flags[self._trie.sorted_tokens[inside]] = 1
 
