@@ -27,7 +27,9 @@ Where the parser's work went (the pkg_schema sample of MaskBench, 688 masks alon
 valid instances): 83,513 configuration transitions computed at the session-3 state; 70,275
 of them were dead (no thread survives the class: now known from the lexer states), 6,037 a
 single thread looping on its class (now set when the configuration is made) and ~700 at
-leaves: 6,969 are left; the walk's CPU time 518 -> ~360 ms, mask p50 690 -> ~430 us.
+leaves: 6,969 are left.  The walk's CPU time against the session-start runtime, interleaved
+runs: 501 -> 391 and 353 -> 330 ms (mask p50 671 -> 469 and 454 -> 397 us); this host moves
+such figures by +-30% between minutes, hence two pairs.
 
 The mask of each configuration is memoised (bounded, least recently used), and so is part 1
 with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
