@@ -211,7 +211,8 @@ class Matcher:
             row = tokens.row_of_id[token]
             start, end = tokens.offsets[row], tokens.offsets[row + 1]
         else:
-            start, end = tokens.span(token)
+            row = (tokens.live_rows or tokens.live_row_map()).get(token)
+            start, end = (0, 0) if row is None else (tokens.offsets[row], tokens.offsets[row + 1])
         if start >= end:  # offsets bounded by load, their order checked here: a span must not run backwards
             if start > end:
                 raise ArtifactError(f"token {token}'s byte classes [{start}, {end}) run backwards: offsets must rise",

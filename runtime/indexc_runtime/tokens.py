@@ -8,17 +8,19 @@ Stored as CSR: ``token_class_offsets`` (one row per token, plus one) into ``toke
   half the vocabulary is live (most regexes over text: 114k of Llama-3's 128k ids for a URL),
   where ``vocab_size + 1`` offsets are no larger than a sorted id list plus its offsets.  A
   lookup is two memoryview reads (~70 ns).
-- ``"live_tokens"``: row ``k`` is token ``live_tokens[k]`` (sorted).  A lookup is one
-  ``bisect`` over a memoryview of the ids (~0.7 us for the 1,348 ids of a phone regex, ~1 us
-  for 100k) plus two reads.  Always the case in version-1 files.
+- ``"live_tokens"``: row ``k`` is token ``live_tokens[k]`` (sorted).  A lookup is one dict
+  read when at most ``LIVE_DICT_MAX`` ids are live (the dict is built by the first lookup:
+  ~80 us for the 1,348 ids of a phone regex, then ~0.1 us a lookup where a ``bisect`` over a
+  memoryview of the ids took ~0.6 us, a fifth of an ``advance``), else that ``bisect`` (~1 us
+  for 60k ids), plus two reads.  Always the case in version-1 files.
 - ``"shared"`` (version 3): row ``token_row_of_id[t]``; tokens with the same class sequence
   share a row and row 0 is empty (not live).  Under a regex with few classes most live tokens
   share their sequence with others (a URL regex: 114k live tokens, 38.5k distinct sequences;
   bounded strings: 124k and 2.8k), so two bytes per id plus the distinct rows undercut 4-byte
   offsets plus every token's classes (URL: 1.26 -> 0.72 MB).  A lookup is three reads.
 
-Nothing is built and nothing is cached per token: a lookup costs the same the first time as
-the hundredth, and the walk itself iterates a memoryview slice of ``token_class_data``.
+Nothing is cached per token (the walk iterates a memoryview slice of ``token_class_data``);
+the one thing built after load is the small ``live_tokens`` layout's id -> row dict.
 
 Checks (at load, vectorised: 10-80 us for Llama-3 artifacts in a fresh process, most of it a
 ``max`` over the 128k offsets, viewed unsigned, and one over ~0.8 MB of classes): ids
@@ -44,6 +46,7 @@ from indexc_runtime.errors import ArtifactError
 from indexc_runtime.format import TOKEN_ROWS_BY_ID, TOKEN_ROWS_SHARED
 
 _UINT32 = np.dtype("<u4")
+LIVE_DICT_MAX = 4_096  # live ids looked up through a dict (built on the first lookup) up to this many
 
 
 class TokenClasses:
@@ -60,6 +63,7 @@ class TokenClasses:
         self.offsets = container.items("token_class_offsets")
         self.data = container.items("token_class_data")
         self._offset_array = offsets
+        self.live_rows: dict[int, int] | _BisectRows | None = None  # live_tokens layout: built by ``live_row_map``
 
     @classmethod
     def from_container(cls, container: Container) -> "TokenClasses":
@@ -110,10 +114,36 @@ class TokenClasses:
         if self.row_of_id is not None:
             row = self.row_of_id[token]
         elif not self.by_id:
-            row = bisect_left(self.live, token)
-            if row == len(self.live) or self.live[row] != token:
+            row = (self.live_rows or self.live_row_map()).get(token)
+            if row is None:
                 return 0, 0
         return self.offsets[row], self.offsets[row + 1]
+
+    def live_row_map(self) -> "dict[int, int] | _BisectRows":
+        """The ``live_tokens`` layout's id -> row lookup (``get``), made on first use: a dict for
+        up to ``LIVE_DICT_MAX`` ids, a bisection of the ids above (a dict of 60k ids would cost a
+        first ``advance`` ~5 ms)."""
+        if self.live_rows is None:
+            live = self.live
+            self.live_rows = dict(zip(live.tolist(), range(len(live)))) if len(live) <= LIVE_DICT_MAX \
+                else _BisectRows(live)
+        return self.live_rows
+
+
+class _BisectRows:
+    """``get(token)`` -> row of a sorted id list, or None: a bisection of a memoryview."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self, ids: memoryview):
+        self._ids = ids
+
+    def get(self, token: int) -> int | None:
+        row = bisect_left(self._ids, token)
+        return row if row < len(self._ids) and self._ids[row] == token else None
+
+    def __len__(self) -> int:
+        return len(self._ids)
 
 
 def _unordered(source: str, n_data: int) -> ArtifactError:

@@ -187,3 +187,29 @@ def number_artifact_bytes(request, tmp_path_factory) -> tuple[bytes, list]:
     data = path.read_bytes()
     assert indexc_runtime.load(data).header["token_class_rows"] == request.param
     return data, tokens
+
+
+@pytest.mark.parametrize("dict_max", [0, 4_096], ids=["bisection", "dict"])
+def test_live_token_rows_are_found_alike_by_dict_and_by_bisection(dict_max, monkeypatch, tmp_path):
+    """The live_tokens layout looks ids up in a dict (small layouts) or by bisection (large):
+    both give every id its own row, and no row to an id that is not live."""
+    from indexc_runtime import tokens as token_rows
+
+    monkeypatch.setattr(token_rows, "LIVE_DICT_MAX", dict_max)
+    path = tmp_path / "number.idx"
+    handmade.write_handmade(path, handmade.NUMBER, handmade.PADDED_NUMBER_TOKENS, EOS, "number",
+                            token_layout="live_tokens")
+    index = indexc_runtime.load(path)
+    tokens = index._tokens
+    live = list(tokens.live)
+    assert live and len(live) < len(handmade.PADDED_NUMBER_TOKENS)
+    for token in range(index.vocab_size):
+        expected = (tokens.offsets[live.index(token)], tokens.offsets[live.index(token) + 1]) if token in live else (0, 0)
+        assert tokens.span(token) == expected
+    assert isinstance(tokens.live_rows, dict) == (dict_max > 0)
+    matcher = index.matcher()  # and advance walks through the same lookup
+    for raw in (b"1", b"2", b"."):
+        token = TOKEN_ID[raw]
+        if matcher.is_accepting() or token in index.state_token_ids(matcher.state).tolist():
+            matcher.advance(token)
+    assert matcher.num_tokens >= 1
