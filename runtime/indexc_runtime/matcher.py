@@ -32,8 +32,9 @@ row plus a scatter of at most 256 words), 1.3-2.1 us on a mask's first use after
 ``load`` (p99 3.0-5.0 us), ~3 us for a dense mask first read in a fresh process (its 16 KB come
 from memory, not from a cache).  ``advance`` p50 1.3-1.6 us warm, 1.7-2.1 us on a fresh load
 (p99 5-9 us): a bit test (one memoryview read for a dense mask, a ``bisect`` over the word
-indices otherwise), the token's class span (two reads, or a bisection of the live ids), and
-the walk in plain Python ints over memoryviews.  A mask's first use makes its entry (checked
+indices otherwise), the token's class span (two or three reads; with few live tokens a dict
+read first, built by the first ``advance``: a bisection of the ids had cost ~0.5 us more, see
+``tokens``), and the walk in plain Python ints over memoryviews.  A mask's first use makes its entry (checked
 then: ~0.4 us; a sparse mask is materialised into a row, ~3-4 us in all, see ``masks``);
 otherwise cold and warm differ only by what the CPU caches hold.
 """
