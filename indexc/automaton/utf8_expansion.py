@@ -37,6 +37,10 @@ node are relabelled (found by joining the state's live atoms with each node's su
 atoms); every other pair is ``DEAD``.  A dense (states x nodes) relabelling would cost
 states x 2,000 nodes for an enum of 1,000 CJK words, nearly all of them dead.
 
+A partition whose atoms are all ASCII (``float``, ``email``, ``ip``, ``uuid``: no ``\\d``,
+``\\s``, ``\\w``, ``.`` or negated class) skips the tree: its byte table is the character
+table gathered over bytes 0-127, 0.05 ms instead of the tree's 0.7 ms of numpy calls.
+
 Cost (all states together): 0.4-3 ms for most benchmark regexes, 7 ms for the phone regex
 (48 character states -> 827 byte states: ``\\d`` and ``\\s`` have 669 non-ASCII members);
 memory is bounded by relabelling at most ``_CHUNK_CELLS`` cells at a time.
@@ -142,11 +146,32 @@ def expand_utf8(
     dfa: AtomDFA, partition: AtomPartition, limits: AutomatonLimits, *, source: str = "<regex>"
 ) -> ByteDFA:
     """The byte-level DFA: minimal, live and reachable if ``dfa`` is (start = 0)."""
+    if _is_ascii(partition):
+        return _ascii_byte_dfa(dfa, partition)
     tree = BlockTree(partition)
     relabel = _Relabeling(dfa, tree, limits, source)
     for level in (1, 2, 3):
         relabel.level(level)
     return relabel.assemble()
+
+
+def _is_ascii(partition: AtomPartition) -> bool:
+    """Whether no atom holds a code point from U+0080 on (the interval holding U+0080 and all
+    after it are ``NO_ATOM``)."""
+    first = int(np.searchsorted(partition.starts, 0x80, side="right")) - 1
+    return bool((partition.interval_atom[first:] == NO_ATOM).all())
+
+
+def _ascii_byte_dfa(dfa: AtomDFA, partition: AtomPartition) -> ByteDFA:
+    """The expansion of a DFA whose atoms are all ASCII: a byte below 0x80 is its character,
+    every other byte is ``DEAD``, so the table is one gather (the block tree would have no
+    live node and add no state)."""
+    n = dfa.n_states
+    atoms = partition.atom_of(np.arange(0x80))
+    with_dead = np.hstack([dfa.transitions, np.full((n, 1), DEAD, np.int32)])
+    transitions = np.full((n, 256), DEAD, dtype=np.int32)
+    transitions[:, :0x80] = with_dead[:, np.where(atoms == NO_ATOM, partition.n_atoms, atoms)]
+    return ByteDFA(transitions, dfa.accepting.astype(bool))
 
 
 class _Relabeling:
