@@ -41,6 +41,13 @@ from indexc.jsonschema.shared_nfa import EmbeddedDFA, SharedNFABuilder
 # DAGs still stop early; the NFA builder enforces the real limit).
 TREE_BUDGET_FACTOR = 20
 
+# "Any JSON value" closed at its depth bound is the same DFA for every schema compiled with the
+# same options (the definition does not depend on the schema), and building it is most of a
+# small schema's DFA time (8,183 NFA states -> 2,632 subsets -> 461 states); the last few are
+# kept per process, keyed by everything the build reads (``TreeBuilder.closed_key``).
+_CLOSED_AUTOMATA: dict[tuple, CharDFA] = {}
+_CLOSED_AUTOMATA_KEPT = 8
+
 
 class TreeBuilder:
     """Expr -> ``regex_tree`` over one shared table of character sets.
@@ -151,14 +158,36 @@ class TreeBuilder:
         DFA, embedded whole.  Inlined as a tree, each occurrence (every object's unlisted
         properties) got a fresh Thompson copy of every nested level: Kubernetes---kb_4 at
         depth 3 needed over 80,000 NFA states for a 2,177-state DFA.  The language only depends
-        on the definition, so one DFA (a few hundred states) serves every occurrence."""
+        on the definition, so one DFA (a few hundred states) serves every occurrence, and every
+        schema of the process with the same definition and options (``_CLOSED_AUTOMATA``)."""
+        key = self.closed_key(name)
+        dfa = _CLOSED_AUTOMATA.get(key)
+        if dfa is None:
+            dfa = self.build_closed_automaton(name)
+            if len(_CLOSED_AUTOMATA) >= _CLOSED_AUTOMATA_KEPT:
+                del _CLOSED_AUTOMATA[next(iter(_CLOSED_AUTOMATA))]
+            _CLOSED_AUTOMATA[key] = dfa
+        index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
+        return EmbeddedDFA(dfa, index), dfa.n_states + 1
+
+    def build_closed_automaton(self, name: str) -> CharDFA:
         inner = TreeBuilder(self.definitions, self.whitespace, self.bounded, self.depth_bound, self.source,
                             self.max_nfa_states, self.leaf_limits)
         tree, _ = inner._build(self.definitions[name], (name,))
         atom_dfa, partition = tree_to_atom_dfa(tree, inner.char_sets, self.leaf_limits, source=self.source)
-        dfa = CharDFA(atom_dfa.transitions, atom_dfa.accepting.astype(bool), tuple(atom_sets(partition)))
-        index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
-        return EmbeddedDFA(dfa, index), dfa.n_states + 1
+        return CharDFA(atom_dfa.transitions, atom_dfa.accepting.astype(bool), tuple(atom_sets(partition)))
+
+    def closed_key(self, name: str) -> tuple:
+        """Everything ``build_closed_automaton(name)`` reads: the definitions reachable from
+        ``name`` (expressions compare by value), the bounded replacements, the options."""
+        reachable, stack = {}, [name]
+        while stack:
+            current = stack.pop()
+            if current not in reachable:
+                reachable[current] = self.definitions[current]
+                stack.extend(_referenced_names(reachable[current]))
+        return (name, tuple(sorted(reachable.items())), tuple(sorted(self.bounded.items())), self.whitespace,
+                self.depth_bound, self.max_nfa_states, self.leaf_limits)
 
     def intersection(self, lexeme: Intersection) -> tuple[rt.Node, int]:
         """The product automaton of the lexeme's regexes (``intersection``), built once per lexeme."""
@@ -168,6 +197,22 @@ class TreeBuilder:
             index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
             cached = self.intersections[lexeme] = (EmbeddedDFA(dfa, index), dfa.n_states + 1)
         return cached
+
+
+def _referenced_names(expr: Expr) -> list[str]:
+    """The names of the ``Ref`` nodes inside ``expr``."""
+    names, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Ref):
+            names.append(node.name)
+        elif isinstance(node, Seq):
+            stack.extend(node.items)
+        elif isinstance(node, Alt):
+            stack.extend(node.options)
+        elif isinstance(node, Repeat):
+            stack.append(node.item)
+    return names
 
 
 def tree_to_atom_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], limits: AutomatonLimits, *,
