@@ -23,8 +23,20 @@ Bits at ids >= ``vocab_size`` are always 0; so the partial last word (when ``voc
 not a multiple of 32) is never all-ones and always appears in a complement's list, which is
 what lets the runtime fill a complement with ``-1`` and need no separate tail clearing.
 
-Encoding one mask costs one boolean scatter and a ``packbits`` over the vocabulary (tens of
-microseconds at 128k ids); masks are unique already (the mask stage deduplicates them).
+Encoding is vectorised over the short masks (at most ``SHORT_MASK_IDS`` ids; ``encode_masks``):
+the ids of a batch of them (up to ``BATCH_IDS`` ids) become their nonzero words in one pass --
+each id's (mask, word) key is non-decreasing, since ids are sorted within a mask, so a word is
+a run of equal keys and its value a ``bitwise_or.reduceat`` of the ids' bits -- then every
+mask's form follows from two ``bincount``s (nonzero words, all-ones words), and the dense
+rows, word lists and complement lists are scattered out a batch at a time.  A long mask is
+encoded on its own, its flags packed into words: four passes over its ids where the batch
+path takes ten.  This replaced a loop of ~15 numpy calls per mask, whose overhead dominated
+the write of small constraints; CPU per encoding, old loop against this, interleaved: the 37
+masks of the ``time`` regex 1.37 -> 0.20 ms, ``ip`` 0.45 -> 0.17, URL (336 masks) 13.7 ->
+2.7 ms, a 196-mask extraction regex 10.3 -> 4.3 ms, a 181-mask JSON Schema 14.8 -> 12.0 ms;
+108 long masks (``json_person``, ~100k ids each) 21 ms either way.  The loop's pieces stay as
+the reference (``mask_to_words``, ``choose_form``; the tests check the batches against them).
+Masks are unique already (the mask stage deduplicates them).
 """
 
 from __future__ import annotations
@@ -111,41 +123,152 @@ def choose_form(words: np.ndarray) -> tuple[int, np.ndarray | None]:
     return form, None
 
 
+BATCH_IDS = 1 << 21  # ids encoded in one vectorised pass (~60 MB of temporaries at most)
+
+
 def encode_masks(masks: Sequence[np.ndarray], vocab_size: int) -> EncodedMasks:
-    """Encode every mask (sorted unique token ids, each in ``[0, vocab_size)``)."""
+    """Encode every mask (sorted unique token ids, each in ``[0, vocab_size)``), a batch of
+    masks at a time (see the module note); ``ValueError`` names the first bad mask."""
     width = mask_words(vocab_size)
-    forms = np.zeros(len(masks), dtype=np.uint8)
+    lengths = np.fromiter((np.size(ids) for ids in masks), dtype=np.int64, count=len(masks))
+    batches = [_encode_batch(masks[lo:hi], lengths[lo:hi], lo, vocab_size, width) for lo, hi in _batches(lengths)]
+    forms = np.concatenate([b.form for b in batches]) if batches else np.zeros(0, np.uint8)
     dense_row = np.full(len(masks), -1, dtype=np.int32)
+    dense = forms == MASK_DENSE
+    dense_row[dense] = np.arange(int(dense.sum()), dtype=np.int32)
     forced = np.full(len(masks), -1, dtype=np.int32)
-    word_counts = np.zeros(len(masks), dtype=np.int64)
-    dense_rows: list[np.ndarray] = []
-    index_parts: list[np.ndarray] = []
-    value_parts: list[np.ndarray] = []
-    for mask_id, token_ids in enumerate(masks):
-        _check_ids(mask_id, token_ids, vocab_size)
-        words = mask_to_words(token_ids, vocab_size)
-        form, stored = choose_form(words)
-        forms[mask_id] = form
-        if token_ids.size == 1:
-            forced[mask_id] = int(token_ids[0])
-        if form == MASK_DENSE:
-            dense_row[mask_id] = len(dense_rows)
-            dense_rows.append(words)
-        else:
-            word_counts[mask_id] = stored.size
-            index_parts.append(stored.astype(np.int64))
-            value_parts.append(words[stored])
+    single = np.flatnonzero(lengths == 1)
+    forced[single] = [int(masks[i][0]) for i in single.tolist()]
     offsets = np.zeros(len(masks) + 1, dtype=np.int64)
-    np.cumsum(word_counts, out=offsets[1:])
+    if batches:
+        np.cumsum(np.concatenate([b.word_counts for b in batches]), out=offsets[1:])
     return EncodedMasks(
         form=forms,
         dense_row=dense_row,
         word_offsets=offsets,
         forced_token=forced,
-        dense=np.stack(dense_rows) if dense_rows else np.zeros((0, width), dtype=np.uint32),
-        word_index=np.concatenate(index_parts) if index_parts else np.zeros(0, dtype=np.int64),
-        word_value=np.concatenate(value_parts) if value_parts else np.zeros(0, dtype=np.uint32),
+        dense=_concatenate([b.dense for b in batches], np.zeros((0, width), dtype=np.uint32)),
+        word_index=_concatenate([b.word_index for b in batches], np.zeros(0, dtype=np.int64)),
+        word_value=_concatenate([b.word_value for b in batches], np.zeros(0, dtype=np.uint32)),
     )
+
+
+@dataclass(frozen=True)
+class _Batch:
+    form: np.ndarray  # uint8 per mask
+    word_counts: np.ndarray  # int64 per mask: its stored words (0 for dense)
+    dense: np.ndarray  # uint32 (dense masks of the batch, W)
+    word_index: np.ndarray  # int64, mask by mask, increasing within a mask
+    word_value: np.ndarray  # uint32
+
+
+def _batches(lengths: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive mask ranges: short masks (at most ``SHORT_MASK_IDS`` ids) together, up to
+    ``BATCH_IDS`` ids; each long mask alone (``_encode_long``)."""
+    bounds, lo, total = [], 0, 0
+    for i, length in enumerate(lengths.tolist()):
+        long = length > SHORT_MASK_IDS
+        if i > lo and (long or total + length > BATCH_IDS or lengths[lo] > SHORT_MASK_IDS):
+            bounds.append((lo, i))
+            lo, total = i, 0
+        total += length
+    if len(lengths):
+        bounds.append((lo, len(lengths)))
+    return bounds
+
+
+def _encode_batch(masks: Sequence[np.ndarray], lengths: np.ndarray, first_id: int, vocab_size: int,
+                  width: int) -> _Batch:
+    """The forms and stored words of one batch of masks (``first_id``: the batch's first mask id)."""
+    if lengths.size == 1 and lengths[0] > SHORT_MASK_IDS:
+        return _encode_long(np.asarray(masks[0]), first_id, vocab_size)
+    ids = np.concatenate([np.asarray(m).reshape(-1) for m in masks]).astype(np.int64, copy=False) if lengths.sum() \
+        else np.zeros(0, np.int64)
+    mask_of = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
+    _check_batch(masks, lengths, ids, mask_of, first_id, vocab_size)
+    word_mask, word_index, value = _nonzero_words(ids, mask_of, width)
+    nonzero = np.bincount(word_mask, minlength=lengths.size)
+    not_full = width - np.bincount(word_mask[value == ALL_ONES], minlength=lengths.size)
+    form = _forms(nonzero, not_full, width)
+    dense = _rows(form == MASK_DENSE, word_mask, word_index, value, width)
+    sparse_words = (form == MASK_SPARSE)[word_mask]
+    complement = np.flatnonzero(form == MASK_COMPLEMENT)
+    rows = _rows(form == MASK_COMPLEMENT, word_mask, word_index, value, width)
+    row_of, index = np.nonzero(rows != ALL_ONES)  # row-major: mask by mask, index increasing
+    stored_mask = np.concatenate((word_mask[sparse_words], complement[row_of]))
+    order = np.argsort(stored_mask, kind="stable")
+    stored_index = np.concatenate((word_index[sparse_words], index))[order]
+    stored_value = np.concatenate((value[sparse_words], rows[row_of, index]))[order]
+    counts = np.bincount(stored_mask, minlength=lengths.size).astype(np.int64)
+    return _Batch(form, counts, dense, stored_index.astype(np.int64), stored_value.astype(np.uint32))
+
+
+def _nonzero_words(ids: np.ndarray, mask_of: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mask, word index, value) of every nonzero word of a batch of short masks, by mask then
+    index: each id's (mask, word) key is non-decreasing, so a word is a run of equal keys and
+    its value the OR of its ids' bits (``reduceat``)."""
+    key = mask_of * width + (ids >> 5)
+    run_start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1]))) if key.size else np.zeros(0, np.int64)
+    bits = np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32))
+    value = np.bitwise_or.reduceat(bits, run_start) if run_start.size else np.zeros(0, np.uint32)
+    word_mask, word_index = np.divmod(key[run_start], width)
+    return word_mask, word_index, value
+
+
+def _encode_long(ids: np.ndarray, mask_id: int, vocab_size: int) -> _Batch:
+    """A mask of many ids on its own: its flags packed into words (``mask_to_words``), four passes
+    over the ids where the batch path's keys and runs take ten (a 108-mask JSON regex whose
+    masks hold ~100k ids each: 29 ms this way, 127 ms batched)."""
+    _check_ids(mask_id, ids, vocab_size)
+    words = mask_to_words(ids, vocab_size)
+    form, stored = choose_form(words)
+    if form == MASK_DENSE:
+        return _Batch(np.array([form], np.uint8), np.zeros(1, np.int64), words[None, :], np.zeros(0, np.int64),
+                      np.zeros(0, np.uint32))
+    return _Batch(np.array([form], np.uint8), np.array([stored.size], np.int64), np.zeros((0, words.size), np.uint32),
+                  stored.astype(np.int64), words[stored])
+
+
+def _forms(nonzero: np.ndarray, not_full: np.ndarray, width: int) -> np.ndarray:
+    """Each mask's form: the smallest of dense ``4 W``, sparse ``12 nz`` and complement ``12 nf``
+    bytes, a list longer than ``MAX_SCATTER_WORDS`` not allowed, ties to the lower form code
+    (dense, then sparse): ``choose_form`` for many masks at once."""
+    never = np.iinfo(np.int64).max
+    costs = np.stack((np.full(nonzero.size, 4 * width, dtype=np.int64),
+                      np.where(nonzero <= MAX_SCATTER_WORDS, PAIR_BYTES * nonzero, never),
+                      np.where(not_full <= MAX_SCATTER_WORDS, PAIR_BYTES * not_full, never)))
+    codes = np.array([MASK_DENSE, MASK_SPARSE, MASK_COMPLEMENT], dtype=np.uint8)
+    return codes[np.argmin(costs, axis=0)]
+
+
+def _rows(chosen: np.ndarray, word_mask: np.ndarray, word_index: np.ndarray, value: np.ndarray,
+          width: int) -> np.ndarray:
+    """Bitset rows (uint32, ``width`` words) of the ``chosen`` masks, in mask order."""
+    row_of_mask = np.cumsum(chosen) - 1
+    rows = np.zeros(int(chosen.sum()) * width, dtype=np.uint32)
+    words = chosen[word_mask]
+    rows[row_of_mask[word_mask[words]] * width + word_index[words]] = value[words]
+    return rows.reshape(-1, width)
+
+
+def _concatenate(parts: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
+    parts = [part for part in parts if part.size]
+    return np.concatenate(parts) if parts else empty
+
+
+def _check_batch(masks: Sequence[np.ndarray], lengths: np.ndarray, ids: np.ndarray, mask_of: np.ndarray,
+                 first_id: int, vocab_size: int) -> None:
+    """Every mask 1-D, its ids in range, sorted and unique; else the first bad one's error."""
+    bad = np.zeros(lengths.size, dtype=bool)
+    bad[[i for i, m in enumerate(masks) if np.ndim(m) != 1]] = True
+    if ids.size:
+        bad[mask_of[(ids < 0) | (ids >= vocab_size)]] = True
+        falls = np.flatnonzero(ids[1:] <= ids[:-1]) + 1
+        bad[mask_of[falls[mask_of[falls] == mask_of[falls - 1]]]] = True
+    if bad.any():
+        first = int(np.argmax(bad))
+        _check_ids(first_id + first, np.asarray(masks[first]), vocab_size)
+        raise ValueError(f"mask {first_id + first}: token ids must be sorted, unique and in [0, {vocab_size})")
 
 
 def _check_ids(mask_id: int, token_ids: np.ndarray, vocab_size: int) -> None:

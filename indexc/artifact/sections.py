@@ -60,7 +60,7 @@ def _as_file_dtype(values: np.ndarray, dtypes: tuple[str, ...], name: str) -> np
         info = np.iinfo(target)
         low, high = int(values.min()), int(values.max())
         if low < info.min or high > info.max:
-            raise ValueError(f"section {name!r}: values [{low}, {high}] do not fit {dtype}")
+            raise ValueError(f"section {name!r}: values [{low}, {high}] do not fit {target}")
     return np.ascontiguousarray(values, dtype=target)
 
 

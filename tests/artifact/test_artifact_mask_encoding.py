@@ -76,3 +76,63 @@ def test_long_word_lists_are_stored_dense_for_fill_speed():
     spread = np.arange(0, 32 * (MAX_SCATTER_WORDS + 1), 32)  # one id in each of 257 words
     assert choose_form(mask_to_words(spread, vocab_size))[0] == MASK_DENSE
     assert choose_form(mask_to_words(spread[:-1], vocab_size))[0] == MASK_SPARSE
+    assert encode_masks([spread, spread[:-1]], vocab_size).form.tolist() == [MASK_DENSE, MASK_SPARSE]
+
+
+def _encode_one_by_one(masks, vocab_size):
+    """The reference: each mask through ``mask_to_words`` and ``choose_form``, as the writer once did."""
+    forms, dense, index, value, counts = [], [], [], [], []
+    for ids in masks:
+        words = mask_to_words(ids, vocab_size)
+        form, stored = choose_form(words)
+        forms.append(form)
+        if form == MASK_DENSE:
+            dense.append(words)
+            counts.append(0)
+        else:
+            index += stored.tolist()
+            value += words[stored].tolist()
+            counts.append(stored.size)
+    return forms, dense, index, value, counts
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_batch_encoding_matches_the_one_mask_at_a_time_reference(data):
+    import indexc.artifact.mask_encoding as encoding
+
+    vocab_size = data.draw(st.sampled_from([40, 96, 1000, 9000, 20_000]), label="vocab")
+    kinds = data.draw(st.lists(st.sampled_from(["few", "spread", "most", "all", "none", "one"]), min_size=1,
+                               max_size=12), label="kinds")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
+    masks = []
+    for kind in kinds:
+        if kind == "few":
+            ids = rng.choice(vocab_size, size=min(vocab_size, int(rng.integers(1, 40))), replace=False)
+        elif kind == "spread":
+            ids = np.flatnonzero(rng.random(vocab_size) < rng.random())
+        elif kind == "most":
+            ids = np.setdiff1d(np.arange(vocab_size), rng.choice(vocab_size, size=int(rng.integers(1, 30))))
+        elif kind == "all":
+            ids = np.arange(vocab_size)
+        elif kind == "one":
+            ids = np.array([int(rng.integers(vocab_size))])
+        else:
+            ids = np.zeros(0, dtype=np.int64)
+        masks.append(np.sort(ids).astype(data.draw(st.sampled_from([np.int32, np.int64]), label="dtype")))
+    batch_ids = data.draw(st.sampled_from([1, 50, 5_000, encoding.BATCH_IDS]), label="batch")
+    original = encoding.BATCH_IDS
+    encoding.BATCH_IDS = batch_ids  # several batches, and masks longer than a batch
+    try:
+        encoded = encode_masks(masks, vocab_size)
+    finally:
+        encoding.BATCH_IDS = original
+    forms, dense, index, value, counts = _encode_one_by_one(masks, vocab_size)
+    assert encoded.form.tolist() == forms
+    assert encoded.dense.tolist() == [row.tolist() for row in dense]
+    dense_ranks = iter(range(len(dense)))
+    assert encoded.dense_row.tolist() == [next(dense_ranks) if form == MASK_DENSE else -1 for form in forms]
+    assert encoded.word_index.tolist() == index and encoded.word_value.tolist() == value
+    assert np.diff(encoded.word_offsets).tolist() == counts
+    assert encoded.forced_token.tolist() == [int(m[0]) if m.size == 1 else -1 for m in masks]
+    assert encoded.word_index.dtype == np.int64 and encoded.word_value.dtype == np.uint32
