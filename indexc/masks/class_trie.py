@@ -25,6 +25,7 @@ is the (pruned) byte trie.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -59,6 +60,22 @@ class ClassTrie:
         parent, so each level adds into its parents with one ``add.reduceat``, deepest first.
         """
         sizes = np.ones(self.n_nodes, dtype=np.int64)
+        for parents, first, (lo, hi) in self._levels_deepest_first():
+            sizes[parents] += np.add.reduceat(sizes[lo:hi], first)
+        return sizes
+
+    @cached_property
+    def heights(self) -> np.ndarray:
+        """int64 (n,): levels below each node (0 for a leaf): the longest string a walk started
+        there reads (``equivalence``)."""
+        heights = np.zeros(self.n_nodes, dtype=np.int64)
+        for parents, first, (lo, hi) in self._levels_deepest_first():
+            heights[parents] = np.maximum.reduceat(heights[lo:hi], first) + 1
+        return heights
+
+    def _levels_deepest_first(self) -> Iterator[tuple[np.ndarray, np.ndarray, tuple[int, int]]]:
+        """Per level with children, deepest first: (its parents' ids, where each parent's run of
+        children starts within the level, the level's id range)."""
         levels = [(0, 1)]
         while levels[-1][0] < levels[-1][1]:
             lo, hi = levels[-1]
@@ -68,9 +85,7 @@ class ClassTrie:
                 continue
             counts = np.diff(self.child_offsets[parent_lo:parent_hi + 1])
             with_children = np.flatnonzero(counts)
-            first = self.child_offsets[parent_lo:parent_hi][with_children] - lo
-            sizes[parent_lo + with_children] += np.add.reduceat(sizes[lo:hi], first)
-        return sizes
+            yield parent_lo + with_children, self.child_offsets[parent_lo:parent_hi][with_children] - lo, (lo, hi)
 
 
 def build_class_trie(

@@ -69,7 +69,7 @@ def compute_mask_table(
     timings["class_trie_ms"] = _ms_since(t0)  # with the alphabet and the slices
 
     t1 = time.perf_counter()
-    steps, hits = _walk(plan, np.arange(dfa.n_states, dtype=np.int64), options)
+    steps, hits = _walk(plan, alphabet, np.arange(dfa.n_states, dtype=np.int64), options)
     timings["walk_ms"] = _ms_since(t1)
 
     t2 = time.perf_counter()
@@ -114,15 +114,18 @@ def masks_of_states(dfa: ByteDFA, trie: TokenTrie, vocab: Vocabulary, origins: n
     never from.
     """
     alphabet, slices, plan = _prepare(dfa, trie, options)
-    steps, hits = _walk(plan, np.asarray(origins, dtype=np.int64), options)
+    steps, hits = _walk(plan, alphabet, np.asarray(origins, dtype=np.int64), options)
     masks, mask_of_origin, _, _ = _distinct_masks(dfa, plan, slices, steps, hits, vocab)
     return masks, mask_of_origin
 
 
-def _walk(plan: WalkPlan, origins: np.ndarray, options: MaskOptions) -> tuple[FirstSteps, "StartHits"]:
-    """The origins' starts (shared first steps and loop regions, as the options say) and their hit sets."""
+def _walk(plan: WalkPlan, alphabet: ByteAlphabet, origins: np.ndarray,
+          options: MaskOptions) -> tuple[FirstSteps, "StartHits"]:
+    """The origins' starts (shared first steps, loop regions, equivalent states, as the options
+    say) and their hit sets."""
     if options.first_step_sharing:
-        steps = first_steps(plan, origins, regions=options.loop_regions)
+        equivalent = alphabet.class_transitions if options.equivalent_starts else None
+        steps = first_steps(plan, origins, regions=options.loop_regions, state_transitions=equivalent)
     else:
         steps = root_starts(plan, origins)
     return steps, StartHits(_walk_all_starts(plan, steps, options) + [_csr(steps.fixed)])

@@ -15,6 +15,10 @@ Github_medium o84343 64.6M -> 23.6M, o30305 ~5x.  Deeper sharing (pairs at depth
 measured too and buys almost nothing more (o84343: 23.6M at depth 1, 17.9M at depth 4 plus 12M
 triples to reach depth 4), so the sharing stops at the first step.
 
+Starts on one node from states that no string as deep as the node's subtree tells apart
+(``equivalence``) are numbered as one start too, when there are enough starts for it to pay
+(``MIN_EQUIVALENCE_STARTS``): MaskBench o42810, 171,419 -> 18,147 starts.
+
 Muted origins (inside a long literal, walked on the byte trie) keep a start of their own at the
 byte-trie root: their walks are narrow.  A first step that lands in a muted state starts on the
 class node and moves to the byte trie in the walk (``traverse._settle``).  A first step that
@@ -30,8 +34,15 @@ import numpy as np
 
 from indexc import limits as compile_limits
 from indexc.arrays import groups_by_first_appearance, stable_argsort
+from indexc.masks.class_trie import ClassTrie
+from indexc.masks.equivalence import equivalent_states
 from indexc.masks.loop_regions import loop_regions
 from indexc.masks.traverse import Starts, WalkPlan
+
+# Starts from which equivalent states are looked for: the refinement's fixed cost (a round over
+# every state, then one per trie level) is 5-20 ms on the bench regexes, whose walks have a few
+# thousand starts and take 1-50 ms; MaskBench o42810 has 171k starts, unicode_words 29k (break-even).
+MIN_EQUIVALENCE_STARTS = 8_192
 
 
 @dataclass(frozen=True)
@@ -51,9 +62,12 @@ class FirstSteps:
         return self.ids[self.offsets[k]:self.offsets[k + 1]]
 
 
-def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True) -> FirstSteps:
+def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True,
+                state_transitions: np.ndarray | None = None) -> FirstSteps:
     """The origins' first steps (or loop-region exits), numbered once across origins, in
-    first-use order; ``regions``: use ``loop_regions`` for origins with a wide self-loop."""
+    first-use order; ``regions``: use ``loop_regions`` for origins with a wide self-loop;
+    ``state_transitions`` (the full alphabet's table, exact in every row): number starts whose
+    states are equivalent below their node as one (``equivalence``)."""
     ct = plan.class_trie
     root_children = np.arange(ct.child_offsets[0], ct.child_offsets[1], dtype=np.int64)
     position = np.arange(origins.size, dtype=np.int64)
@@ -68,8 +82,14 @@ def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True) ->
     on_bytes = np.zeros(owner.size, dtype=bool)
     on_bytes[owner.size - muted.size:] = True
     in_slice = (plan.slice_of_state[origins[owner]] >= 0) & (state == origins[owner]) & ~on_bytes
-    key = ((state * (ct.n_nodes + 1) + node) * 2 + on_bytes) * 2 + in_slice
-    representative, start_of = groups_by_first_appearance(key)  # starts numbered in first-use order
+    representative, start_of = _numbered(ct, state, node, on_bytes, in_slice)  # in first-use order
+    if (state_transitions is not None and representative.size >= MIN_EQUIVALENCE_STARTS
+            and not (plan.slice_of_state >= 0).any()):
+        # Starts on the same node from equivalent states are one start (``equivalence``).
+        height = np.where(on_bytes, ct.heights[0], ct.heights[node])[representative]  # a byte start is at the root
+        walked_as = equivalent_states(state_transitions, plan.muted, state[representative], height)
+        kept, merged = _numbered(ct, walked_as, node[representative], on_bytes[representative], in_slice[representative])
+        representative, start_of = representative[kept], merged[start_of]
     starts = Starts(state[representative], node[representative], on_bytes[representative], in_slice[representative])
     # A region origin's first id is its region's fixed hit set: put them ahead of the walked ones.
     in_region = walked[region_of >= 0]
@@ -79,6 +99,13 @@ def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True) ->
     offsets = np.zeros(origins.size + 1, np.int64)
     np.cumsum(np.bincount(owner, minlength=origins.size), out=offsets[1:])
     return FirstSteps(origins, starts, offsets, start_of[order], tuple(region.hits for region in found))
+
+
+def _numbered(ct: ClassTrie, state: np.ndarray, node: np.ndarray, on_bytes: np.ndarray,
+              in_slice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct (state, node, trie, slice flag) starts: (first occurrence of each, in order of
+    first appearance; element -> its start's number)."""
+    return groups_by_first_appearance(((state * (ct.n_nodes + 1) + node) * 2 + on_bytes) * 2 + in_slice)
 
 
 def _steps(plan: WalkPlan, origins: np.ndarray, members: np.ndarray, nodes: np.ndarray,

@@ -112,6 +112,10 @@ def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, loop_regions=False, states_per_chunk=1))
     with mock.patch.multiple("indexc.masks.loop_regions", MIN_REGION_NODES=1, MIN_REGION_STATES=1):
         assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))  # every self-loop walked as a region
+    with mock.patch("indexc.masks.first_step.MIN_EQUIVALENCE_STARTS", 0):  # equivalent states always merged
+        assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
+        assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1))
+        assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, byte_classes=False, loop_regions=False))
 
 
 def test_masks_are_deduplicated_and_deterministic():
@@ -191,3 +195,11 @@ def test_gather_expansion_equals_scatter(pattern, monkeypatch):
 
     monkeypatch.setattr(expand, "GATHER_FROM_TOKENS", -1)
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
+
+
+@pytest.mark.parametrize("pattern", PATTERNS + [r"[ab]{0,30}", r"a{3,9}(b|1\.)", r"(a[ab]{0,6}-){1,3}"])
+def test_equivalent_states_give_the_same_masks(pattern, monkeypatch):
+    """Starts merged by ``equivalence`` (forced on, whatever the start count) change no mask."""
+    monkeypatch.setattr("indexc.masks.first_step.MIN_EQUIVALENCE_STARTS", 0)
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, min_literal_length=1))  # byte-mode walks

@@ -1,0 +1,132 @@
+"""Walk-equivalent states: starts bound to find the same hits are walked once.
+
+A walk from (state s, node n) can only go as deep as n's subtree, ``height(n)`` levels: it
+reads nothing but strings of at most that many classes.  So two states that no string of
+``k`` classes or fewer tells apart (the same liveness along the way, and the same *muted* flag
+at every step, since a muted state moves the walk to the byte trie) give the same hit set
+below any node of height ``k`` or less: call them *k-equivalent*.  ``first_step`` numbers a
+start by the smallest state k-equivalent to its own (k = its node's height), so such starts
+are one start, walked once.
+
+k-equivalence is the classic partition refinement cut at depth k: block_0 = muted or not
+(the dead state is a block of its own), and s, t are (k + 1)-equivalent iff they are
+k-equivalent and every class takes them to k-equivalent states.  Rounds stop at the highest
+height asked for, or as soon as a round splits nothing (the partition is then final).
+
+A round re-examines only the states it can split: the predecessors of the states that left
+their block in the round before (their block number changed).  The others keep their
+block: their successors' numbers did not change, so their rows are the rows that put them
+together.  A counter's blocks split one or two at a time, so a round touches a few states,
+where a full round (``arrays.unique_rows`` over every state's row) cost 10-20 ms: 127 of
+them were 2.4 s of the bench's unicode_words regex (18,541 states x 95 classes).
+
+Why it pays: a JSON Schema DFA counts (bounded strings, bounded arrays, the keys left to
+write), and the states of a counter far from its bound all look alike to tokens of a dozen
+bytes.  The walk started them one by one, and found equal hit sets again and again, then
+compared them element by element to dedupe them.  Measured on MaskBench Github_medium o42810
+(12,940 states, Llama-3): 171,419 walk starts -> 18,147.  Only the grouping changes: each
+merged start's hit set is exactly the one it had, so masks and artifacts are byte-identical.
+
+Not done with slices on: a slice path's hits depend on the state it loops at, not on its
+class only (``first_step`` then numbers starts by their own state).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexc import limits as compile_limits
+from indexc.arrays import expand_runs, groups_by_first_appearance, sorted_unique, stable_argsort, unique_rows
+
+
+def equivalent_states(transitions: np.ndarray, muted: np.ndarray, states: np.ndarray,
+                      depths: np.ndarray) -> np.ndarray:
+    """For each query (``states[i]``, ``depths[i]``): a number shared by exactly the states
+    ``depths[i]``-equivalent to ``states[i]`` (see the module note); numbers of queries of
+    different depths are not comparable.
+
+    ``transitions``: int (n_states, n_classes), -1 for the dead state, over classes that are
+    exact for *every* state (the full alphabet's, not the walk's, whose muted rows are unused).
+    """
+    answers = np.empty(states.size, dtype=np.int64)
+    if not states.size:
+        return answers
+    order = stable_argsort(depths)
+    bounds = np.searchsorted(depths[order], np.arange(int(depths.max()) + 2))
+    refinement = _Refinement(transitions, muted)
+    for depth in range(bounds.size - 1):
+        asked = order[bounds[depth]:bounds[depth + 1]]
+        answers[asked] = refinement.block[states[asked]]
+        if bounds[depth + 1] == states.size:
+            break
+        compile_limits.check_time("the walk's equivalent states")
+        if not refinement.split():  # the partition is final: it holds at every depth from here
+            rest = order[bounds[depth + 1]:]
+            answers[rest] = refinement.block[states[rest]]
+            break
+    return answers
+
+
+class _Refinement:
+    """The blocks of the current round, and the states that left their block in the last one."""
+
+    def __init__(self, transitions: np.ndarray, muted: np.ndarray):
+        self.transitions = transitions
+        n_states = transitions.shape[0]
+        # Block numbers, with one more entry: the dead state (-1 in the table) reads the last, -1.
+        # A split's new blocks take new numbers, never reused: at most one per state, ever.
+        self._with_dead = np.append(muted.astype(np.int64), -1)
+        self.block = self._with_dead[:-1]
+        self.size = np.zeros(n_states + 2, dtype=np.int64)
+        self.size[:2] = np.bincount(self.block, minlength=2)
+        self.n_numbers = 2
+        self.changed: np.ndarray | None = None  # None: every state is to be examined (round 1)
+        self._predecessors: tuple[np.ndarray, np.ndarray] | None = None
+
+    def split(self) -> bool:
+        """One round: split the blocks of the examined states by their rows; False if none split."""
+        examined = self._examined()
+        old = self.block[examined]
+        _, group = unique_rows(np.column_stack([old, self._with_dead[self.transitions[examined]]]))
+        first, group = groups_by_first_appearance(group)  # groups in order of their first state
+        # A block with an unexamined member keeps its number for those (they were not split);
+        # otherwise its first group keeps it.  Every other group takes a new number.
+        owner = old[first]
+        first_of_owner, owner_rank = groups_by_first_appearance(owner)
+        examined_in = np.bincount(owner_rank[group], minlength=first_of_owner.size)
+        keeps = np.zeros(first.size, dtype=bool)
+        keeps[first_of_owner] = examined_in == self.size[owner[first_of_owner]]
+        fresh = np.flatnonzero(~keeps)
+        number = owner.copy()
+        number[fresh] = self.n_numbers + np.arange(fresh.size)
+        self.n_numbers += fresh.size
+        new = number[group]
+        moved = new != old
+        self.changed = examined[moved]
+        np.subtract.at(self.size, old[moved], 1)
+        np.add.at(self.size, new[moved], 1)
+        self.block[self.changed] = new[moved]
+        return bool(self.changed.size)
+
+    def _examined(self) -> np.ndarray:
+        """The states whose rows may have changed: all in round 1, then the predecessors of the
+        states that changed block."""
+        if self.changed is None:
+            return np.arange(self.block.size, dtype=np.int64)
+        offsets, predecessors = self._predecessor_csr()
+        lo = offsets[self.changed]
+        _, position = expand_runs(lo, offsets[self.changed + 1] - lo)
+        return sorted_unique(predecessors[position])
+
+    def _predecessor_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """(offsets, states) of each state's predecessors, built on first use (not if round 1
+        settles everything)."""
+        if self._predecessors is None:
+            n_states, n_classes = self.transitions.shape
+            target = self.transitions.reshape(-1)
+            live = np.flatnonzero(target >= 0)
+            by_target = stable_argsort(target[live])
+            predecessors = live[by_target] // n_classes
+            offsets = np.searchsorted(target[live][by_target], np.arange(n_states + 1))
+            self._predecessors = offsets, predecessors
+        return self._predecessors
