@@ -29,6 +29,7 @@ from indexc.automaton.byte_dfa import DEAD
 from indexc.grammar.earley_tables import EarleyTables
 from indexc.grammar.lexemes import Lexer
 
+_NOTHING: frozenset = frozenset()
 MAX_PRODUCT_STATES = 4_096  # per (t, u) pair; beyond it the pair is left to the live walk
 MIN_WIDE_TOKENS = 256  # only lexemes u whose start mask holds this many tokens get pairs (see build_products)
 
@@ -94,6 +95,8 @@ def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray
     The pairs share their states once ``t`` is over (``_ProductStates``): the RFC grammar's 746
     wide pairs need 787 states instead of 2,320 (boundary masks 0.70 -> 0.18 s), Kubernetes
     kb_684's 10,250 pairs 15,933 instead of 24,395 (9.8 -> 3.5 s); the artifacts are unchanged.
+    A subset's moves are computed once (``_ProductStates._moves``): MaskBench o59980's 1,591
+    pairs step 25,292 states on 63 classes from 4,644 distinct subsets (construction ~2x faster).
     """
     representative = np.zeros(n_classes, dtype=np.int64)
     representative[class_of_byte[::-1]] = np.arange(255, -1, -1)  # first byte of each class
@@ -132,6 +135,8 @@ class _ProductStates:
         self._ids: dict[tuple[int, frozenset, int], int] = {}
         self._keys: list[tuple[int, frozenset, int]] = []
         self.rows: list[list[int]] = []
+        self._dead_row = [DEAD] * n_classes
+        self._subset_moves: dict[frozenset, list[frozenset]] = {}
 
     def pair(self, block: range, u_start: int) -> dict[int, int] | None:
         """{q: start state} of "rest of t from q, then u", or None (and nothing kept) when the
@@ -141,7 +146,7 @@ class _ProductStates:
         accepting = self._accepting
         starts = {q: self._number((q, frozenset([u_start]) if accepting[q] else frozenset(), u_start), stack)
                   for q in block}
-        table, n_classes = self._table, self._n_classes
+        table, number = self._table, self._number
         while stack:
             if len(self.rows) - mark > MAX_PRODUCT_STATES:
                 self._forget(mark)
@@ -149,17 +154,30 @@ class _ProductStates:
             state = stack.pop()
             q, started, u = self._keys[state]
             row = []
-            for c in range(n_classes):
-                q2 = table[q][c] if q != DEAD else DEAD
-                s2 = {table[s][c] for s in started} - {DEAD}
-                if q2 != DEAD and accepting[q2]:
-                    s2.add(u)
-                if q2 == DEAD and not s2:
-                    row.append(DEAD)
+            for q2, s2 in zip(table[q] if q != DEAD else self._dead_row, self._moves(started)):
+                if q2 != DEAD:
+                    row.append(number((q2, s2 | {u} if accepting[q2] else s2, u), stack))
+                elif s2:
+                    row.append(number((DEAD, s2, -1), stack))
                 else:
-                    row.append(self._number((q2, frozenset(s2), u if q2 != DEAD else -1), stack))
+                    row.append(DEAD)
             self.rows[state] = row
         return starts
+
+    def _moves(self, started: frozenset) -> list[frozenset]:
+        """Per class, the live states the subset ``started`` goes to, computed once per subset:
+        the pairs into one ``u`` meet the same subsets over and over (MaskBench o59980: 1.6M
+        (state, class) steps, from a few thousand distinct subsets)."""
+        found = self._subset_moves.get(started)
+        if found is None:
+            table = self._table
+            if len(started) == 1:  # most subsets: one state of ``u``
+                (only,) = started
+                found = [frozenset((target,)) if target != DEAD else _NOTHING for target in table[only]]
+            else:
+                found = [frozenset(table[s][c] for s in started) - {DEAD} for c in range(self._n_classes)]
+            self._subset_moves[started] = found
+        return found
 
     def _number(self, key: tuple[int, frozenset, int], stack: list[int]) -> int:
         found = self._ids.get(key)
