@@ -13,20 +13,28 @@ state.  The construction stops with a ``LimitError`` as soon as it exceeds ``max
 states or ``max_table_cells`` table cells, before the table is allocated; it checks the time
 limit at every state and the memory limit every 1,024 states (``indexc.limits``).
 
-Each NFA state's moves are grouped once (``_StateMoves``: its atoms, the closure of its
-target), and a subset whose states' atoms do not overlap, most of them, takes those groups as
-they are: no set union, one dictionary lookup per group.  On the JSON Schema DFA path most NFA
-states (8,183 for "any JSON value") fall into a single subset, so the grouping is kept as
-cheap as the union it replaces (a Thompson state has one edge: no dictionary at all).
+Each NFA state's moves are grouped once (``_StateMoves``: per target, its atoms as a tuple and
+as a bit set, and the target's closure), and a subset whose states' atoms do not overlap
+(most of them: the bit sets tell) takes those groups as they are: no set union, one
+dictionary lookup per group; overlapping ones are cut on the bit sets (``_merged``), not
+unioned atom by atom.  The table is filled by numpy from the groups at the end.  On the JSON
+Schema DFA path most NFA states fall into a single subset, so the grouping must cost no more
+than the union it replaces: a Thompson state (one edge) is one tuple, and an embedded DFA's
+state (one edge per live column, most of them to one target) is joined by target first.
 
-Cost: dominated by Python set unions.  The https regex (52 NFA states, 10 atoms) gives 78
-subsets in 0.9 ms, the relation-extraction regex (1,460 NFA states, 35 atoms) 454 subsets in
-5.8 ms; ``(x|y){0,20000}`` (120,006 NFA states) 20,001 subsets in 0.2 s.
+Cost (best of 7, process time): the https regex (52 NFA states, 10 atoms) gives 78 subsets in
+0.9-1.0 ms, the relation-extraction regex (1,460 NFA states, 35 atoms) 454 subsets in 6.6-6.9
+ms (unchanged by the grouping: a regex's Thompson NFA has one edge per state and few
+overlaps); ``(x|y){0,20000}`` (120,002 NFA states) 20,001 subsets in 0.2 s.  On the schema
+path, before -> after the grouping: "any JSON value" (2,632 subsets over 29 atoms) 21 -> 16 ms,
+MaskBench Github_easy o60843 (3,639 subsets, 49 atoms) 41 -> 25 ms, Github_medium o42810
+(14,724 subsets) 266 -> 209 ms.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -63,6 +71,9 @@ class _Closures:
         found = self.memo.get(q)
         if found is None:
             epsilon, important = self.epsilon, self.important
+            if not epsilon[q]:  # a character edge's source, or the accepting state
+                found = self.memo[q] = frozenset((q,)) if important[q] else frozenset()
+                return found
             seen, stack = {q}, [q]
             while stack:
                 for r in epsilon[stack.pop()]:
@@ -73,43 +84,47 @@ class _Closures:
         return found
 
 
+Group = tuple[tuple[int, ...], frozenset[int], int]  # atoms, closed target, the atoms as a bit set
+
+
 class _StateMoves:
-    """Per NFA state with edges: its moves as ``(atoms, closed target)`` groups, memoised.
+    """Per NFA state with edges: its moves as ``Group``s, memoised.
 
     A subset's moves are the union of its states' moves; precomputing them per state (the
-    atoms of each set, the closure of each target, grouped by target) leaves the subset
-    construction one dictionary lookup per group when the states' atoms do not overlap, which
-    is most subsets (``mask`` is the state's atoms as a bit set, to test that)."""
+    atoms of each set, the closure of each target) leaves the subset construction one
+    dictionary lookup per group when the states' atoms do not overlap, which is most subsets
+    (the atoms as bit sets tell)."""
 
     def __init__(self, nfa: NFA, closures: _Closures, set_atoms: list[tuple[int, ...]]):
         self.edges, self.closures, self.set_atoms = nfa.edges, closures, set_atoms
         self.set_masks = [sum(1 << atom for atom in atoms) for atoms in set_atoms]
-        self.memo: dict[int, tuple[list[tuple[tuple[int, ...], frozenset[int]]], int]] = {}
+        self.memo: dict[int, tuple[list[Group], int]] = {}
 
-    def of(self, q: int) -> tuple[list[tuple[tuple[int, ...], frozenset[int]]], int]:
+    def of(self, q: int) -> tuple[list[Group], int]:
+        """(the groups of ``q``, all their atoms as a bit set)."""
         found = self.memo.get(q)
         if found is None:
             found = self.memo[q] = self._group(q)
         return found
 
-    def _group(self, q: int) -> tuple[list[tuple[tuple[int, ...], frozenset[int]]], int]:
+    def _group(self, q: int) -> tuple[list[Group], int]:
+        """One group per edge (a Thompson state has one edge); an embedded DFA's state has one
+        edge per live column, often many to one target (a string body), so its edges are
+        joined by target first.  Groups are merged only if two of them share an atom."""
         edges = self.edges[q]
-        if len(edges) == 1:  # a Thompson state: one set, one target
+        if len(edges) == 1:
             (set_index, target), = edges
-            return [(self.set_atoms[set_index], self.closures.of(target))], self.set_masks[set_index]
-        by_atom: dict[int, frozenset[int]] = {}
-        for set_index, target in self.edges[q]:
-            closure = self.closures.of(target)
-            for atom in self.set_atoms[set_index]:
-                previous = by_atom.get(atom)
-                by_atom[atom] = closure if previous is None or previous == closure else previous | closure
-        by_target: dict[frozenset[int], list[int]] = {}
-        for atom, closure in by_atom.items():
-            by_target.setdefault(closure, []).append(atom)
-        mask = 0
-        for atom in by_atom:
-            mask |= 1 << atom
-        return [(tuple(atoms), closure) for closure, atoms in by_target.items()], mask
+            return [(self.set_atoms[set_index], self.closures.of(target), self.set_masks[set_index])], \
+                self.set_masks[set_index]
+        by_target: dict[int, int] = {}
+        mask, overlap = 0, False
+        for set_index, target in edges:
+            set_mask = self.set_masks[set_index]
+            overlap = overlap or bool(mask & set_mask)
+            mask |= set_mask
+            by_target[target] = by_target.get(target, 0) | set_mask
+        groups = [(_atoms_of(atoms), self.closures.of(target), atoms) for target, atoms in by_target.items()]
+        return (_merged(groups) if overlap else groups), mask
 
 
 def determinize(
@@ -120,14 +135,16 @@ def determinize(
     start = closures.of(nfa.start)
     index = {start: 0}
     order = [start]
-    rows: list[list[int]] = []
+    group_atoms: list[tuple[int, ...]] = []  # every state's groups in turn: their atoms, target
+    group_targets: list[int] = []
+    groups_per_state: list[int] = []
     n_atoms = partition.n_atoms
     max_states = min(limits.max_states, limits.max_table_cells // max(n_atoms, 1))
     guard, subset_items = compile_limits.current(), 0
     for subset in order:  # grows while iterating: breadth-first
         guard.check_time("subset construction")
-        row = [DEAD] * n_atoms
-        for atoms, target in _subset_moves(subset, moves):
+        groups = _subset_moves(subset, moves)
+        for atoms, target, _ in groups:
             t = index.get(target)
             if t is None:
                 t = index[target] = len(order)
@@ -138,12 +155,23 @@ def determinize(
                 if len(order) % 1024 == 0:
                     guard.check_memory(_estimated_bytes(len(order), n_atoms, subset_items),
                                        "the subset construction")
-            for atom in atoms:
-                row[atom] = t
-        rows.append(row)
-    transitions = np.array(rows, dtype=np.int32).reshape(len(rows), n_atoms)
+            group_atoms.append(atoms)
+            group_targets.append(t)
+        groups_per_state.append(len(groups))
+    transitions = _table(len(order), n_atoms, group_atoms, group_targets, groups_per_state)
     accepting = np.array([nfa.accept in s for s in order], dtype=bool)
     return AtomDFA(transitions, accepting)
+
+
+def _table(n_states: int, n_atoms: int, group_atoms: list[tuple[int, ...]], group_targets: list[int],
+           groups_per_state: list[int]) -> np.ndarray:
+    """The transition table from the groups, filled by numpy (a group covers many atoms)."""
+    transitions = np.full((n_states, n_atoms), DEAD, dtype=np.int32)
+    atoms_per_group = np.fromiter(map(len, group_atoms), dtype=np.int64, count=len(group_atoms))
+    atoms = np.fromiter(chain.from_iterable(group_atoms), dtype=np.int64, count=int(atoms_per_group.sum()))
+    sources = np.repeat(np.arange(n_states), groups_per_state)
+    transitions[np.repeat(sources, atoms_per_group), atoms] = np.repeat(group_targets, atoms_per_group)
+    return transitions
 
 
 def _estimated_bytes(n_states: int, n_atoms: int, subset_items: int) -> int:
@@ -151,9 +179,9 @@ def _estimated_bytes(n_states: int, n_atoms: int, subset_items: int) -> int:
     return n_states * (n_atoms * 36 + 200) + subset_items * 40
 
 
-def _subset_moves(subset: frozenset[int], moves: _StateMoves) -> list[tuple[tuple[int, ...], frozenset[int]]]:
-    """``(atoms, closed target)`` groups of one DFA state, atoms disjoint across groups."""
-    groups: list[tuple[tuple[int, ...], frozenset[int]]] = []
+def _subset_moves(subset: frozenset[int], moves: _StateMoves) -> list[Group]:
+    """The groups of one DFA state, atoms disjoint across groups."""
+    groups: list[Group] = []
     seen_atoms = 0
     overlap = False
     for q in subset:
@@ -165,20 +193,38 @@ def _subset_moves(subset: frozenset[int], moves: _StateMoves) -> list[tuple[tupl
     return _merged(groups) if overlap else groups
 
 
-def _merged(groups: list[tuple[tuple[int, ...], frozenset[int]]]) -> list[tuple[tuple[int, ...], frozenset[int]]]:
-    """Overlapping groups -> disjoint ones: each atom's target is the union of its groups'."""
-    by_atom: dict[int, set[int]] = {}
-    for atoms, target in groups:
-        for atom in atoms:
-            found = by_atom.get(atom)
-            if found is None:
-                by_atom[atom] = set(target)
-            else:
-                found.update(target)
-    by_target: dict[frozenset[int], list[int]] = {}
-    for atom, targets in by_atom.items():
-        by_target.setdefault(frozenset(targets), []).append(atom)
-    return [(tuple(atoms), target) for target, atoms in by_target.items()]
+def _merged(groups: list[Group]) -> list[Group]:
+    """Overlapping groups -> disjoint ones: each atom's target is the union of its groups'.
+
+    The atoms are cut into cells by which groups hold them, on the bit sets (a few integer
+    operations per group and cell, not a set union per atom), then cells whose unions are
+    equal are joined."""
+    cells: list[tuple[int, list[frozenset[int]]]] = []
+    for _, target, mask in groups:
+        refined, rest = [], mask
+        for cell_mask, targets in cells:
+            common = cell_mask & mask
+            if not common:
+                refined.append((cell_mask, targets))
+                continue
+            refined.append((common, targets + [target]))
+            if common != cell_mask:
+                refined.append((cell_mask & ~mask, targets))
+            rest &= ~cell_mask
+        if rest:
+            refined.append((rest, [target]))
+        cells = refined
+    by_target: dict[frozenset[int], int] = {}
+    for cell_mask, targets in cells:
+        union = targets[0] if len(targets) == 1 else frozenset().union(*targets)
+        by_target[union] = by_target.get(union, 0) | cell_mask
+    return [(_atoms_of(mask), target, mask) for target, mask in by_target.items()]
+
+
+def _atoms_of(mask: int) -> tuple[int, ...]:
+    """The atoms of a bit set, ascending."""
+    bits = bin(mask)[:1:-1]
+    return tuple(i for i, bit in enumerate(bits) if bit == "1")
 
 
 def _too_many_states(limits: AutomatonLimits, n_atoms: int, source: str) -> LimitError:
