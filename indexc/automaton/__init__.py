@@ -36,6 +36,8 @@ Code map, in reading order:
 - ``determinize``      subset construction over atoms
 - ``liveness``         trim to reachable and live states, canonical breadth-first numbering
 - ``minimize``         Hopcroft partition refinement
+- ``round_refinement`` the same refinement in numpy rounds (every pending splitter at once),
+                       for the large character-level DFAs of the compile paths
 - ``utf8_expansion``   character-level DFA -> byte-level DFA via the UTF-8 block tree
 - ``product``          reachable state pairs of two DFAs and their table (intersections)
 - ``compile``          the driver, ``compile_regex``

@@ -7,7 +7,8 @@ Stages (each its own module, in order):
 3. ``nfa``            Thompson NFA over character sets (size checked before building)
 4. ``atom_partition`` the character sets cut the code points into atoms
 5. ``determinize``    subset construction over atoms -> character-level DFA
-6. ``liveness`` + ``minimize``  trim, then Hopcroft -> minimal character-level DFA
+6. ``liveness`` + ``round_refinement``  trim, then Hopcroft's refinement in numpy rounds
+                      -> minimal character-level DFA (numbered by first member)
 7. ``utf8_expansion`` relabel the UTF-8 block tree per state -> minimal byte DFA
 8. ``liveness``       drop unreferenced chains, renumber breadth-first (start = 0)
 
@@ -22,7 +23,7 @@ from indexc.automaton.byte_dfa import ByteDFA
 from indexc.automaton.determinize import AtomDFA, determinize
 from indexc.automaton.limits import DEFAULT_MAX_STATES, AutomatonLimits
 from indexc.automaton.liveness import trim
-from indexc.automaton.minimize import minimize
+from indexc.automaton.round_refinement import minimize_in_rounds
 from indexc.automaton.nfa import build_nfa
 from indexc.automaton.normalize import normalize
 from indexc.automaton.parse import parse_structure
@@ -77,5 +78,5 @@ def compile_atom_dfa(
     trimmed = trim(dfa.transitions, dfa.accepting)
     if trimmed is None:
         raise RegexError("the regex matches no string", source=source)
-    transitions, accepting = minimize(*trimmed)
+    transitions, accepting = minimize_in_rounds(*trimmed)
     return AtomDFA(transitions, accepting), partition

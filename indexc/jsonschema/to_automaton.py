@@ -24,7 +24,7 @@ from indexc.automaton.code_point_sets import CodePointSet
 from indexc.automaton.determinize import AtomDFA, determinize
 from indexc.automaton.limits import AutomatonLimits
 from indexc.automaton.liveness import trim
-from indexc.automaton.minimize import minimize
+from indexc.automaton.round_refinement import minimize_in_rounds
 from indexc.automaton.normalize import normalize
 from indexc.automaton.parse import parse_structure
 from indexc.automaton import regex_tree as rt
@@ -224,7 +224,7 @@ def tree_to_atom_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], limits:
     trimmed = trim(atom_dfa.transitions, atom_dfa.accepting)
     if trimmed is None:
         raise RegexError("the schema matches no JSON text", source=source)
-    return AtomDFA(*minimize(*trimmed)), partition
+    return AtomDFA(*minimize_in_rounds(*trimmed)), partition
 
 
 def tree_to_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], *, max_states: int,
