@@ -116,15 +116,28 @@ class _StateMoves:
             (set_index, target), = edges
             return [(self.set_atoms[set_index], self.closures.of(target), self.set_masks[set_index])], \
                 self.set_masks[set_index]
-        by_target: dict[int, int] = {}
+        by_target: dict[int, list[int]] = {}
         mask, overlap = 0, False
         for set_index, target in edges:
             set_mask = self.set_masks[set_index]
             overlap = overlap or bool(mask & set_mask)
             mask |= set_mask
-            by_target[target] = by_target.get(target, 0) | set_mask
-        groups = [(_atoms_of(atoms), self.closures.of(target), atoms) for target, atoms in by_target.items()]
+            found = by_target.get(target)
+            if found is None:
+                by_target[target] = [set_index]
+            else:
+                found.append(set_index)
+        groups = [self._joined(sets, self.closures.of(target)) for target, sets in by_target.items()]
         return (_merged(groups) if overlap else groups), mask
+
+    def _joined(self, sets: list[int], closure: frozenset[int]) -> Group:
+        """The group of the edges on ``sets`` to one target."""
+        if len(sets) == 1:
+            return self.set_atoms[sets[0]], closure, self.set_masks[sets[0]]
+        mask = 0
+        for set_index in sets:
+            mask |= self.set_masks[set_index]
+        return tuple(chain.from_iterable(self.set_atoms[i] for i in sets)), closure, mask
 
 
 def determinize(
