@@ -296,7 +296,8 @@ class StartHits:
     Built from the walk's chunks in a few vectorised calls: the sets' hashes come with the
     chunks, so equal sets are found by grouping hashes and comparing only the sets that have
     an earlier twin (``arrays.ragged_groups``), with no temporary the size of all the hits
-    (a 12,940-state schema, MaskBench o42810, has 95M of them).
+    (a 12,940-state schema, MaskBench o42810, had 95M of them, 16M since ``equivalence``
+    merges starts: 3,382 distinct sets among 18,147 starts, compared in ~0.2 s).
     """
 
     def __init__(self, chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]]):

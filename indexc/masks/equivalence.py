@@ -5,8 +5,8 @@ reads nothing but strings of at most that many classes.  So two states that no s
 ``k`` classes or fewer tells apart (the same liveness along the way, and the same *muted* flag
 at every step, since a muted state moves the walk to the byte trie) give the same hit set
 below any node of height ``k`` or less: call them *k-equivalent*.  ``first_step`` numbers a
-start by the smallest state k-equivalent to its own (k = its node's height), so such starts
-are one start, walked once.
+start by its state's k-equivalence block (k = its node's height), so such starts are one
+start, walked once from any of the states.
 
 k-equivalence is the classic partition refinement cut at depth k: block_0 = muted or not
 (the dead state is a block of its own), and s, t are (k + 1)-equivalent iff they are
@@ -24,11 +24,14 @@ Why it pays: a JSON Schema DFA counts (bounded strings, bounded arrays, the keys
 write), and the states of a counter far from its bound all look alike to tokens of a dozen
 bytes.  The walk started them one by one, and found equal hit sets again and again, then
 compared them element by element to dedupe them.  Measured on MaskBench Github_medium o42810
-(12,940 states, Llama-3): 171,419 walk starts -> 18,147.  Only the grouping changes: each
-merged start's hit set is exactly the one it had, so masks and artifacts are byte-identical.
+(12,940 states, Llama-3): 171,419 walk starts -> 18,147, hits 95M -> 16M, walk 17.4 -> 3.2 s,
+for ~0.1 s of refinement (128 rounds).  Only the grouping changes: each merged start's hit
+set is exactly the one it had, so masks and artifacts are byte-identical.  What is left:
+the 18,147 starts still hold only 3,382 distinct hit sets (states told apart by strings
+no token spells: the height bounds the depth, not the paths).
 
 Not done with slices on: a slice path's hits depend on the state it loops at, not on its
-class only (``first_step`` then numbers starts by their own state).
+block only (``first_step`` then numbers starts by their own state).
 """
 
 from __future__ import annotations
