@@ -70,17 +70,30 @@ class SharedNFABuilder:
         return self.nfa
 
     def state(self) -> int:
-        self._count()
-        return self.nfa.add_state()
+        epsilon = self.nfa.epsilon
+        self._count(len(epsilon) + 1)
+        epsilon.append([])
+        self.nfa.edges.append([])
+        return len(epsilon) - 1
 
-    def _count(self) -> None:
-        if self.nfa.n_states + len(self.aliases) >= self.max_states:
+    def states(self, count: int) -> list[int]:
+        """``count`` new states, numbered consecutively."""
+        epsilon, edges = self.nfa.epsilon, self.nfa.edges
+        first = len(epsilon)
+        self._count(first + count)
+        epsilon.extend([] for _ in range(count))
+        edges.extend([] for _ in range(count))
+        return list(range(first, first + count))
+
+    def _count(self, states_after: int) -> None:
+        """``LimitError`` if ``states_after`` states (and the aliases) exceed the limit."""
+        if states_after + len(self.aliases) > self.max_states:
             raise LimitError(f"the schema's automaton needs over {self.max_states:,} NFA states", source=self.source)
 
     def alias(self, handle: int) -> int:
         """A new handle for a pass-through entry that moves on to ``handle``."""
-        self._count()
-        self.aliases.append(self.resolve(handle))
+        self._count(len(self.nfa.epsilon) + 1)
+        self.aliases.append(handle if handle >= 0 else self.aliases[-1 - handle])
         return -len(self.aliases)
 
     def resolve(self, handle: int) -> int:
@@ -99,7 +112,7 @@ class SharedNFABuilder:
     def _fragment(self, node: rt.Node, follow: int) -> int:
         if isinstance(node, rt.Chars):
             entry = self.state()
-            self.nfa.edges[entry].append((node.set_index, self.resolve(follow)))
+            self.nfa.edges[entry].append((node.set_index, follow if follow >= 0 else self.aliases[-1 - follow]))
             return entry
         if isinstance(node, rt.Concat):
             current = follow
@@ -118,10 +131,14 @@ class SharedNFABuilder:
 
     def _embedded(self, node: EmbeddedDFA, follow: int) -> int:
         """One NFA state per DFA state, one edge per live cell; accepting states go on to ``follow``."""
-        states = [self.state() for _ in range(node.dfa.n_states)]
-        sources, columns, targets = node.dfa.live_cells()
-        for source, column, target in zip(sources.tolist(), columns.tolist(), targets.tolist()):
-            self.nfa.edges[states[source]].append((node.set_indices[column], states[target]))
+        n = node.dfa.n_states
+        states = self.states(n)
+        first = states[0]
+        sources, columns, targets = node.dfa.live_cells()  # by source, then column
+        pairs = list(zip(np.asarray(node.set_indices, dtype=np.int64)[columns].tolist(), (targets + first).tolist()))
+        bounds = np.searchsorted(sources, np.arange(n + 1)).tolist()
+        for state in range(n):  # one slice per state, not one append per edge
+            self.nfa.edges[first + state] = pairs[bounds[state]:bounds[state + 1]]
         follow_state = self.resolve(follow)
         for accepting in np.flatnonzero(node.dfa.accepting).tolist():
             self.nfa.epsilon[states[accepting]].append(follow_state)
