@@ -12,7 +12,7 @@ prefix dies, over byte *classes* so that tokens that act alike are walked once:
     slices.py           slices: token groups a wide self-loop accepts at once
     loop_regions.py     a self-loop's part of the trie, walked once per loop set; its exits
     equivalence.py      states no string as deep as a node's subtree tells apart (one start)
-    first_step.py       the walks' starts: each distinct (state, root child or exit) once
+    first_step.py       the walks' starts: each distinct (state, root child or exit) once, tall ones split
     traverse.py         the level-by-level numpy frontier over (start, state, node)
     dedupe.py           identical masks found on hit sets, before any token is expanded
     expand.py           hit sets -> token flags (scatter or gather, whichever is cheaper)

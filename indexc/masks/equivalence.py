@@ -26,9 +26,9 @@ bytes.  The walk started them one by one, and found equal hit sets again and aga
 compared them element by element to dedupe them.  Measured on MaskBench Github_medium o42810
 (12,940 states, Llama-3): 171,419 walk starts -> 18,147, hits 95M -> 16M, walk 17.4 -> 3.2 s,
 for ~0.1 s of refinement (128 rounds).  Only the grouping changes: each merged start's hit
-set is exactly the one it had, so masks and artifacts are byte-identical.  What is left:
-the 18,147 starts still hold only 3,382 distinct hit sets (states told apart by strings
-no token spells: the height bounds the depth, not the paths).
+set is exactly the one it had, so masks and artifacts are byte-identical.  The height
+bounds the depth, not the paths: those 18,147 starts held only 3,382 distinct hit sets, most
+of the rest below tall nodes, which ``first_step`` therefore splits (``SPLIT_HEIGHT``).
 
 Not done with slices on: a slice path's hits depend on the state it loops at, not on its
 block only (``first_step`` then numbers starts by their own state).

@@ -17,7 +17,13 @@ triples to reach depth 4), so the sharing stops at the first step.
 
 Starts on one node from states that no string as deep as the node's subtree tells apart
 (``equivalence``) are numbered as one start too, when there are enough starts for it to pay
-(``MIN_EQUIVALENCE_STARTS``): MaskBench o42810, 171,419 -> 18,147 starts.
+(``MIN_EQUIVALENCE_STARTS``): MaskBench o42810, 171,419 -> 18,147 starts.  A node's height
+is set by its longest token, and a few root children are tall only by a chain of repeats
+(spaces, dashes: heights 63-127) over a shallow bush: equivalence that deep merges little.
+So, with equivalence, a step on a node taller than ``SPLIT_HEIGHT`` is replaced by the steps
+to its children (each judged at its own height), the node's own tokens being a fixed hit
+set.  o42810 (Llama-3, process time): 33,990 starts, walked hits 16.0M -> 5.1M, first
+steps + walk + dedupe 3.2 -> 1.2 s (split at 12: 1.4 s, at 40: 1.2 s).
 
 Muted origins (inside a long literal, walked on the byte trie) keep a start of their own at the
 byte-trie root: their walks are narrow.  A first step that lands in a muted state starts on the
@@ -33,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import groups_by_first_appearance, stable_argsort
+from indexc.arrays import expand_runs, groups_by_first_appearance, sorted_unique, stable_argsort
 from indexc.masks.class_trie import ClassTrie
 from indexc.masks.equivalence import equivalent_states
 from indexc.masks.loop_regions import loop_regions
@@ -43,6 +49,7 @@ from indexc.masks.traverse import Starts, WalkPlan
 # every state, then one per trie level) is 5-20 ms on the bench regexes, whose walks have a few
 # thousand starts and take 1-50 ms; MaskBench o42810 has 171k starts, unicode_words 29k (break-even).
 MIN_EQUIVALENCE_STARTS = 8_192
+SPLIT_HEIGHT = 24  # steps on taller class nodes start one level down (their children are mostly shallow)
 
 
 @dataclass(frozen=True)
@@ -83,22 +90,53 @@ def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True,
     on_bytes[owner.size - muted.size:] = True
     in_slice = (plan.slice_of_state[origins[owner]] >= 0) & (state == origins[owner]) & ~on_bytes
     representative, start_of = _numbered(ct, state, node, on_bytes, in_slice)  # in first-use order
+    fixed_owner, fixed_id, fixed = np.zeros(0, np.int64), np.zeros(0, np.int64), ()
     if (state_transitions is not None and representative.size >= MIN_EQUIVALENCE_STARTS
             and not (plan.slice_of_state >= 0).any()):
-        # Starts on the same node from equivalent states are one start (``equivalence``).
+        # Tall starts go one level down; then starts on the same node from equivalent states
+        # are one start (``equivalence``).
+        owner, state, node, on_bytes, fixed_owner, fixed_nodes = _split_tall(plan, owner, state, node, on_bytes)
+        in_slice = np.zeros(owner.size, dtype=bool)
+        fixed = tuple(np.array([n], dtype=np.int64) for n in sorted_unique(fixed_nodes).tolist())
+        fixed_id = len(found) + np.searchsorted(sorted_unique(fixed_nodes), fixed_nodes)
+        representative, start_of = _numbered(ct, state, node, on_bytes, in_slice)
         height = np.where(on_bytes, ct.heights[0], ct.heights[node])[representative]  # a byte start is at the root
         walked_as = equivalent_states(state_transitions, plan.muted, state[representative], height)
         kept, merged = _numbered(ct, walked_as, node[representative], on_bytes[representative], in_slice[representative])
         representative, start_of = representative[kept], merged[start_of]
     starts = Starts(state[representative], node[representative], on_bytes[representative], in_slice[representative])
     # A region origin's first id is its region's fixed hit set: put them ahead of the walked ones.
+    # A split tall start's own node, when it ends tokens, is a fixed hit set of its own, after them.
     in_region = walked[region_of >= 0]
-    owner = np.concatenate([in_region, owner])
-    start_of = np.concatenate([representative.size + region_of[region_of >= 0], start_of])
+    owner = np.concatenate([in_region, fixed_owner, owner])
+    start_of = np.concatenate([representative.size + region_of[region_of >= 0], representative.size + fixed_id,
+                               start_of])
     order = stable_argsort(owner)  # keeps root-child (or exit) order within an origin
     offsets = np.zeros(origins.size + 1, np.int64)
     np.cumsum(np.bincount(owner, minlength=origins.size), out=offsets[1:])
-    return FirstSteps(origins, starts, offsets, start_of[order], tuple(region.hits for region in found))
+    return FirstSteps(origins, starts, offsets, start_of[order], tuple(region.hits for region in found) + fixed)
+
+
+def _split_tall(plan: WalkPlan, owner: np.ndarray, state: np.ndarray, node: np.ndarray, on_bytes: np.ndarray):
+    """Class-trie steps on nodes taller than ``SPLIT_HEIGHT`` replaced by the steps to their
+    children (the walk's next level, done here), from states that are not muted (a muted one
+    leaves the class trie at the node).
+
+    Returns the new (owner, state, node, on_bytes) and, for each split step whose node ends
+    tokens, (its owner, its node): that node is a hit whatever the state, a fixed hit set.
+    """
+    ct = plan.class_trie
+    tall = ~on_bytes & (ct.heights[node] > SPLIT_HEIGHT) & ~plan.muted[state]
+    rows = np.flatnonzero(tall)
+    first = ct.child_offsets[node[rows]]
+    which, child = expand_runs(first, ct.child_offsets[node[rows] + 1] - first)
+    target = plan.class_transitions[state[rows][which], ct.node_class[child]].astype(np.int64)
+    live = target >= 0
+    ends_tokens = ct.token_offsets[node[rows] + 1] > ct.token_offsets[node[rows]]
+    keep = ~tall
+    return (np.concatenate([owner[keep], owner[rows][which][live]]), np.concatenate([state[keep], target[live]]),
+            np.concatenate([node[keep], child[live]]), np.concatenate([on_bytes[keep], np.zeros(int(live.sum()), bool)]),
+            owner[rows][ends_tokens], node[rows][ends_tokens])
 
 
 def _numbered(ct: ClassTrie, state: np.ndarray, node: np.ndarray, on_bytes: np.ndarray,

@@ -116,6 +116,9 @@ def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
         assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
         assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1))
         assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, byte_classes=False, loop_regions=False))
+        with mock.patch("indexc.masks.first_step.SPLIT_HEIGHT", 0):  # and every inner node's step split
+            assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
+            assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1))
 
 
 def test_masks_are_deduplicated_and_deterministic():
@@ -197,9 +200,12 @@ def test_gather_expansion_equals_scatter(pattern, monkeypatch):
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
 
 
+@pytest.mark.parametrize("split_height", [0, 1, 1000])
 @pytest.mark.parametrize("pattern", PATTERNS + [r"[ab]{0,30}", r"a{3,9}(b|1\.)", r"(a[ab]{0,6}-){1,3}"])
-def test_equivalent_states_give_the_same_masks(pattern, monkeypatch):
-    """Starts merged by ``equivalence`` (forced on, whatever the start count) change no mask."""
+def test_equivalent_states_give_the_same_masks(pattern, split_height, monkeypatch):
+    """Starts merged by ``equivalence`` (forced on, whatever the start count), and tall steps
+    split into their children's, change no mask."""
     monkeypatch.setattr("indexc.masks.first_step.MIN_EQUIVALENCE_STARTS", 0)
+    monkeypatch.setattr("indexc.masks.first_step.SPLIT_HEIGHT", split_height)
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, min_literal_length=1))  # byte-mode walks
