@@ -13,22 +13,25 @@ state.  The construction stops with a ``LimitError`` as soon as it exceeds ``max
 states or ``max_table_cells`` table cells, before the table is allocated; it checks the time
 limit at every state and the memory limit every 1,024 states (``indexc.limits``).
 
-Each NFA state's moves are grouped once (``_StateMoves``: per target, its atoms as a tuple and
-as a bit set, and the target's closure), and a subset whose states' atoms do not overlap
-(most of them: the bit sets tell) takes those groups as they are: no set union, one
-dictionary lookup per group; overlapping ones are cut on the bit sets (``_merged``), not
-unioned atom by atom.  The table is filled by numpy from the groups at the end.  On the JSON
-Schema DFA path most NFA states fall into a single subset, so the grouping must cost no more
-than the union it replaces: a Thompson state (one edge) is one tuple, and an embedded DFA's
-state (one edge per live column, most of them to one target) is joined by target first.
+Each NFA state's moves are grouped once (``_StateMoves``: per target, the atoms that lead
+there and the target's closure), and a subset whose states' atoms do not overlap (most of
+them; the states' atoms as bit sets tell) takes those groups as they are: no set union, one
+dictionary lookup per group.  Overlapping ones are merged atom by atom (``_merged``), as
+before.  On the JSON Schema DFA path most NFA states fall into a single subset, so the
+grouping must cost no more than the union it replaces: a Thompson state (one edge) is one
+tuple, and an embedded DFA's state (one edge per live column, most of them to one target) is
+joined by target first.  The table is filled from the groups at the end, by numpy unless it
+is small.
 
-Cost (best of 7, process time): the https regex (52 NFA states, 10 atoms) gives 78 subsets in
-0.9-1.0 ms, the relation-extraction regex (1,460 NFA states, 35 atoms) 454 subsets in 6.6-6.9
-ms (unchanged by the grouping: a regex's Thompson NFA has one edge per state and few
-overlaps); ``(x|y){0,20000}`` (120,002 NFA states) 20,001 subsets in 0.2 s.  On the schema
-path, before -> after the grouping: "any JSON value" (2,632 subsets over 29 atoms) 21 -> 16 ms,
-MaskBench Github_easy o60843 (3,639 subsets, 49 atoms) 41 -> 25 ms, Github_medium o42810
-(14,724 subsets) 266 -> 209 ms.
+Cost (best of 7-200 runs, in one process against the previous version on the same NFA):
+regexes about unchanged (their Thompson states have one edge each and overlap often):
+``email`` 59 -> 66 us, ``date`` 338 -> 341 us, the https regex (52 NFA states, 10 atoms, 78
+subsets) 0.85 -> 0.89 ms, the relation-extraction regex (1,460 NFA states, 35 atoms, 454
+subsets) 5.8 -> 5.0 ms, ``(x|y){0,20000}`` (120,002 NFA states, 20,001 subsets) 0.18 s.  The
+schema path gains more: "any JSON value" (5,640 NFA states, 2,632 subsets over 29 atoms) 22 ->
+15 ms, MaskBench Glaiveai2K send_email (1,146 subsets, 46 atoms) 12 -> 7 ms, Github_easy
+o60843 (3,639 subsets, 49 atoms) 40 -> 23 ms, Github_medium o42810 (14,724 subsets, 51 atoms)
+257 -> 231 ms (its subsets overlap more).
 """
 
 from __future__ import annotations
@@ -84,7 +87,9 @@ class _Closures:
         return found
 
 
-Group = tuple[tuple[int, ...], frozenset[int], int]  # atoms, closed target, the atoms as a bit set
+_PYTHON_FILL_CELLS = 1_024  # tables up to this size are filled in Python (``_table``)
+
+Group = tuple[tuple[int, ...], frozenset[int]]  # atoms, and the closed target they move to
 
 
 class _StateMoves:
@@ -93,7 +98,7 @@ class _StateMoves:
     A subset's moves are the union of its states' moves; precomputing them per state (the
     atoms of each set, the closure of each target) leaves the subset construction one
     dictionary lookup per group when the states' atoms do not overlap, which is most subsets
-    (the atoms as bit sets tell)."""
+    (a bit set of each state's atoms tells)."""
 
     def __init__(self, nfa: NFA, closures: _Closures, set_atoms: list[tuple[int, ...]]):
         self.edges, self.closures, self.set_atoms = nfa.edges, closures, set_atoms
@@ -114,8 +119,7 @@ class _StateMoves:
         edges = self.edges[q]
         if len(edges) == 1:
             (set_index, target), = edges
-            return [(self.set_atoms[set_index], self.closures.of(target), self.set_masks[set_index])], \
-                self.set_masks[set_index]
+            return [(self.set_atoms[set_index], self.closures.of(target))], self.set_masks[set_index]
         by_target: dict[int, list[int]] = {}
         mask, overlap = 0, False
         for set_index, target in edges:
@@ -133,11 +137,8 @@ class _StateMoves:
     def _joined(self, sets: list[int], closure: frozenset[int]) -> Group:
         """The group of the edges on ``sets`` to one target."""
         if len(sets) == 1:
-            return self.set_atoms[sets[0]], closure, self.set_masks[sets[0]]
-        mask = 0
-        for set_index in sets:
-            mask |= self.set_masks[set_index]
-        return tuple(chain.from_iterable(self.set_atoms[i] for i in sets)), closure, mask
+            return self.set_atoms[sets[0]], closure
+        return tuple(chain.from_iterable(self.set_atoms[i] for i in sets)), closure
 
 
 def determinize(
@@ -157,7 +158,7 @@ def determinize(
     for subset in order:  # grows while iterating: breadth-first
         guard.check_time("subset construction")
         groups = _subset_moves(subset, moves)
-        for atoms, target, _ in groups:
+        for atoms, target in groups:
             t = index.get(target)
             if t is None:
                 t = index[target] = len(order)
@@ -178,7 +179,17 @@ def determinize(
 
 def _table(n_states: int, n_atoms: int, group_atoms: list[tuple[int, ...]], group_targets: list[int],
            groups_per_state: list[int]) -> np.ndarray:
-    """The transition table from the groups, filled by numpy (a group covers many atoms)."""
+    """The transition table from the groups, filled by numpy (a group covers many atoms), or
+    for a small table (a typical regex) in Python, which is then cheaper than the numpy calls."""
+    if n_states * n_atoms <= _PYTHON_FILL_CELLS:
+        rows = [[DEAD] * n_atoms for _ in range(n_states)]
+        group = 0
+        for row, count in zip(rows, groups_per_state):
+            for atoms, target in zip(group_atoms[group:group + count], group_targets[group:group + count]):
+                for atom in atoms:
+                    row[atom] = target
+            group += count
+        return np.array(rows, dtype=np.int32).reshape(n_states, n_atoms)
     transitions = np.full((n_states, n_atoms), DEAD, dtype=np.int32)
     atoms_per_group = np.fromiter(map(len, group_atoms), dtype=np.int64, count=len(group_atoms))
     atoms = np.fromiter(chain.from_iterable(group_atoms), dtype=np.int64, count=int(atoms_per_group.sum()))
@@ -207,44 +218,21 @@ def _subset_moves(subset: frozenset[int], moves: _StateMoves) -> list[Group]:
 
 
 def _merged(groups: list[Group]) -> list[Group]:
-    """Overlapping groups -> disjoint ones: each atom's target is the union of its groups'.
-
-    The atoms are cut into cells by which groups hold them, on the bit sets (a few integer
-    operations per group and cell, not a set union per atom), then cells whose unions are
-    equal are joined."""
-    cells: list[tuple[int, list[frozenset[int]]]] = []
-    for _, target, mask in groups:
-        refined, rest = [], mask
-        for cell_mask, targets in cells:
-            common = cell_mask & mask
-            if not common:
-                refined.append((cell_mask, targets))
-                continue
-            refined.append((common, targets + [target]))
-            if common != cell_mask:
-                refined.append((cell_mask & ~mask, targets))
-            rest &= ~cell_mask
-        if rest:
-            refined.append((rest, [target]))
-        cells = refined
-    by_target: dict[frozenset[int], int] = {}
-    for cell_mask, targets in cells:
-        union = targets[0] if len(targets) == 1 else frozenset().union(*targets)
-        by_target[union] = by_target.get(union, 0) | cell_mask
-    return [(_atoms_of(mask), target, mask) for target, mask in by_target.items()]
-
-
-_BYTE_BITS = tuple(tuple(bit for bit in range(8) if value >> bit & 1) for value in range(256))
-
-
-def _atoms_of(mask: int) -> tuple[int, ...]:
-    """The atoms of a bit set, ascending (a table lookup per byte of the mask)."""
-    atoms: list[int] = []
-    for position, value in enumerate(mask.to_bytes((mask.bit_length() + 7) // 8, "little")):
-        if value:
-            base = position * 8
-            atoms += [base + bit for bit in _BYTE_BITS[value]]
-    return tuple(atoms)
+    """Overlapping groups -> disjoint ones: each atom's target is the union of its groups'
+    (atom by atom: tried against cutting bit sets into cells, this is as fast on the schema
+    DFAs and 10-25% faster on regexes, whose few atoms make the cells overhead)."""
+    by_atom: dict[int, set[int]] = {}
+    for atoms, target in groups:
+        for atom in atoms:
+            found = by_atom.get(atom)
+            if found is None:
+                by_atom[atom] = set(target)
+            else:
+                found.update(target)
+    by_target: dict[frozenset[int], list[int]] = {}
+    for atom, targets in by_atom.items():
+        by_target.setdefault(frozenset(targets), []).append(atom)
+    return [(tuple(atoms), union) for union, atoms in by_target.items()]
 
 
 def _too_many_states(limits: AutomatonLimits, n_atoms: int, source: str) -> LimitError:
