@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import ragged_groups, ragged_hashes, sorted_unique
+from indexc.arrays import expand_runs, ragged_groups, ragged_hashes, sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_byte_pairs, dead_bytes
 from indexc.masks.class_trie import build_class_trie
@@ -326,9 +326,13 @@ class StartHits:
         return ids[ids >= 0]
 
     def of(self, key: np.ndarray) -> np.ndarray:
-        """The hit set of a state with this key (disjoint subtrees: a concatenation)."""
-        parts = [self.content(k) for k in key.tolist()]
-        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        """The hit set of a state with this key (disjoint subtrees: a concatenation), gathered
+        in one go: keys run to hundreds of contents since tall steps are split (o42810: 136 on
+        average, 0.2 s as one slice per content)."""
+        held_by = self._first[key]
+        lo = self._offsets[held_by]
+        _, position = expand_runs(lo, self._offsets[held_by + 1] - lo)
+        return self._nodes[position].astype(np.int64)
 
     def token_bounds(self, expander: HitExpander) -> np.ndarray:
         """Tokens ended by each content's nodes."""
