@@ -12,7 +12,10 @@ arrays (the start is 0).
 Both searches walk the *distinct* successor lists, extracted with numpy from the table
 (a byte row has 256 cells but typically 1 to 10 distinct targets), so the Python part is
 O(distinct edges): 0.1-2.7 ms for the benchmark regexes' byte DFAs (up to 827 states), 0.14 s
-for the 40,001 states of ``[^"]{0,5000}``.
+for the 40,001 states of ``[^"]{0,5000}``.  The extraction sorts the runs once, by
+(source, target) with two radix passes, instead of two multi-key ``lexsort`` calls: on
+MaskBench Github_easy o60843's tables 2.5 -> 1.0 ms (3,639 x 49 atoms) and 2.2 -> 1.6 ms
+(1,474 x 256 bytes).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections import deque
 
 import numpy as np
 
+from indexc.arrays import stable_argsort
 from indexc.automaton.byte_dfa import DEAD
 
 
@@ -33,17 +37,18 @@ def successor_lists(transitions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     run_start = np.ones(transitions.shape, dtype=bool)
     run_start[:, 1:] = transitions[:, 1:] != transitions[:, :-1]
     run_start &= transitions != DEAD
-    src, col = np.nonzero(run_start)
+    src, col = np.nonzero(run_start)  # in (source, column) order
     dst = transitions[src, col].astype(np.int64)
-    order = np.lexsort((col, dst, src))
-    src, col, dst = src[order], col[order], dst[order]
-    first = np.ones(len(src), dtype=bool)
-    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
-    src, col, dst = src[first], col[first], dst[first]
-    order = np.lexsort((col, src))
+    # The first run of each (source, target) pair: a stable sort by the pair keeps the runs of
+    # one pair in column order, and the firsts, put back in run order, are by first column.
+    pairs = src * (n + 1) + dst
+    order = stable_argsort(pairs)
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = pairs[order[1:]] != pairs[order[:-1]]
+    kept = np.sort(order[first])
     offsets = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(offsets, src + 1, 1)
-    return np.cumsum(offsets), dst[order]
+    np.cumsum(np.bincount(src[kept], minlength=n), out=offsets[1:])
+    return offsets, dst[kept]
 
 
 def trim(transitions: np.ndarray, accepting: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
