@@ -68,7 +68,7 @@ def minimize_in_rounds(transitions: np.ndarray, accepting: np.ndarray) -> tuple[
 
 def _read_in_blocks(rows: np.ndarray, block_number: np.ndarray) -> np.ndarray:
     """Each cell's target block; ``DEAD`` (-1) reads the appended last slot, ``DEAD`` again."""
-    return np.append(block_number, DEAD)[rows]
+    return np.take(np.append(block_number, DEAD), rows)
 
 
 class _Predecessors:

@@ -41,6 +41,10 @@ A partition whose atoms are all ASCII (``float``, ``email``, ``ip``, ``uuid``: n
 ``\\s``, ``\\w``, ``.`` or negated class) skips the tree: its byte table is the character
 table gathered over bytes 0-127, 0.05 ms instead of the tree's 0.7 ms of numpy calls.
 
+The lead-byte columns are written as slices (each level's lead bytes are one run) and the ASCII
+ones are one column gather of the character table: MaskBench Github_easy o60843's 1,131
+character states -> 1,474 byte states in 3.4 ms instead of 5.9.
+
 Cost (all states together): 0.4-3 ms for most benchmark regexes, 7 ms for the phone regex
 (48 character states -> 827 byte states: ``\\d`` and ``\\s`` have 669 non-ASCII members);
 memory is bounded by relabelling at most ``_CHUNK_CELLS`` cells at a time.
@@ -196,6 +200,7 @@ class _Relabeling:
         self.node_keys: dict[int, np.ndarray] = {}
         self.node_ids: dict[int, np.ndarray] = {}
         self.row_blocks: list[tuple[np.ndarray, np.ndarray]] = []  # (ids, continuation rows)
+        self.live_cells = np.nonzero(dfa.transitions != DEAD)  # (state, atom) of every live move
 
     def chain_ids(self, level: int, targets: np.ndarray) -> np.ndarray:
         """Ids of ``U(t, level)`` for an array of targets (``DEAD`` stays ``DEAD``)."""
@@ -245,7 +250,7 @@ class _Relabeling:
         tree_nodes, tree_atoms = self.tree.subtree_atoms[level]
         by_atom = np.argsort(tree_atoms, kind="stable")
         offsets = np.searchsorted(tree_atoms[by_atom], np.arange(self.tree.n_atoms + 1))
-        states, atoms = np.nonzero(self.dfa.transitions != DEAD)
+        states, atoms = self.live_cells
         owner, flat = expand_runs(offsets[atoms], offsets[atoms + 1] - offsets[atoms])
         return sorted_unique(states[owner] * len(self.tree.nodes[level]) + tree_nodes[by_atom][flat])
 
@@ -294,12 +299,19 @@ class _Relabeling:
         n = self.dfa.n_states
         levels, codes = self.tree.root_levels, self.tree.root_codes
         states = np.arange(n)[:, None]
-        roots = np.full((n, 256), DEAD, dtype=np.int64)
+        roots = []
         for level in (0, 1, 2, 3):  # may allocate the last chains
             cols = np.flatnonzero(levels == level)
-            roots[:, cols] = self.resolve(level, states, codes[cols][None, :])
+            lead_bytes = slice(int(cols[0]), int(cols[-1]) + 1)  # each level's lead bytes are one run
+            if level == 0:  # ASCII: each byte is its atom's column (NO_ATOM: the DEAD column)
+                ascii_atoms = codes[lead_bytes]
+                ids = self.with_dead[:, np.where(ascii_atoms < 0, self.tree.n_atoms, ascii_atoms)]
+            else:
+                ids = self.resolve(level, states, codes[lead_bytes][None, :])
+            roots.append((lead_bytes, ids))
         transitions = np.full((self.n_ids, 256), DEAD, dtype=np.int32)
-        transitions[:n] = roots
+        for lead_bytes, ids in roots:
+            transitions[:n, lead_bytes] = ids
         if self.row_blocks:
             ids = np.concatenate([ids for ids, _ in self.row_blocks])
             transitions[ids, _CONTINUATION] = np.concatenate([rows for _, rows in self.row_blocks])
