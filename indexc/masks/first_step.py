@@ -20,10 +20,14 @@ Starts on one node from states that no string as deep as the node's subtree tell
 (``MIN_EQUIVALENCE_STARTS``): MaskBench o42810, 171,419 -> 18,147 starts.  A node's height
 is set by its longest token, and a few root children are tall only by a chain of repeats
 (spaces, dashes: heights 63-127) over a shallow bush: equivalence that deep merges little.
-So, with equivalence, a step on a node taller than ``SPLIT_HEIGHT`` is replaced by the steps
-to its children (each judged at its own height), the node's own tokens being a fixed hit
-set.  o42810 (Llama-3, process time): 33,990 starts, walked hits 16.0M -> 5.1M, first
-steps + walk + dedupe 3.2 -> 1.2 s (split at 12: 1.4 s, at 40: 1.2 s).
+So, with equivalence, a step on a node taller than ``SPLIT_HEIGHT`` that still holds
+``SPLIT_MIN_STARTS`` merged starts is replaced by the steps to its children (each judged at
+its own height), the node's own tokens being a fixed hit set.  o42810 (Llama-3, process
+time): 30,910 starts, walked hits 16.0M -> 5.5M, first steps + walk + dedupe 2.9 -> 1.2 s
+(splitting at height 12 or 40: about the same).  The start count guards the cost: splitting
+every tall step made Kubernetes kb_148's lexer walk slower (385k step rows -> 2.2M for no
+merge: its tall nodes hold at most 133 starts); with it, MaskBench o82654's walk 2.7 ->
+1.1 s, o83048 0.9 -> 0.8 s, o59980 and sp_152 +-0.1 s (noise on a shared machine).
 
 Muted origins (inside a long literal, walked on the byte trie) keep a start of their own at the
 byte-trie root: their walks are narrow.  A first step that lands in a muted state starts on the
@@ -50,6 +54,7 @@ from indexc.masks.traverse import Starts, WalkPlan
 # thousand starts and take 1-50 ms; MaskBench o42810 has 171k starts, unicode_words 29k (break-even).
 MIN_EQUIVALENCE_STARTS = 8_192
 SPLIT_HEIGHT = 24  # steps on taller class nodes start one level down (their children are mostly shallow)
+SPLIT_MIN_STARTS = 256  # ... when the node still holds this many starts once equivalent ones are merged
 
 
 @dataclass(frozen=True)
@@ -90,20 +95,24 @@ def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True,
     on_bytes[owner.size - muted.size:] = True
     in_slice = (plan.slice_of_state[origins[owner]] >= 0) & (state == origins[owner]) & ~on_bytes
     representative, start_of = _numbered(ct, state, node, on_bytes, in_slice)  # in first-use order
-    fixed_owner, fixed_id, fixed = np.zeros(0, np.int64), np.zeros(0, np.int64), ()
+    fixed_owner, fixed_nodes = np.zeros(0, np.int64), np.zeros(0, np.int64)
     if (state_transitions is not None and representative.size >= MIN_EQUIVALENCE_STARTS
             and not (plan.slice_of_state >= 0).any()):
-        # Tall starts go one level down; then starts on the same node from equivalent states
-        # are one start (``equivalence``).
-        owner, state, node, on_bytes, fixed_owner, fixed_nodes = _split_tall(plan, owner, state, node, on_bytes)
-        in_slice = np.zeros(owner.size, dtype=bool)
-        fixed = tuple(np.array([n], dtype=np.int64) for n in sorted_unique(fixed_nodes).tolist())
-        fixed_id = len(found) + np.searchsorted(sorted_unique(fixed_nodes), fixed_nodes)
-        representative, start_of = _numbered(ct, state, node, on_bytes, in_slice)
-        height = np.where(on_bytes, ct.heights[0], ct.heights[node])[representative]  # a byte start is at the root
-        walked_as = equivalent_states(state_transitions, plan.muted, state[representative], height)
-        kept, merged = _numbered(ct, walked_as, node[representative], on_bytes[representative], in_slice[representative])
-        representative, start_of = representative[kept], merged[start_of]
+        # Starts on the same node from equivalent states are one start (``equivalence``); the
+        # steps on tall nodes that still hold many starts then go one level down (the module note).
+        merged_representative, merged = _merge_equivalent(plan, state_transitions, state, node, on_bytes, representative)
+        crowded = np.bincount(node[merged_representative], minlength=ct.n_nodes) >= SPLIT_MIN_STARTS
+        crowded &= ct.heights > SPLIT_HEIGHT
+        split = crowded[node] & ~on_bytes & ~plan.muted[state]
+        if split.any():
+            owner, state, node, on_bytes, fixed_owner, fixed_nodes = _split(plan, owner, state, node, on_bytes, split)
+            in_slice = np.zeros(owner.size, dtype=bool)
+            representative, start_of = _numbered(ct, state, node, on_bytes, in_slice)
+            merged_representative, merged = _merge_equivalent(plan, state_transitions, state, node, on_bytes,
+                                                              representative)
+        representative, start_of = merged_representative, merged[start_of]
+    fixed = tuple(np.array([n], dtype=np.int64) for n in sorted_unique(fixed_nodes).tolist())
+    fixed_id = len(found) + np.searchsorted(sorted_unique(fixed_nodes), fixed_nodes)
     starts = Starts(state[representative], node[representative], on_bytes[representative], in_slice[representative])
     # A region origin's first id is its region's fixed hit set: put them ahead of the walked ones.
     # A split tall start's own node, when it ends tokens, is a fixed hit set of its own, after them.
@@ -117,23 +126,35 @@ def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True,
     return FirstSteps(origins, starts, offsets, start_of[order], tuple(region.hits for region in found) + fixed)
 
 
-def _split_tall(plan: WalkPlan, owner: np.ndarray, state: np.ndarray, node: np.ndarray, on_bytes: np.ndarray):
-    """Class-trie steps on nodes taller than ``SPLIT_HEIGHT`` replaced by the steps to their
-    children (the walk's next level, done here), from states that are not muted (a muted one
-    leaves the class trie at the node).
+def _merge_equivalent(plan: WalkPlan, state_transitions: np.ndarray, state: np.ndarray, node: np.ndarray,
+                      on_bytes: np.ndarray, representative: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The starts ``representative`` numbered again, equivalent ones as one (``equivalence``):
+    (first of each merged start, in first-use order; start -> its merged number)."""
+    ct = plan.class_trie
+    height = np.where(on_bytes, ct.heights[0], ct.heights[node])[representative]  # a byte start is at the root
+    walked_as = equivalent_states(state_transitions, plan.muted, state[representative], height)
+    kept, merged = _numbered(ct, walked_as, node[representative], on_bytes[representative],
+                             np.zeros(representative.size, dtype=bool))
+    return representative[kept], merged
+
+
+def _split(plan: WalkPlan, owner: np.ndarray, state: np.ndarray, node: np.ndarray, on_bytes: np.ndarray,
+           split: np.ndarray):
+    """The class-trie steps ``split`` (from states that are not muted: a muted one leaves the
+    class trie at the node) replaced by the steps to their children (the walk's next level,
+    done here).
 
     Returns the new (owner, state, node, on_bytes) and, for each split step whose node ends
     tokens, (its owner, its node): that node is a hit whatever the state, a fixed hit set.
     """
     ct = plan.class_trie
-    tall = ~on_bytes & (ct.heights[node] > SPLIT_HEIGHT) & ~plan.muted[state]
-    rows = np.flatnonzero(tall)
+    rows = np.flatnonzero(split)
     first = ct.child_offsets[node[rows]]
     which, child = expand_runs(first, ct.child_offsets[node[rows] + 1] - first)
     target = plan.class_transitions[state[rows][which], ct.node_class[child]].astype(np.int64)
     live = target >= 0
     ends_tokens = ct.token_offsets[node[rows] + 1] > ct.token_offsets[node[rows]]
-    keep = ~tall
+    keep = ~split
     return (np.concatenate([owner[keep], owner[rows][which][live]]), np.concatenate([state[keep], target[live]]),
             np.concatenate([node[keep], child[live]]), np.concatenate([on_bytes[keep], np.zeros(int(live.sum()), bool)]),
             owner[rows][ends_tokens], node[rows][ends_tokens])

@@ -116,7 +116,7 @@ def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
         assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
         assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1))
         assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, byte_classes=False, loop_regions=False))
-        with mock.patch("indexc.masks.first_step.SPLIT_HEIGHT", 0):  # and every inner node's step split
+        with mock.patch.multiple("indexc.masks.first_step", SPLIT_HEIGHT=0, SPLIT_MIN_STARTS=0):  # every inner node's step split
             assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
             assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1))
 
@@ -207,5 +207,6 @@ def test_equivalent_states_give_the_same_masks(pattern, split_height, monkeypatc
     split into their children's, change no mask."""
     monkeypatch.setattr("indexc.masks.first_step.MIN_EQUIVALENCE_STARTS", 0)
     monkeypatch.setattr("indexc.masks.first_step.SPLIT_HEIGHT", split_height)
+    monkeypatch.setattr("indexc.masks.first_step.SPLIT_MIN_STARTS", 0)
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, min_literal_length=1))  # byte-mode walks
