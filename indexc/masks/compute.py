@@ -5,7 +5,8 @@ Order of work, each step its own module:
 2. ``slices``: the token groups that wide self-loops accept at once;
    ``literals``: the states of long literals, muted out of the walk's classes;
    ``class_trie``: the token trie over the walk's classes, dead subtrees never entered;
-3. ``first_step``: the walks' starts, each distinct first step of the states once;
+3. ``first_step``: the walks' starts, each distinct first step of the states once, and
+   (``equivalence``) once for all the states no string as deep as its node tells apart;
    ``traverse``: the level-by-level frontier walk, in chunks of starts, in worker
    processes (joblib) only when the first chunk's time projects the rest past the pool's
    start-up (~1 s here, more than a whole small compile);
