@@ -23,7 +23,11 @@ the refinement itself is a Python loop over predecessors.
 
 Used on the character-level DFA (atoms as symbols).  The byte-level DFA is minimal by
 construction (see ``utf8_expansion``); the tests check that claim against a naive
-round-based refinement.
+round-based refinement.  The compile paths hand DFAs of 2,000 transitions and more to
+``round_refinement`` (the same refinement, every pending splitter at once in numpy: 3-5x
+faster on the JSON Schema path's DFAs); this one stays for the small DFAs, and for the
+callers whose output depends on its block numbering (``jsonschema.complement`` writes a regex
+by state elimination; ``jsonschema.intersection`` and ``grammar.lexemes`` use it as before).
 """
 
 from __future__ import annotations
