@@ -139,7 +139,7 @@ def _merge_equivalent(plan: WalkPlan, state_transitions: np.ndarray, state: np.n
 
 
 def _split(plan: WalkPlan, owner: np.ndarray, state: np.ndarray, node: np.ndarray, on_bytes: np.ndarray,
-           split: np.ndarray):
+           split: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The class-trie steps ``split`` (from states that are not muted: a muted one leaves the
     class trie at the node) replaced by the steps to their children (the walk's next level,
     done here).
