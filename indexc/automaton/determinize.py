@@ -23,12 +23,13 @@ tuple, and an embedded DFA's state (one edge per live column, most of them to on
 joined by target first.  The table is filled from the groups at the end, by numpy unless it
 is small.
 
-Cost (best of 7-200 runs, in one process against the previous version on the same NFA):
-regexes about unchanged (their Thompson states have one edge each and overlap often):
-``email`` 59 -> 66 us, ``date`` 338 -> 341 us, the https regex (52 NFA states, 10 atoms, 78
-subsets) 0.85 -> 0.89 ms, the relation-extraction regex (1,460 NFA states, 35 atoms, 454
-subsets) 5.8 -> 5.0 ms, ``(x|y){0,20000}`` (120,002 NFA states, 20,001 subsets) 0.18 s.  The
-schema path gains more: "any JSON value" (5,640 NFA states, 2,632 subsets over 29 atoms) 22 ->
+Cost (best of 7-200 runs, in one process against the previous version on the same NFA): a
+regex whose subsets mostly overlap pays the grouping for nothing, 5-15% (``email`` 59 -> 66
+us, ``complex_phone`` 0.59 -> 0.63 ms, the https regex, 78 subsets, 0.85 -> 0.89 ms; two
+other ways of merging, tried, were slower still); the others gain (``json_person`` 0.98 ->
+0.45 ms, ``iso_datetime`` 0.21 -> 0.16 ms, the relation-extraction regex, 1,460 NFA states
+and 454 subsets over 35 atoms, 5.8 -> 5.0 ms); ``(x|y){0,20000}`` (120,002 NFA states,
+20,001 subsets) takes 0.18 s.  The schema path gains most: "any JSON value" (5,640 NFA states, 2,632 subsets over 29 atoms) 22 ->
 15 ms, MaskBench Glaiveai2K send_email (1,146 subsets, 46 atoms) 12 -> 7 ms, Github_easy
 o60843 (3,639 subsets, 49 atoms) 40 -> 23 ms, Github_medium o42810 (14,724 subsets, 51 atoms)
 257 -> 231 ms (its subsets overlap more).
@@ -144,6 +145,7 @@ class _StateMoves:
 def determinize(
     nfa: NFA, partition: AtomPartition, limits: AutomatonLimits, *, source: str = "<regex>"
 ) -> AtomDFA:
+    """The DFA of the reachable subsets, numbered in discovery order (start = 0); not trimmed."""
     closures = _Closures(nfa)
     moves = _StateMoves(nfa, closures, [tuple(a.tolist()) for a in partition.set_atoms])
     start = closures.of(nfa.start)
@@ -199,7 +201,10 @@ def _table(n_states: int, n_atoms: int, group_atoms: list[tuple[int, ...]], grou
 
 
 def _estimated_bytes(n_states: int, n_atoms: int, subset_items: int) -> int:
-    """Rows as Python lists (a pointer and an int object per cell), subsets (a hash slot per item)."""
+    """Rows as Python lists (a pointer and an int object per cell), subsets (a hash slot per item).
+
+    The groups that replaced the rows take less; the estimate is kept, so that the memory limit
+    stops the same constructions as before."""
     return n_states * (n_atoms * 36 + 200) + subset_items * 40
 
 
