@@ -54,10 +54,11 @@ _GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E
 def minimize_in_rounds(transitions: np.ndarray, accepting: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The quotient DFA (start = block of state 0 is numbered 0).  Input states must be live.
 
-    Below ``ROUNDS_FROM_TRANSITIONS`` real transitions it is ``minimize``'s (renumbered)."""
+    Below ``ROUNDS_FROM_TRANSITIONS`` real transitions, and if the check fails, it is
+    ``minimize``'s (numbered its way, also with the start's block 0)."""
     accepting = accepting.astype(bool)
     if np.count_nonzero(transitions != DEAD) < ROUNDS_FROM_TRANSITIONS:
-        return minimize(transitions, accepting)  # its numbering also starts at 0
+        return minimize(transitions, accepting)
     block = _coarsest_partition(transitions, accepting)
     first, block_number = groups_by_first_appearance(block)
     quotient = _read_in_blocks(transitions[first], block_number)
@@ -117,24 +118,8 @@ def _split(block: np.ndarray, sizes: np.ndarray, touched: np.ndarray,
            signatures: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Split the touched states' blocks by signature; (blocks, sizes, the states of the new
     blocks, which are the next round's splitters)."""
-    old = block[touched]
-    order = np.lexsort((signatures, old))
-    starts_group = np.ones(len(order), dtype=bool)
-    starts_group[1:] = (old[order][1:] != old[order][:-1]) | (signatures[order][1:] != signatures[order][:-1])
-    group = np.empty(len(order), dtype=np.int64)
-    group[order] = np.cumsum(starts_group) - 1
-    group_block = old[order][starts_group]  # groups are sorted by block
-    group_size = np.bincount(group, minlength=len(group_block))
-    starts_block = np.ones(len(group_block), dtype=bool)
-    starts_block[1:] = group_block[1:] != group_block[:-1]
-    block_index = np.cumsum(starts_block) - 1
-    untouched = sizes[group_block[starts_block]] - np.add.reduceat(group_size, np.flatnonzero(starts_block))
-    keeps_number = np.zeros(len(group_block), dtype=bool)
-    largest_first = np.lexsort((-group_size, block_index))
-    leads = np.ones(len(largest_first), dtype=bool)
-    leads[1:] = block_index[largest_first][1:] != block_index[largest_first][:-1]
-    leader = largest_first[leads]
-    keeps_number[leader] = untouched[block_index[leader]] == 0
+    group, group_block, group_size = _groups(block[touched], signatures)
+    keeps_number = _keepers(group_block, group_size, sizes)
     moved = np.flatnonzero(~keeps_number)
     number = group_block.copy()
     number[moved] = len(sizes) + np.arange(len(moved))
@@ -142,6 +127,34 @@ def _split(block: np.ndarray, sizes: np.ndarray, touched: np.ndarray,
     np.subtract.at(sizes, group_block[moved], group_size[moved])
     block[touched] = number[group]
     return block, sizes, touched[~keeps_number[group]]
+
+
+def _groups(old: np.ndarray, signatures: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(group of each touched state, block of each group, size of each group): states of one
+    block with one signature form a group; groups come sorted by block."""
+    order = np.lexsort((signatures, old))
+    starts_group = np.ones(len(order), dtype=bool)
+    starts_group[1:] = (old[order][1:] != old[order][:-1]) | (signatures[order][1:] != signatures[order][:-1])
+    group = np.empty(len(order), dtype=np.int64)
+    group[order] = np.cumsum(starts_group) - 1
+    group_block = old[order][starts_group]
+    return group, group_block, np.bincount(group, minlength=len(group_block))
+
+
+def _keepers(group_block: np.ndarray, group_size: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Which group keeps its block's number: none if some of the block was not touched (that
+    part keeps it), else the block's largest group."""
+    starts_block = np.ones(len(group_block), dtype=bool)
+    starts_block[1:] = group_block[1:] != group_block[:-1]
+    block_index = np.cumsum(starts_block) - 1
+    untouched = sizes[group_block[starts_block]] - np.add.reduceat(group_size, np.flatnonzero(starts_block))
+    largest_first = np.lexsort((-group_size, block_index))
+    leads = np.ones(len(largest_first), dtype=bool)
+    leads[1:] = block_index[largest_first][1:] != block_index[largest_first][:-1]
+    leader = largest_first[leads]
+    keeps_number = np.zeros(len(group_block), dtype=bool)
+    keeps_number[leader] = untouched[block_index[leader]] == 0
+    return keeps_number
 
 
 def _mixed(keys: np.ndarray) -> np.ndarray:
