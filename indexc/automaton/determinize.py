@@ -29,10 +29,10 @@ us, ``complex_phone`` 0.59 -> 0.63 ms, the https regex, 78 subsets, 0.85 -> 0.89
 other ways of merging, tried, were slower still); the others gain (``json_person`` 0.98 ->
 0.45 ms, ``iso_datetime`` 0.21 -> 0.16 ms, the relation-extraction regex, 1,460 NFA states
 and 454 subsets over 35 atoms, 5.8 -> 5.0 ms); ``(x|y){0,20000}`` (120,002 NFA states,
-20,001 subsets) takes 0.18 s.  The schema path gains most: "any JSON value" (5,640 NFA states, 2,632 subsets over 29 atoms) 22 ->
-15 ms, MaskBench Glaiveai2K send_email (1,146 subsets, 46 atoms) 12 -> 7 ms, Github_easy
-o60843 (3,639 subsets, 49 atoms) 40 -> 23 ms, Github_medium o42810 (14,724 subsets, 51 atoms)
-257 -> 231 ms (its subsets overlap more).
+20,001 subsets) takes 0.18 s.  The schema path gains most: "any JSON value" (5,640 NFA
+states, 2,632 subsets over 29 atoms) 22 -> 15 ms, MaskBench Glaiveai2K send_email (1,146
+subsets, 46 atoms) 12 -> 7 ms, Github_easy o60843 (3,639 subsets, 49 atoms) 40 -> 23 ms,
+Github_medium o42810 (14,724 subsets, 51 atoms) 257 -> 231 ms (its subsets overlap more).
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ class SharedNFABuilder:
     def alias(self, handle: int) -> int:
         """A new handle for a pass-through entry that moves on to ``handle``."""
         self._count(len(self.nfa.epsilon) + 1)
-        self.aliases.append(handle if handle >= 0 else self.aliases[-1 - handle])
+        self.aliases.append(self.resolve(handle))
         return -len(self.aliases)
 
     def resolve(self, handle: int) -> int:
@@ -112,7 +112,7 @@ class SharedNFABuilder:
     def _fragment(self, node: rt.Node, follow: int) -> int:
         if isinstance(node, rt.Chars):
             entry = self.state()
-            self.nfa.edges[entry].append((node.set_index, follow if follow >= 0 else self.aliases[-1 - follow]))
+            self.nfa.edges[entry].append((node.set_index, self.resolve(follow)))
             return entry
         if isinstance(node, rt.Concat):
             current = follow
@@ -135,7 +135,8 @@ class SharedNFABuilder:
         states = self.states(n)
         first = states[0]
         sources, columns, targets = node.dfa.live_cells()  # by source, then column
-        pairs = list(zip(np.asarray(node.set_indices, dtype=np.int64)[columns].tolist(), (targets + first).tolist()))
+        set_indices = np.asarray(node.set_indices, dtype=np.int64)[columns]
+        pairs = list(zip(set_indices.tolist(), (targets + first).tolist()))
         bounds = np.searchsorted(sources, np.arange(n + 1)).tolist()
         for state in range(n):  # one slice per state, not one append per edge
             self.nfa.edges[first + state] = pairs[bounds[state]:bounds[state + 1]]
