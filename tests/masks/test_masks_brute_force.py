@@ -210,3 +210,20 @@ def test_equivalent_states_give_the_same_masks(pattern, split_height, monkeypatc
     monkeypatch.setattr("indexc.masks.first_step.SPLIT_MIN_STARTS", 0)
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, min_literal_length=1))  # byte-mode walks
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_class_nodes_of_live_tokens_agree_with_the_owner_table(pattern):
+    """``HitExpander.class_nodes_of`` looks few tokens up in the class trie's own sorted token
+    list; the vocabulary-sized owner table must give the same nodes, ``n_nodes`` for tokens
+    the class trie dropped."""
+    from indexc.masks.compute import _prepare
+    from indexc.masks.expand import HitExpander
+
+    dfa = compile_regex(pattern)
+    _, _, plan = _prepare(dfa, build_trie(FIXED_VOCAB), MaskOptions(jobs=1))
+    tokens = np.arange(FIXED_VOCAB.size, dtype=np.int64)
+    looked_up = HitExpander(plan, FIXED_VOCAB.size).class_nodes_of(tokens)
+    owner = HitExpander(plan, FIXED_VOCAB.size)._owner[tokens]
+    assert looked_up.tolist() == owner.tolist()
+    assert (owner == plan.class_trie.n_nodes).any()  # some token is in no class node
