@@ -74,7 +74,7 @@ def compute_mask_table(
     timings["walk_ms"] = _ms_since(t1)
 
     t2 = time.perf_counter()
-    masks, state_mask, interner, expander = _distinct_masks(dfa, plan, slices, steps, hits, vocab)
+    masks, state_mask, interner, expander, rows = _distinct_masks(dfa, plan, slices, steps, hits, vocab)
     live = _live_tokens(expander, hits, slices, interner, vocab.size)
     offsets, data = class_sequences(vocab, live, alphabet.class_of_byte)
     groups = _group_numbers(plan, expander, trie, alphabet, live)
@@ -98,6 +98,7 @@ def compute_mask_table(
         accepting=dfa.accepting.astype(bool),
         state_mask=state_mask,
         masks=masks,
+        mask_rows=rows,
         live_tokens=live.astype(np.int32),
         token_class_offsets=offsets,
         token_class_data=data,
@@ -116,7 +117,7 @@ def masks_of_states(dfa: ByteDFA, trie: TokenTrie, vocab: Vocabulary, origins: n
     """
     alphabet, slices, plan = _prepare(dfa, trie, options)
     steps, hits = _walk(plan, alphabet, np.asarray(origins, dtype=np.int64), options)
-    masks, mask_of_origin, _, _ = _distinct_masks(dfa, plan, slices, steps, hits, vocab)
+    masks, mask_of_origin, _, _, _ = _distinct_masks(dfa, plan, slices, steps, hits, vocab)
     return masks, mask_of_origin
 
 
@@ -144,8 +145,10 @@ def _prepare(dfa: ByteDFA, trie: TokenTrie, options: MaskOptions) -> tuple[ByteA
 
 
 def _distinct_masks(dfa: ByteDFA, plan: WalkPlan, slices: Slices, steps: FirstSteps, hits: "StartHits",
-                    vocab: Vocabulary) -> tuple[tuple[np.ndarray, ...], np.ndarray, MaskInterner, HitExpander]:
-    """The distinct masks of the walked origins, in first-use order, and each origin's mask id."""
+                    vocab: Vocabulary) -> tuple[tuple[np.ndarray, ...], np.ndarray, MaskInterner, HitExpander,
+                                                dict[int, np.ndarray]]:
+    """The distinct masks of the walked origins, in first-use order, each origin's mask id, and
+    the bitset rows of the masks expanded as vocabulary-sized flags (``MaskTable.mask_rows``)."""
     origins = steps.origins
     interner = MaskInterner()
     key_ids = [interner.add(hits.key_of(steps.of(k)), bool(dfa.accepting[state]), int(plan.slice_of_state[state]))
@@ -155,8 +158,8 @@ def _distinct_masks(dfa: ByteDFA, plan: WalkPlan, slices: Slices, steps: FirstSt
     tokens_per_content = hits.token_bounds(expander)
     compile_limits.check_memory(held + _mask_bytes(tokens_per_content, interner, slices, vocab.size),
                                 f"{len(interner):,} masks")
-    masks, mask_of_key = _expand_masks(expander, hits, tokens_per_content, slices, interner, vocab)
-    return masks, mask_of_key[np.array(key_ids, dtype=np.int64)].astype(np.int32), interner, expander
+    masks, mask_of_key, rows = _expand_masks(expander, hits, tokens_per_content, slices, interner, vocab)
+    return masks, mask_of_key[np.array(key_ids, dtype=np.int64)].astype(np.int32), interner, expander, rows
 
 
 def _group_numbers(plan: WalkPlan, expander: HitExpander, trie: TokenTrie, alphabet: ByteAlphabet,
@@ -357,6 +360,7 @@ def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np
     empty = np.zeros(vocab.size, dtype=bool)
     slice_rows = [_flag_row(vocab.size, tokens) for tokens in slices.tokens]
     masks: list[np.ndarray] = []
+    rows: dict[int, np.ndarray] = {}
     ids_of: dict[bytes, int] = {}
     mask_of_key = np.empty(len(interner), dtype=np.int64)
     for k, (key, accepting, slice_id) in enumerate(zip(interner.keys, interner.accepting, interner.slice_ids)):
@@ -375,11 +379,24 @@ def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np
             if accepting:
                 flags[eos] = True
             ids = None
-            dedupe_key = b"row" + np.packbits(flags).tobytes()  # 16 KB for 128k ids: cheaper to hash than the ids
+            row = bitset_row(flags)
+            dedupe_key = b"row" + row.tobytes()  # 16 KB for 128k ids: cheaper to hash than the ids
         mask_of_key[k] = ids_of.setdefault(dedupe_key, len(masks))
         if mask_of_key[k] == len(masks):
+            if ids is None:
+                rows[len(masks)] = row
             masks.append(ids if ids is not None else np.flatnonzero(flags).astype(np.int32))
-    return tuple(masks), mask_of_key
+    return tuple(masks), mask_of_key, rows
+
+
+def bitset_row(flags: np.ndarray) -> np.ndarray:
+    """Token flags as a bitset row: uint32 words, bit ``i`` of word ``w`` = token ``32 w + i``
+    (``ceil(V / 32)`` words, the tail bits 0): the runtime's row layout, so the writer stores it
+    as it is."""
+    packed = np.packbits(flags, bitorder="little")
+    row = np.zeros((flags.size + 31) // 32, dtype=np.uint32)
+    row.view(np.uint8)[: packed.size] = packed
+    return row
 
 
 def _mask_bytes(tokens_per_content: np.ndarray, interner: MaskInterner, slices: Slices, vocab_size: int) -> int:

@@ -38,6 +38,9 @@ class MaskTable:
     token_class_data: np.ndarray  # uint8
     stats: dict = field(default_factory=dict)
     token_groups: Callable[[], np.ndarray] | None = None  # per live token: equal ids -> equal class sequences
+    # the same masks as bitset rows (uint32, bit i of word w = token 32w + i), for those the stage
+    # expanded as vocabulary-sized flags: the writer stores them without packing the ids again
+    mask_rows: dict[int, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_states(self) -> int:

@@ -136,3 +136,24 @@ def test_batch_encoding_matches_the_one_mask_at_a_time_reference(data):
     assert np.diff(encoded.word_offsets).tolist() == counts
     assert encoded.forced_token.tolist() == [int(m[0]) if m.size == 1 else -1 for m in masks]
     assert encoded.word_index.dtype == np.int64 and encoded.word_value.dtype == np.uint32
+
+
+def test_given_bitset_rows_encode_like_the_ids():
+    """``MaskTable.mask_rows``: a long mask encoded from the mask stage's row gives the sections
+    its ids give; a row of the wrong width or with bits past the vocabulary is refused."""
+    import indexc.artifact.mask_encoding as encoding
+
+    vocab_size = 20_000
+    rng = np.random.default_rng(7)
+    masks = [np.flatnonzero(rng.random(vocab_size) < p) for p in (0.9, 0.5, 0.999, 0.3)] + [np.array([3, 9])]
+    rows = {i: mask_to_words(ids, vocab_size) for i, ids in enumerate(masks) if ids.size > encoding.SHORT_MASK_IDS}
+    assert len(rows) == 4
+    with_rows, without = encode_masks(masks, vocab_size, rows), encode_masks(masks, vocab_size)
+    assert all(np.array_equal(a, b) and a.dtype == b.dtype
+               for a, b in zip(with_rows.sections().values(), without.sections().values()))
+    with pytest.raises(ValueError, match="mask 0: a bitset row"):
+        encode_masks(masks, vocab_size, {0: rows[0][:-1]})
+    past_the_end = rows[1].copy()
+    past_the_end[-1] |= np.uint32(1 << 31)  # id 19,999, outside a vocabulary of 19,999 (same width)
+    with pytest.raises(ValueError, match="mask 0: a bitset row"):
+        encode_masks([masks[1]], vocab_size - 1, {0: past_the_end})
