@@ -50,14 +50,16 @@ class HitExpander:
         When the class trie holds few tokens (a float regex: ~1,400 of 128k), they are looked
         up in its own token list, sorted, instead of a vocabulary-sized owner table (~0.3 ms)."""
         ct = self.plan.class_trie
-        if "_owner" in self.__dict__ or ct.tokens.size > GATHER_FROM_TOKENS:
+        if "_owner" in self.__dict__ or ct.tokens.size > GATHER_FROM_TOKENS:  # built already, or worth building
             return self._owner[tokens]
-        order = np.argsort(ct.tokens, kind="stable")
-        node_of = np.repeat(np.arange(ct.n_nodes, dtype=np.int32), self._counts)[order]
-        ordered = ct.tokens[order]
-        found = np.minimum(np.searchsorted(ordered, tokens), max(ordered.size - 1, 0))
-        hit = ordered[found] == tokens if ordered.size else np.zeros(tokens.size, dtype=bool)
-        return np.where(hit, node_of[found] if ordered.size else 0, ct.n_nodes).astype(np.int32)
+        nodes = np.full(tokens.size, ct.n_nodes, dtype=np.int32)
+        if ct.tokens.size:
+            order = np.argsort(ct.tokens, kind="stable")
+            ordered = ct.tokens[order]
+            found = np.minimum(np.searchsorted(ordered, tokens), ordered.size - 1)
+            hit = ordered[found] == tokens
+            nodes[hit] = np.repeat(np.arange(ct.n_nodes, dtype=np.int32), self._counts)[order][found[hit]]
+        return nodes
 
     def mark(self, hits: np.ndarray, flags: np.ndarray) -> None:
         """Set ``flags[t]`` for every token t of the hit set (class nodes >= 0, byte nodes < 0)."""
