@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from indexc.artifact import write_artifact
 from indexc.automaton.compile import DEFAULT_MAX_STATES
 from indexc.masks import MaskOptions, MaskTable
+from indexc.pipeline.collector import collector_paused
 from indexc.vocab.model import Vocabulary
 
 
@@ -39,8 +40,12 @@ class CompileResult:
         return round(sum(self.timings.values()), 3)
 
 
+@collector_paused()
 def write(result: CompileResult, vocab: Vocabulary, path: str, *, compress: bool = False, durable: bool = False):
-    """Write ``result`` as an artifact (atomically; ``durable``: fsync-ed too); returns the writer's summary."""
+    """Write ``result`` as an artifact (atomically; ``durable``: fsync-ed too); returns the writer's summary.
+
+    The write is the last stage of a compile, so the cyclic collector stays paused here too
+    (``collector``): a full collection landing in it cost a small regex's compile 4 ms."""
     t0 = time.perf_counter()
     summary = write_artifact(
         result.table,
