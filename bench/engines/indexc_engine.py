@@ -39,12 +39,14 @@ class IndexcEngine:
     def compile(self, tokenizer, regex: str) -> Compiled:
         from indexc.masks import MaskOptions
         from indexc.pipeline import CompileOptions, compile_regex, write  # imported by load_tokenizer
+        from indexc.pipeline.collector import collector_paused
 
         vocab, trie = tokenizer
         output = _scratch_dir() / "bench.idx"
         started = time.perf_counter()
-        result = compile_regex(regex, vocab, trie, CompileOptions(MaskOptions(jobs=self.jobs)))
-        summary = write(result, vocab, str(output))
+        with collector_paused():  # as `indexc compile` does: one pause over the compile and its write
+            result = compile_regex(regex, vocab, trie, CompileOptions(MaskOptions(jobs=self.jobs)))
+            summary = write(result, vocab, str(output))
         compile_ms = (time.perf_counter() - started) * 1000.0
         extra = {"unique_masks": len(result.table.masks), "classes": result.table.n_classes,
                  **result.timings, **result.stage_timings}

@@ -74,6 +74,7 @@ def _indexc_engine():
             from indexc.errors import IndexcError
             from indexc.masks import MaskOptions
             from indexc.pipeline import CompileOptions, write
+            from indexc.pipeline.collector import collector_paused
             from indexc.pipeline.json_schema import compile_json_schema
 
             vocab, trie = tokenizer
@@ -81,9 +82,10 @@ def _indexc_engine():
             output = _scratch_dir() / f"schema-{next(self._numbers)}.idx"
             started = time.perf_counter()
             try:
-                result = compile_json_schema(schema_text, vocab, trie,
-                                             CompileOptions(MaskOptions(jobs=self.jobs)), source=name)
-                summary = write(result, vocab, str(output))
+                with collector_paused():  # as `indexc compile` does: one pause over the compile and its write
+                    result = compile_json_schema(schema_text, vocab, trie,
+                                                 CompileOptions(MaskOptions(jobs=self.jobs)), source=name)
+                    summary = write(result, vocab, str(output))
             except IndexcError as exc:  # "<source>: <message> (at <pointer>)": the source is the file
                 raise SchemaRefused(first_line(exc).removeprefix(f"{name}: ")) from exc
             compile_ms = (time.perf_counter() - started) * 1000.0

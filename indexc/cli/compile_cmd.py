@@ -50,6 +50,7 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from indexc.masks import MaskOptions
     from indexc.pipeline import CompileOptions, write
+    from indexc.pipeline.collector import collector_paused
 
     vocab, trie, vocab_ms, cache_hit = load_tokenizer_and_trie(args)
     masks = MaskOptions(
@@ -64,9 +65,10 @@ def run(args: argparse.Namespace) -> int:
     )
     options = CompileOptions(masks=masks) if args.max_states is None else CompileOptions(masks, args.max_states)
     limits = CompileLimits(options.max_states, args.max_memory, args.time_limit)
-    with enforced(limits):
-        result = compile_constraint(args, vocab, trie, options)
-    summary = write(result, vocab, args.output, compress=args.compress, durable=args.fsync)
+    with collector_paused():  # one pause over the compile and its write (``pipeline.collector``)
+        with enforced(limits):
+            result = compile_constraint(args, vocab, trie, options)
+        summary = write(result, vocab, args.output, compress=args.compress, durable=args.fsync)
     report = {
         "path": result.constraint["path"],
         "reason": result.constraint.get("reason"),
