@@ -60,8 +60,14 @@ def expand_runs(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.
 def splitmix64(n: int) -> np.ndarray:
     """``n`` well-mixed 64-bit constants (SplitMix64), without importing ``numpy.random``
     (10 ms per process)."""
+    return mix64(np.arange(1, n + 1, dtype=np.uint64))
+
+
+def mix64(keys: np.ndarray) -> np.ndarray:
+    """SplitMix64 of each key (the golden-ratio step, then its finaliser): well-spread uint64s,
+    so that sums of them collide rarely (``automaton.round_refinement``'s signatures)."""
     with np.errstate(over="ignore"):
-        z = np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        z = keys.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         return z ^ (z >> np.uint64(31))

@@ -33,9 +33,11 @@ encoded on its own, its flags packed into words: four passes over its ids where 
 path takes ten.  This replaced a loop of ~15 numpy calls per mask, whose overhead dominated
 the write of small constraints; CPU per encoding, old loop against this, interleaved: the 37
 masks of the ``time`` regex 1.37 -> 0.20 ms, ``ip`` 0.45 -> 0.17, URL (336 masks) 13.7 ->
-2.7 ms, a 196-mask extraction regex 10.3 -> 4.3 ms, a 181-mask JSON Schema 14.8 -> 12.0 ms;
-108 long masks (``json_person``, ~100k ids each) 21 ms either way.  The loop's pieces stay as
-the reference (``mask_to_words``, ``choose_form``; the tests check the batches against them).
+2.7 ms, a 196-mask extraction regex 10.3 -> 4.3 ms, a 181-mask JSON Schema 14.8 -> 12.0 ms.
+A long mask whose bitset row the mask stage hands over (``MaskTable.mask_rows``) is not packed
+again: ``json_person``'s 108 masks of ~100k ids 24 -> 9 ms, ``bounded_string_128``'s 52 ->
+4 ms.  The one-mask pieces (``mask_to_words``, ``choose_form``) are the tests' reference for
+the batches.
 Masks are unique already (the mask stage deduplicates them).
 """
 
@@ -89,19 +91,15 @@ def mask_to_words(token_ids: np.ndarray, vocab_size: int) -> np.ndarray:
     """Bitset row (uint32, little-endian bit order) of a set of sorted unique token ids in
     ``[0, vocab_size)``.
 
-    A short mask sums its bits word by word (the ids are sorted and unique, so a word's bits
-    are distinct and their sum is their OR): no vocabulary-sized flag row, ~15 us instead of
-    ~60 us for a few hundred ids.
+    A short mask ORs its bits word by word (``_nonzero_words``, as a batch of one): no
+    vocabulary-sized flag row, ~15 us instead of ~60 us for a few hundred ids.
     """
     width = mask_words(vocab_size)
     if token_ids.size <= SHORT_MASK_IDS:
-        ids = token_ids.astype(np.int64)
-        word = ids >> 5
-        bit = np.left_shift(np.uint64(1), (ids & 31).astype(np.uint64))
+        ids = np.asarray(token_ids, dtype=np.int64)
+        _, index, value = _nonzero_words(ids, np.zeros(ids.size, dtype=np.int64), width)
         words = np.zeros(width, dtype=np.uint32)
-        if ids.size:
-            first = np.flatnonzero(np.concatenate(([True], word[1:] != word[:-1])))
-            words[word[first]] = np.add.reduceat(bit, first).astype(np.uint32)
+        words[index] = value
         return words
     bits = np.zeros(width * 32, dtype=bool)
     bits[token_ids] = True
@@ -109,18 +107,12 @@ def mask_to_words(token_ids: np.ndarray, vocab_size: int) -> np.ndarray:
 
 
 def choose_form(words: np.ndarray) -> tuple[int, np.ndarray | None]:
-    """(form, indices of the words to store) for one bitset row; ``None`` for dense (the whole row)."""
+    """(form, indices of the words to store) for one bitset row; ``None`` for dense (the whole
+    row).  The rule is ``_forms``', for one mask."""
     nonzero = np.flatnonzero(words)
     not_full = np.flatnonzero(words != ALL_ONES)
-    candidates = [(4 * words.size, MASK_DENSE)]
-    candidates += [(PAIR_BYTES * stored.size, form) for stored, form in ((nonzero, MASK_SPARSE), (not_full, MASK_COMPLEMENT))
-                   if stored.size <= MAX_SCATTER_WORDS]
-    form = min(candidates)[1]
-    if form == MASK_SPARSE:
-        return form, nonzero
-    if form == MASK_COMPLEMENT:
-        return form, not_full
-    return form, None
+    form = int(_forms(np.array([nonzero.size]), np.array([not_full.size]), words.size)[0])
+    return form, {MASK_SPARSE: nonzero, MASK_COMPLEMENT: not_full}.get(form)
 
 
 BATCH_IDS = 1 << 21  # ids encoded in one vectorised pass (~60 MB of temporaries at most)
@@ -254,7 +246,7 @@ def _checked_row(mask_id: int, row: np.ndarray, vocab_size: int) -> np.ndarray:
 def _forms(nonzero: np.ndarray, not_full: np.ndarray, width: int) -> np.ndarray:
     """Each mask's form: the smallest of dense ``4 W``, sparse ``12 nz`` and complement ``12 nf``
     bytes, a list longer than ``MAX_SCATTER_WORDS`` not allowed, ties to the lower form code
-    (dense, then sparse): ``choose_form`` for many masks at once."""
+    (dense, then sparse).  The one place the rule is written (``choose_form`` asks it too)."""
     never = np.iinfo(np.int64).max
     costs = np.stack((np.full(nonzero.size, 4 * width, dtype=np.int64),
                       np.where(nonzero <= MAX_SCATTER_WORDS, PAIR_BYTES * nonzero, never),

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexc.arrays import expand_runs, groups_by_first_appearance, stable_argsort
+from indexc.arrays import expand_runs, groups_by_first_appearance, mix64, stable_argsort
 from indexc.automaton.byte_dfa import DEAD
 from indexc.automaton.minimize import minimize
 
@@ -47,8 +47,6 @@ from indexc.automaton.minimize import minimize
 # transitions take 0.05-0.25 ms with ``minimize``, 0.17-0.64 ms in rounds; the 1,225 of the
 # relation-extraction regex 1.5 and 1.3 ms.
 ROUNDS_FROM_TRANSITIONS = 2_000
-
-_GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 
 
 def minimize_in_rounds(transitions: np.ndarray, accepting: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +102,7 @@ def _coarsest_partition(transitions: np.ndarray, accepting: np.ndarray) -> np.nd
         if not len(sources):
             break
         keys = block[splitter_states[owner]] * n_symbols + symbols
-        np.add.at(hashes, sources, _mixed(keys))
+        np.add.at(hashes, sources, mix64(keys))
         touched_flags[sources] = True
         touched = np.flatnonzero(touched_flags)
         touched_flags[touched] = False
@@ -155,12 +153,3 @@ def _keepers(group_block: np.ndarray, group_size: np.ndarray, sizes: np.ndarray)
     keeps_number = np.zeros(len(group_block), dtype=bool)
     keeps_number[leader] = untouched[block_index[leader]] == 0
     return keeps_number
-
-
-def _mixed(keys: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser of each key: well-spread uint64s, so sums of them collide rarely."""
-    with np.errstate(over="ignore"):
-        z = keys.astype(np.uint64) * _GOLDEN
-        z = (z ^ (z >> np.uint64(30))) * _MIX1
-        z = (z ^ (z >> np.uint64(27))) * _MIX2
-        return z ^ (z >> np.uint64(31))

@@ -111,8 +111,9 @@ def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True,
             merged_representative, merged = _merge_equivalent(plan, state_transitions, state, node, on_bytes,
                                                               representative)
         representative, start_of = merged_representative, merged[start_of]
-    fixed = tuple(np.array([n], dtype=np.int64) for n in sorted_unique(fixed_nodes).tolist())
-    fixed_id = len(found) + np.searchsorted(sorted_unique(fixed_nodes), fixed_nodes)
+    fixed_distinct = sorted_unique(fixed_nodes)
+    fixed = tuple(np.array([n], dtype=np.int64) for n in fixed_distinct.tolist())
+    fixed_id = len(found) + np.searchsorted(fixed_distinct, fixed_nodes)
     starts = Starts(state[representative], node[representative], on_bytes[representative], in_slice[representative])
     # A region origin's first id is its region's fixed hit set: put them ahead of the walked ones.
     # A split tall start's own node, when it ends tokens, is a fixed hit set of its own, after them.

@@ -77,6 +77,6 @@ def test_start_block_is_zero():
 def test_hash_collisions_are_caught(monkeypatch):
     """Every signature hashing to 0 keeps distinguishable states together; the congruence
     check sees it and the result is still the minimal DFA."""
-    monkeypatch.setattr(round_refinement, "_mixed", lambda keys: np.zeros(len(keys), dtype=np.uint64))
+    monkeypatch.setattr(round_refinement, "mix64", lambda keys: np.zeros(len(keys), dtype=np.uint64))
     trimmed = _subset_dfa(r"(ab|cd)*e{2,4}")
     assert _same_canonical(minimize_in_rounds(*trimmed), minimize(*trimmed))
