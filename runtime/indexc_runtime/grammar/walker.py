@@ -153,16 +153,18 @@ class MaskWalker:
                                             and not self._any_loop(current)):
             level += 1
             nxt = configs.table[current, classes]
+            kept = nxt != DEAD  # dead as known so far, then covered: neither is entered nor asked
+            kept[kept] = coverage.open_runs(trie.token_start[nodes[kept]], trie.subtree_token_end[nodes[kept]])
+            nodes, classes, current, nxt = nodes[kept], classes[kept], current[kept], nxt[kept]
             unknown = nxt == UNKNOWN
             if unknown.any():  # a leaf needs no configuration after it: UNKNOWN there means alive
                 inner = unknown & (trie.child_offsets[nodes + 1] != trie.child_offsets[nodes])
                 if inner.any():
                     configs.resolve(current[inner], classes[inner])
                     nxt = configs.table[current, classes]
-            alive = nxt != DEAD
-            nodes, current = nodes[alive], nxt[alive]
-            open_ = coverage.open_runs(trie.token_start[nodes], trie.subtree_token_end[nodes])
-            nodes, current = nodes[open_], current[open_]
+                    alive = nxt != DEAD
+                    nodes, nxt = nodes[alive], nxt[alive]
+            current = nxt
             hits.append(nodes)
             visited += nodes.size
             if visited > self._limits.walk_budget:
@@ -285,16 +287,16 @@ class MaskWalker:
         pop, push, found = stack.pop, stack.append, []
         while stack:
             node, config = pop()
+            lo, hi = token_start[node], subtree_end[node]
+            allowed = (prefix[hi >> 5] + (bits[hi >> 5] & ((1 << (hi & 31)) - 1)).bit_count()
+                       - prefix[lo >> 5] - (bits[lo >> 5] & ((1 << (lo & 31)) - 1)).bit_count())
+            if allowed == hi - lo:  # covered: the transition into it is never asked
+                continue
             byte_class = node_class[node]
             config_after = rows[config][byte_class]
             if config_after == UNKNOWN and child_offsets[node] != child_offsets[node + 1]:
                 config_after = fill(config, byte_class)  # a leaf needs none: UNKNOWN means alive
             if config_after == DEAD:
-                continue
-            lo, hi = token_start[node], subtree_end[node]
-            allowed = (prefix[hi >> 5] + (bits[hi >> 5] & ((1 << (hi & 31)) - 1)).bit_count()
-                       - prefix[lo >> 5] - (bits[lo >> 5] & ((1 << (lo & 31)) - 1)).bit_count())
-            if allowed == hi - lo:
                 continue
             found.append(node)
             visited += 1
