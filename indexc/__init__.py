@@ -17,8 +17,9 @@ Code map, in the order data flows (one way: each package imports only those abov
 10. ``indexc.diff``      two artifacts (or two builds) compared mask by mask.
 11. ``indexc.cli``       the ``indexc`` command line.
 
-``indexc.errors`` (typed errors), ``indexc.arrays`` (numpy helpers) and ``indexc.limits`` (the
-explicit compile limits) sit below all of them.
+``indexc.errors`` (typed errors), ``indexc.arrays`` (numpy helpers), ``indexc.limits`` (the
+explicit compile limits) and ``indexc.allocator`` (malloc thresholds for the processes indexc
+owns: freed pages reused, not faulted back) sit below all of them.
 
 The serving side is the separate package ``indexc_runtime`` (``runtime/``): it reads the
 artifact with numpy, msgpack and zstandard only and never imports ``indexc``.

@@ -1,7 +1,8 @@
 """indexc in the benchmark: the compile pipeline in process, then ``indexc_runtime``.
 
 Measured exactly like the other engines: the tokenizer is loaded first, untimed
-(``load_vocabulary_and_trie``, with the bench's eos ids; every engine caches its tokenizer),
+(``load_vocabulary_and_trie``, with the bench's eos ids; every engine caches its tokenizer;
+before it, ``indexc.allocator.reuse_freed_memory`` as the ``indexc`` command does),
 then ``compile`` times what ``indexc compile --json`` reports as ``compile_ms``: regex ->
 DFA -> masks -> artifact file (``indexc.pipeline.compile_regex`` + ``write``, ``--jobs``
 worker processes allowed).  Peak memory is the process's VmHWM growth over the compile, as for
@@ -31,8 +32,10 @@ class IndexcEngine:
 
     def load_tokenizer(self, tokenizer_path: str, eos_ids: Sequence[int]):
         import indexc.pipeline  # noqa: F401  (imports are not compile time, for any engine)
+        from indexc.allocator import reuse_freed_memory
         from indexc.trie.cache import load_vocabulary_and_trie
 
+        reuse_freed_memory()  # as the `indexc` command does before its tokenizer load (``indexc.allocator``)
         vocab, trie, _ = load_vocabulary_and_trie(tokenizer_path, eos_ids=list(eos_ids))
         return vocab, trie
 

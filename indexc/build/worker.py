@@ -61,7 +61,10 @@ def vocabulary_and_trie(spec: TokenizerSpec, files: TokenizerFiles | None = None
 
 
 def _load(spec: TokenizerSpec, files: TokenizerFiles | None):
+    from indexc.allocator import reuse_freed_memory
     from indexc.trie.cache import load_vocabulary_and_trie
+
+    reuse_freed_memory()  # a worker process compiles many pairs: freed pages are reused (``indexc.allocator``)
 
     def load(path: str, config: str | None):
         vocab, trie, _ = load_vocabulary_and_trie(path, config_path=config, eos_ids=spec.eos,

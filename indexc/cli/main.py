@@ -14,6 +14,7 @@ import importlib
 import sys
 
 from indexc import __version__
+from indexc.allocator import reuse_freed_memory
 from indexc.errors import IndexcError
 
 SUBCOMMANDS = ("vocab", "compile", "inspect", "check", "build", "diff")
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    reuse_freed_memory()  # this process is ours: its compiles reuse freed pages (``indexc.allocator``)
     try:
         return int(args.func(args) or 0)
     except IndexcError as exc:
