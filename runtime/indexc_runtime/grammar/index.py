@@ -119,12 +119,14 @@ class GrammarIndex:
         warnings.warn(f"SERVING ANYWAY (allow_mismatch=True): {error}", RuntimeWarning, stacklevel=2)
 
     def verify(self) -> None:
-        """Check every section's checksum, every in-lexeme mask and every stored loop region
-        (``load`` checked the other bounds; a mask is otherwise checked on its first use, see
-        ``indexc_runtime.masks``, a region on its first use, see ``loop_exits``)."""
+        """Check every section's checksum, every in-lexeme mask, the token class rows and every
+        stored loop region (``load`` checked the other bounds; a mask is otherwise checked on its
+        first use, see ``indexc_runtime.masks``, the class rows on ``advance``'s first read, see
+        ``tables.TokenClassRows``, a region on its first use, see ``loop_exits``)."""
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
         self._masks.check_all(self._container)
+        self._trie.classes.check_all()
         self._stored_regions.check_all(self._trie)
 
     def mask_form_counts(self) -> dict[str, int]:

@@ -1,0 +1,133 @@
+"""A grammar artifact's trie and token class sections, damaged behind valid checksums: ArtifactError, never a crash.
+
+``load`` bounds every index the live walk reads from the trie (node classes, children, sorted
+tokens, child offsets rising, token runs ``0 <= start <= end <= subtree end <= n``) with a
+fused scan in chunks (``tables._check_node_arrays``): a value out of range in any chunk, the
+last partial one included, must be refused.  The token class rows are read by ``advance``
+only: their bounds are checked on the first read, the order of their offsets where a span is
+read, and everything by ``verify``.  And the first set of masks an index lays out in trie
+order (one gather of their OR) gives the same row as the masks' own rows.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import indexc_runtime
+import surgery
+from indexc_runtime import ArtifactError
+from indexc_runtime.grammar import tables
+from indexc_runtime.grammar.coverage import TrieOrderMasks
+
+GOLDEN = Path(__file__).resolve().parents[1] / "grammar_path" / "golden"
+RAW = (GOLDEN / "grammar-v3-brackets-strings.idx").read_bytes()
+EXPECTED = json.loads((GOLDEN / "grammar-v3-brackets-strings.expected.json").read_text())
+
+
+def _set(index, value):
+    def change(array):
+        array.reshape(-1)[index] = value
+    return change
+
+
+def walk(data: bytes) -> None:
+    """Load and follow the golden walk, asking every mask on the way."""
+    matcher = indexc_runtime.load(data).matcher()
+    for token in EXPECTED["walk"]:
+        matcher.allowed_token_ids()
+        matcher.advance(token)
+
+
+RUNS = "section 'trie_token_end': token runs must satisfy start <= end <= subtree end"  # named by the middle one
+# The golden trie: 29 nodes, 28 edges, 25 tokens, 8 classes, a vocabulary of 26.
+LOAD_REFUSED = {
+    "class_past_the_classes": ("trie_node_class", _set(-1, 8), "values must lie in \\[0, 7\\]"),
+    "child_past_the_trie": ("trie_children", _set(-1, 29), "values must lie in \\[0, 28\\]"),
+    "child_negative": ("trie_children", _set(3, -1), "values must lie in \\[0, 28\\]"),
+    "sorted_token_past_the_vocabulary": ("trie_sorted_tokens", _set(0, 26), "values must lie in \\[0, 25\\]"),
+    "child_offsets_not_from_zero": ("trie_child_offsets", _set(0, 1), "offsets must rise from 0 to 28"),
+    "child_offsets_past_the_edges": ("trie_child_offsets", _set(-1, 29), "offsets must rise from 0 to 28"),
+    "child_offsets_falling": ("trie_child_offsets", _set(2, 9), "offsets must rise from 0 to 28"),
+    "child_offsets_falling_last": ("trie_child_offsets", _set(-2, 29), "offsets must rise from 0 to 28"),
+    "run_start_negative": ("trie_token_start", _set(1, -1), "values must lie in \\[0, 25\\]"),
+    "run_start_after_its_end": ("trie_token_start", _set(2, 3), RUNS),
+    "run_end_negative": ("trie_token_end", _set(0, -5), RUNS),
+    "run_end_after_the_subtree": ("trie_token_end", _set(27, 25), RUNS),
+    "subtree_past_the_tokens": ("trie_subtree_token_end", _set(-1, 26), "values must lie in \\[0, 25\\]"),
+    "subtree_before_its_end": ("trie_subtree_token_end", _set(-1, 24), RUNS),
+}
+
+
+@pytest.mark.parametrize("chunk", [tables.NODE_CHECK_CHUNK, 4, 7])
+@pytest.mark.parametrize("case", sorted(LOAD_REFUSED))
+def test_load_refuses_a_trie_index_out_of_bounds_in_any_chunk(case, chunk, monkeypatch):
+    """Chunks of 4 and 7 nodes: the golden trie's 29 nodes end in a partial chunk (node 28 alone, or 1 of 7)."""
+    monkeypatch.setattr(tables, "NODE_CHECK_CHUNK", chunk)
+    name, change, message = LOAD_REFUSED[case]
+    for verify in (False, True):
+        with pytest.raises(ArtifactError, match=message if message is RUNS else f"section '{name}': {message}"):
+            indexc_runtime.load(surgery.rewrite_section(RAW, name, change), verify=verify)
+
+
+@pytest.mark.parametrize("chunk", [4, 7, 29, 30])
+def test_the_chunked_checks_pass_the_golden_file_and_its_walk(chunk, monkeypatch):
+    monkeypatch.setattr(tables, "NODE_CHECK_CHUNK", chunk)
+    walk(RAW)
+    indexc_runtime.load(RAW, verify=True)
+
+
+TOKEN = EXPECTED["walk"][0]  # token 1: classes [0, 1) of the data, read by the walk's first advance
+
+
+@pytest.mark.parametrize("name, change, message", [
+    ("token_class_data", _set(0, 8), "values must lie in \\[0, 7\\]"),
+    ("token_class_offsets", _set(-1, 44), "offsets must rise from 0 to 43"),
+    ("token_class_offsets", _set(3, -1), "offsets must rise from 0 to 43"),
+])
+def test_token_class_bounds_are_checked_on_the_first_advance_and_by_verify(name, change, message):
+    data = surgery.rewrite_section(RAW, name, change)
+    matcher = indexc_runtime.load(data).matcher()
+    matcher.allowed_token_ids()  # the first mask does not read them
+    with pytest.raises(ArtifactError, match=f"section '{name}': {message}"):
+        matcher.advance(TOKEN)
+    assert matcher.state == matcher._configs.initial and not matcher._history
+    with pytest.raises(ArtifactError, match=f"section '{name}': {message}"):
+        indexc_runtime.load(data, verify=True)
+
+
+def test_token_class_offsets_out_of_order_are_refused_where_a_span_is_read_and_by_verify():
+    """Offset 3 set to 0: token 2's span becomes [1, 0), which runs backwards (token 3's, [0, 3),
+    is read as it is, bounded); verify refuses the order."""
+    data = surgery.rewrite_section(RAW, "token_class_offsets", _set(3, 0))
+    matcher = indexc_runtime.load(data).matcher()
+    with pytest.raises(ArtifactError, match="token 2's byte classes \\[1, 0\\) run backwards"):
+        matcher.advance(2)
+    with pytest.raises(ArtifactError, match="section 'token_class_offsets': offsets must rise"):
+        indexc_runtime.load(data, verify=True)
+
+
+def test_the_first_set_laid_out_in_one_gather_equals_the_masks_own_rows():
+    index = indexc_runtime.load(RAW)
+    masks, sorted_tokens = index._masks, index._trie.sorted_tokens
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        mask_ids = tuple(sorted(rng.choice(index.n_masks, size=rng.integers(1, 5), replace=False).tolist()))
+        row = np.zeros(masks.words, dtype=np.int32)
+        scratch = np.zeros((1, masks.words), dtype=np.int32)
+        for mask_id in mask_ids:
+            masks.fill(mask_id, scratch, 0)
+            row |= scratch[0]
+        first = TrieOrderMasks(masks, sorted_tokens).union(mask_ids)
+        by_rows = TrieOrderMasks(masks, sorted_tokens)
+        by_rows.union(())  # the first set: nothing laid out per mask
+        later = by_rows.union(mask_ids)
+        expected = np.zeros(first.size, dtype=np.uint32)
+        for mask_id in mask_ids:
+            expected |= by_rows.row(mask_id)
+        assert np.array_equal(first, expected) and np.array_equal(later, expected)
+        flags = np.unpackbits(row.view(np.uint8), bitorder="little")[sorted_tokens]
+        assert np.array_equal(np.unpackbits(first.view(np.uint8), bitorder="little")[: sorted_tokens.size], flags)
