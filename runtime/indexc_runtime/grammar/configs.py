@@ -35,7 +35,7 @@ DEAD = -1
 
 
 class Configs:
-    """Interned configurations of one matcher and their lazily built transition table."""
+    """Interned configurations of one memo (``matcher.ParserMemo``) and their lazily built transition table."""
 
     def __init__(self, lexer: LexerTables, sets: EarleySets, ignore: frozenset[int], n_classes: int,
                  limits: GrammarLimits):

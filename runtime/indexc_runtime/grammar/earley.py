@@ -69,7 +69,7 @@ class Predictions:
 
 
 class EarleySets:
-    """The interned Earley sets of one matcher; set ids are stable for its lifetime."""
+    """The interned Earley sets of one memo (``matcher.ParserMemo``); set ids are stable for its lifetime."""
 
     def __init__(self, rules: EarleyRules, limits: GrammarLimits):
         self._rules = rules

@@ -13,17 +13,29 @@ State model (the same as the DFA matcher's, with a parser configuration for a DF
   exactly one token, stopping before an eos, at a configuration seen before, or after
   ``MAX_FORCED`` tokens.
 
-Every matcher owns its memo (Earley sets, configurations, masks): a matcher is cheap to create
-(one Earley set and one configuration), not thread-safe, and its memory is bounded by
-``GrammarLimits``: when the memo holds half of ``max_configs`` or ``max_sets``, ``advance``
-rebuilds it by replaying the accepted tokens (``_compact_if_large``), so only a single step
-that needs more than the limits by itself raises.  A limit reached raises ``GrammarLimitExceeded`` and leaves the position as
-it was.
+The memo (Earley sets, configurations, masks) is *shared by the matchers of one index* (and
+one ``GrammarLimits``): an Earley set's content is a pure function of its items and their
+origins' sets, a configuration's of its threads, a mask's of its configuration, so what one
+sequence computed answers every later one: a second request on the same document is served
+from the memo (the first document of an index still pays its parser rows and walks: the
+"cold" figures).  ``SharedMemo`` holds the current memo and one re-entrant lock that every
+matcher of the index takes around the calls that may grow the memo (``fill_bitmask``,
+``advance``, ``forced_tokens``, ...): matchers of one index used from several threads are
+safe, and serialised there.  A matcher itself is not thread-safe.
+
+Memory stays bounded by ``GrammarLimits``: when the memo a matcher uses holds half of
+``max_configs`` or ``max_sets``, the matcher moves to a fresh memo (the index's current one
+if another matcher already started it, else a new one it installs) by replaying its accepted
+tokens (``_compact_if_large``); the old memo is dropped with its last matcher.  Only a single
+step that needs more than the limits by itself raises.  A limit reached raises
+``GrammarLimitExceeded`` and leaves the position as it was (nothing is interned past a limit).
 """
 
 from __future__ import annotations
 
 import operator
+import threading
+import weakref
 
 import numpy as np
 
@@ -37,25 +49,70 @@ _INT32 = np.dtype(np.int32)
 MAX_FORCED = 256
 
 
+class ParserMemo:
+    """One generation of an index's parser memo: its Earley sets, configurations and masks."""
+
+    def __init__(self, index, limits: GrammarLimits):
+        self.sets = EarleySets(index._rules, limits)
+        self.configs = Configs(index._lexer, self.sets, index._rules.ignore, index.n_classes, limits)
+        self.walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, index._loop_exits,
+                                 self.configs, index.eos_token_ids, limits)
+        self._limits = limits
+
+    def is_large(self) -> bool:
+        """Does it hold half of a limit (time to move to a fresh one)?"""
+        limits = self._limits
+        return len(self.configs) >= limits.max_configs // 2 or len(self.sets) >= limits.max_sets // 2
+
+
+class SharedMemo:
+    """The current memo of one (index, limits) and the lock its matchers take to use any memo."""
+
+    def __init__(self, index, limits: GrammarLimits):
+        self.lock = threading.RLock()
+        self.current = ParserMemo(index, limits)
+        self._limits = limits  # not the index: the registry must not keep it alive
+
+    def renewed(self, index) -> ParserMemo:
+        """Install a fresh memo as the current one (the lock held)."""
+        self.current = ParserMemo(index, self._limits)
+        return self.current
+
+
+_SHARED: "weakref.WeakKeyDictionary[object, dict[GrammarLimits, SharedMemo]]" = weakref.WeakKeyDictionary()
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_memo(index, limits: GrammarLimits) -> SharedMemo:
+    """The memo every matcher of ``index`` with ``limits`` uses (created on the first matcher;
+    dropped with the index, which it does not keep alive)."""
+    with _SHARED_LOCK:
+        by_limits = _SHARED.get(index)
+        if by_limits is None:
+            by_limits = _SHARED[index] = {}
+        found = by_limits.get(limits)
+        if found is None:
+            found = by_limits[limits] = SharedMemo(index, limits)
+        return found
+
+
 class GrammarMatcher:
     """Per-sequence cursor over a ``GrammarIndex``."""
 
     def __init__(self, index, limits: GrammarLimits):
         self._index = index
         self._limits = limits
-        self._new_memo()
+        self._shared = shared_memo(index, limits)
+        with self._shared.lock:
+            self._use(self._shared.current)
         self._config = self._configs.initial
         self._finished = False
         self._history: list[int] = []  # configuration before each accepted token
-        self._tokens: list[int] = []  # the accepted tokens (to rebuild the memo, see _compact)
+        self._tokens: list[int] = []  # the accepted tokens (to replay them into a fresh memo, see _compact_if_large)
 
-    def _new_memo(self) -> None:
-        index, limits = self._index, self._limits
-        self._sets = EarleySets(index._rules, limits)
-        self._configs = Configs(index._lexer, self._sets, index._rules.ignore, index.n_classes, limits)
-        self._walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, index._loop_exits,
-                                  self._configs,
-                                  index.eos_token_ids, limits)
+    def _use(self, memo: ParserMemo) -> None:
+        self._memo = memo
+        self._sets, self._configs, self._walker = memo.sets, memo.configs, memo.walker
 
     @property
     def state(self) -> int:
@@ -70,7 +127,9 @@ class GrammarMatcher:
         return self._configs.accepting[self._config]
 
     def reset(self) -> None:
-        """Back to the start; the memo is kept (a next sequence reuses its rows and masks)."""
+        """Back to the start, on the index's current memo (a next sequence reuses its rows and masks)."""
+        with self._shared.lock:
+            self._use(self._shared.current)
         self._config = self._configs.initial
         self._finished = False
         self._history.clear()
@@ -84,7 +143,8 @@ class GrammarMatcher:
                              f"got {type(out).__name__} {getattr(out, 'dtype', '')} {getattr(out, 'shape', '')}")
         if self._finished:
             out[row] = 0
-        else:
+            return
+        with self._shared.lock:
             self._compact_if_large()
             out[row] = self._walker.mask(self._config)
 
@@ -92,8 +152,9 @@ class GrammarMatcher:
         """Sorted int32 ids allowed next (empty once finished)."""
         if self._finished:
             return np.zeros(0, dtype=np.int32)
-        self._compact_if_large()
-        bits = np.unpackbits(self._walker.mask(self._config).view(np.uint8), bitorder="little")
+        with self._shared.lock:
+            self._compact_if_large()
+            bits = np.unpackbits(self._walker.mask(self._config).view(np.uint8), bitorder="little")
         return np.flatnonzero(bits[: self._index.vocab_size]).astype(np.int32)
 
     def advance(self, token_id: int) -> None:
@@ -109,8 +170,9 @@ class GrammarMatcher:
             self._tokens.append(token)
             self._finished = True
             return
-        self._compact_if_large()
-        after = self._walk(self._config, token)
+        with self._shared.lock:
+            self._compact_if_large()
+            after = self._walk(self._config, token)
         if after == DEAD:
             raise self._refusal(token, "its bytes cannot continue the text in the grammar")
         self._history.append(self._config)
@@ -118,17 +180,21 @@ class GrammarMatcher:
         self._config = after
 
     def _compact_if_large(self) -> None:
-        """Start a fresh memo when this one holds half its limit, replaying the accepted tokens.
+        """Move to a fresh memo when this one holds half its limit, replaying the accepted tokens
+        (the lock held).
 
-        The memo (Earley sets, configurations) only grows: every text position adds sets and
-        configurations.  Replaying the tokens into a new memo keeps what the current position,
-        the rollback history and the next masks need and drops the rest (one ``advance`` per
-        accepted token, once in a long while), so a long document never reaches the limits."""
-        limits = self._limits
-        if len(self._configs) < limits.max_configs // 2 and len(self._sets) < limits.max_sets // 2:
+        A memo only grows: every text position adds sets and configurations.  Replaying the
+        tokens into a fresh memo keeps what this position, its rollback history and its next
+        masks need and drops the rest (one ``advance`` per accepted token, once in a long
+        while), so a long document never reaches the limits.  The fresh memo is the index's
+        current one if another matcher already moved there, so they share it again."""
+        if not self._memo.is_large():
             return
+        memo = self._shared.current
+        if memo is self._memo or memo.is_large():
+            memo = self._shared.renewed(self._index)
         finished, tokens = self._finished, self._tokens
-        self._new_memo()
+        self._use(memo)
         self._config, self._history, self._tokens, self._finished = self._configs.initial, [], [], False
         for token in tokens:
             self._history.append(self._config)
@@ -153,6 +219,10 @@ class GrammarMatcher:
         """The tokens that are the only way on from here, in order (the position does not change)."""
         if self._finished:
             return []
+        with self._shared.lock:
+            return self._forced_chain()
+
+    def _forced_chain(self) -> list[int]:
         config, chain, seen = self._config, [], {self._config}
         eos = self._index._eos
         while len(chain) < MAX_FORCED:

@@ -49,7 +49,8 @@ from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.masks import MaskStore
 
-MASK_MEMO = 64  # memoised masks per matcher (16 KB each for a 128k vocabulary)
+MASK_MEMO = 256  # memoised masks per memo, shared by an index's matchers (16 KB each for a 128k vocabulary: 4 MB)
+LEXEME_MEMO = 64  # memoised ORs of precomputed masks with their coverage (~65 KB each)
 NARROW = 16  # frontier size below which the walk goes on in Python: a numpy level costs ~30-100 us, a node ~2 us
 # From the DEEP_LEVEL-th level on, subtrees are small (long tokens are runs: ``=====``, ``////``,
 # spaces), so a frontier of up to DEEP_NARROW pairs is cheaper in Python, unless a pair sits in a
@@ -61,7 +62,7 @@ DEEP_NARROW = 64
 
 
 class MaskWalker:
-    """Computes (and memoises) the bitmask row of configurations of one matcher."""
+    """Computes (and memoises) the bitmask row of the configurations of one memo (``matcher.ParserMemo``)."""
 
     def __init__(self, lexer: LexerTables, masks: MaskStore, trie: TrieArrays, trie_order: TrieOrderMasks,
                  loop_exits: LoopExits, configs: Configs, eos_ids: tuple[int, ...], limits: GrammarLimits):
@@ -130,7 +131,7 @@ class MaskWalker:
             self._masks.fill(mask_id, self._scratch, 0)
             row |= self._scratch[0]
         found = self._lexeme_memo[mask_ids] = (row, Coverage(self._trie_order, mask_ids))
-        if len(self._lexeme_memo) > MASK_MEMO:
+        if len(self._lexeme_memo) > LEXEME_MEMO:
             self._lexeme_memo.popitem(last=False)
         return found
 
