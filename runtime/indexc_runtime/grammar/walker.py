@@ -231,7 +231,10 @@ class MaskWalker:
         not loop, but one or two letters down the configuration is a plain string body's, and
         without the jump the walk went down ~17 levels of it.
         """
-        loops = [(config, exits) for config in _distinct(configs_at)
+        looping = self._configs.looping[configs_at]
+        if not looping.any():  # the usual level: no pair's configuration loops
+            return None
+        loops = [(config, exits) for config in _distinct(configs_at[looping])
                  if (exits := self._loop_of(config)) is not None]
         if not loops:
             return None
@@ -259,7 +262,9 @@ class MaskWalker:
     def _any_loop(self, configs_at: np.ndarray) -> bool:
         """Does a pair's configuration loop on a wide region (then the numpy levels, which jump
         over it, go on: the Python tail would walk the region node by node)?"""
-        return any(self._loop_of(config) is not None for config in _distinct(configs_at))
+        looping = self._configs.looping[configs_at]
+        return bool(looping.any()) and any(self._loop_of(config) is not None
+                                           for config in _distinct(configs_at[looping]))
 
     def _loop_of(self, config: int) -> Exits | None:
         """The wide loop region of a configuration that goes back to itself on its loop classes
