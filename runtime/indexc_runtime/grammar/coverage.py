@@ -28,6 +28,7 @@ from indexc_runtime.masks import MaskStore
 
 
 SPARSE_WORDS_RATIO = 16  # a mask with fewer than 1/16 of its words nonzero is laid out from its token ids
+_BITS_BELOW = np.array([(1 << k) - 1 for k in range(32)], dtype=np.uint32)  # the bits of a word below bit k
 
 
 class TrieOrderMasks:
@@ -118,8 +119,13 @@ class Coverage:
         self.prefix_py = memoryview(self.word_prefix)
 
     def open_runs(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """True where the token run [lo, hi) holds a token not yet allowed (vectorised)."""
-        return self._allowed_before(hi) - self._allowed_before(lo) != hi - lo
+        """True where the token run [lo, hi) holds a token not yet allowed (vectorised).
+
+        Both ends go through one count (``_allowed_before`` of the two arrays side by side):
+        12 numpy calls a walk level instead of 23, where a frontier has at most a few thousand
+        pairs and a call costs more than its elements."""
+        before = self._allowed_before(np.concatenate((lo, hi)))
+        return before[lo.size:] - before[: lo.size] != hi - lo
 
     def is_open(self, lo: int, hi: int) -> bool:
         """``open_runs`` for one run, in Python ints."""
@@ -127,8 +133,7 @@ class Coverage:
 
     def _allowed_before(self, position: np.ndarray) -> np.ndarray:
         word = position >> 5
-        below = (np.uint32(1) << (position & 31).astype(np.uint32)) - np.uint32(1)
-        return self.word_prefix[word] + np.bitwise_count(self.bits[word] & below)
+        return self.word_prefix[word] + np.bitwise_count(self.bits[word] & _BITS_BELOW[position & 31])
 
     def _before(self, position: int) -> int:
         word = position >> 5
