@@ -106,12 +106,13 @@ def test_an_index_from_the_shipping_form_serves_the_same_masks(tmp_path):
 
 def test_a_long_walk_compacts_the_memo_and_keeps_masks_and_rollback(brackets):
     index, ids = brackets
-    # Right recursion (s -> ( s ) s): every position adds Earley sets; the masks add more (the
-    # paths not taken, though not below a trie leaf).  60 tokens grow a plain memo to ~140 sets
-    # and configurations; the positions themselves need fewer, so a limit of 200 compacts (at
-    # 100) and carries on.
+    # Nesting (s -> ( s ) s): every depth adds Earley sets, going down and coming back up (a
+    # flat run of "()" does not: its right recursion is one set, earley._top); the masks add
+    # more (the paths not taken, though not below a trie leaf).  60 tokens going 30 deep and
+    # back twice grow a plain memo to ~150 sets and ~180 configurations; the positions
+    # themselves need fewer, so a limit of 200 compacts (at 100) and carries on.
     small, plain = index.matcher(GrammarLimits(max_configs=200, max_sets=200)), index.matcher()
-    walk = [ids[b"(("], ids[b"))"], ids[b"()"]] * 20
+    walk = ([ids[b"(("]] * 15 + [ids[b"))"]] * 15) * 2
     compacted = False
     for token in walk:
         assert np.array_equal(small.allowed_token_ids(), plain.allowed_token_ids())

@@ -91,14 +91,19 @@ def test_matchers_in_threads_get_the_masks_of_a_lone_matcher(artifact):
 
 
 def test_matchers_moving_to_a_fresh_memo_at_the_limits_keep_their_masks_and_rollback(artifact):
-    # Right recursion (s -> ( s ) s): every position adds Earley sets, so three interleaved
-    # walks of balanced units fill a small memo again and again: one matcher renews it, the
-    # others move to that one when theirs is large.
+    # Nesting (s -> ( s ) s): every depth adds Earley sets, so three interleaved walks going
+    # down and back up fill a small memo again and again: one matcher renews it, the others
+    # move to that one when theirs is large.
     shared, alone = indexc_runtime.load(artifact), indexc_runtime.load(artifact)
     ids = {piece: k for k, piece in enumerate(small_vocabulary(PIECES).token_bytes)}
-    units = [[b"((", b"))"], [b"()"], [b"[]"], [b"([", b"])"], [b"(", b")"]]
     rng = random.Random(7)
-    walks = [[ids[p] for _ in range(20) for p in rng.choice(units)] for _ in range(3)]
+    walks = []
+    for _ in range(3):
+        walk = []
+        while len(walk) < 60:
+            depth, (down, up) = rng.randint(4, 12), rng.choice([(b"((", b"))"), (b"([", b"])")])
+            walk += [ids[down]] * depth + [ids[up]] * depth
+        walks.append(walk)
     small = GrammarLimits(max_configs=120, max_sets=120)
     matchers = [shared.matcher(small) for _ in walks]
     references = [alone.matcher() for _ in walks]
