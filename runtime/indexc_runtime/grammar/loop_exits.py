@@ -88,12 +88,15 @@ def find_region(trie: TrieLike, loop: np.ndarray, min_nodes: int | None = None,
     (``class_node_counts``) makes a small set's answer cheap.
 
     The region is "no node off the loop on the path".  Every node off the loop excludes its
-    subtree: in the trie's depth-first numbering an id range ``[b, end)``, where ``end`` is the
-    first node whose token run starts at or after the end of b's (every subtree holds a token
-    and runs start in node order, so one ``searchsorted`` finds it), and likewise a range of the
-    token order.  One difference array over the nodes counts how many such ranges cover each
-    node: the region is the nodes covered by none, the exits are the nodes off the loop covered
-    only by their own.
+    subtree; only the *topmost* ones matter (the exits), and they are found in token order
+    without locating any subtree's end among the nodes: nodes are numbered depth-first and
+    every subtree holds a token, so a node lies in the subtree of an earlier node ``b`` iff its
+    token run starts before ``b``'s subtree's runs end.  An off-loop node is an exit iff its
+    runs start at or after the running maximum of the earlier off-loop nodes' subtree ends.
+    Then the exits' subtrees (disjoint id ranges, one ``searchsorted`` for their ends) are cut
+    out of the nodes and of the token order with one difference array each.  Locating every
+    off-loop node's end (85k of Llama-3's 274k nodes for an identifier's loop) cost ~3 ms of
+    a ~12 ms build.
     """
     min_nodes = MIN_REGION_NODES if min_nodes is None else min_nodes
     by_loop = class_nodes[loop].sum() if class_nodes is not None else np.count_nonzero(loop[trie.node_class])
@@ -103,15 +106,19 @@ def find_region(trie: TrieLike, loop: np.ndarray, min_nodes: int | None = None,
     off[0] = False  # the root has no edge
     bad = np.flatnonzero(off)
     token_start = trie.token_start
-    subtree_token_end = trie.subtree_token_end[bad]
-    end = np.searchsorted(token_start, subtree_token_end, side="left")
-    cover = range_cover(bad, end, off.size)
+    runs_start, runs_end = token_start[bad], trie.subtree_token_end[bad]
+    before = np.maximum.accumulate(runs_end)  # the furthest subtree end among bad[0..i]
+    top = np.ones(bad.size, dtype=bool)
+    top[1:] = runs_start[1:] >= before[:-1]
+    exits = bad[top]
+    runs_start, runs_end = runs_start[top].astype(np.int64), runs_end[top].astype(np.int64)
+    end = np.searchsorted(token_start, runs_end, side="left")  # first node after each exit's subtree
+    cover = range_cover(exits, end, off.size)
     cover[0] = 1  # not in the region
     if int((cover == 0).sum()) < min_nodes:
         return None
-    token_cover = range_cover(token_start[bad].astype(np.int64), subtree_token_end.astype(np.int64),
-                            trie.sorted_tokens.size)
-    return Region(cover == 0, token_cover == 0, bad[cover[bad] == 1])
+    token_cover = range_cover(runs_start, runs_end, trie.sorted_tokens.size)
+    return Region(cover == 0, token_cover == 0, exits)
 
 
 class StoredRegions:
