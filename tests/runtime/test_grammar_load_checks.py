@@ -80,6 +80,44 @@ def test_the_chunked_checks_pass_the_golden_file_and_its_walk(chunk, monkeypatch
     indexc_runtime.load(RAW, verify=True)
 
 
+# The golden lexer and Earley tables: 13 lexer states, 6 terminals, 12 masks, 12 boundary pairs;
+# 4 nonterminals, 8 rules, 11 right-side symbols, 15 predicted items (rule 1 has 3 symbols).
+TABLE_REFUSED = {
+    "accepting_not_a_flag": ("accepting", _set(0, 2), "values must lie in \\[0, 1\\]"),
+    "state_terminal_past_the_terminals": ("state_terminal", _set(-1, 6), "values must lie in \\[0, 5\\]"),
+    "terminal_start_negative": ("terminal_start", _set(0, -1), "values must lie in \\[0, 12\\]"),
+    "state_mask_past_the_masks": ("state_mask", _set(3, 12), "values must lie in \\[0, 11\\]"),
+    "pair_offsets_falling": ("pair_offsets", _set(2, 1), "offsets must rise from 0 to 12"),
+    "pair_offsets_past_the_pairs": ("pair_offsets", _set(-1, 13), "offsets must rise from 0 to 12"),
+    "pair_terminal_negative": ("pair_terminal", _set(5, -3), "values must lie in \\[0, 5\\]"),
+    "pair_mask_past_the_masks": ("pair_mask", _set(0, 99), "values must lie in \\[0, 11\\]"),
+    "rule_lhs_past_the_nonterminals": ("rule_lhs", _set(1, 4), "values must lie in \\[0, 3\\]"),
+    "rule_rhs_offsets_falling": ("rule_rhs_offsets", _set(3, 0), "offsets must rise from 0 to 11"),
+    "rule_rhs_past_the_symbols": ("rule_rhs", _set(0, 10), "values must lie in \\[0, 9\\]"),
+    "nullable_not_a_flag": ("symbol_nullable", _set(0, 7), "values must lie in \\[0, 1\\]"),
+    "prediction_offsets_past_the_items": ("prediction_offsets", _set(-1, 16), "offsets must rise from 0 to 15"),
+    "prediction_rule_past_the_rules": ("prediction_rule", _set(2, 8), "values must lie in \\[0, 7\\]"),
+    "prediction_dot_negative": ("prediction_dot", _set(0, -1), "a predicted item.s dot lies outside its rule"),
+    "prediction_dot_past_its_rule": ("prediction_dot", _set(0, 2), "a predicted item.s dot lies outside its rule"),  # rule 0: 1 symbol
+    "ignored_past_the_terminals": ("ignore_terminals", _set(0, 6), "values must lie in \\[0, 5\\]"),
+}
+
+
+@pytest.mark.parametrize("small_items", [tables.SMALL_SECTION_ITEMS, 0])
+@pytest.mark.parametrize("case", sorted(TABLE_REFUSED))
+def test_load_refuses_a_lexer_or_earley_value_out_of_bounds(case, small_items, monkeypatch):
+    """As Python items (the golden file's sections are small) and through numpy (no section small)."""
+    monkeypatch.setattr(tables, "SMALL_SECTION_ITEMS", small_items)
+    name, change, message = TABLE_REFUSED[case]
+    with pytest.raises(ArtifactError, match=f"section '{name}': {message}"):
+        indexc_runtime.load(surgery.rewrite_section(RAW, name, change))
+
+
+def test_the_numpy_checks_of_large_tables_pass_the_golden_file(monkeypatch):
+    monkeypatch.setattr(tables, "SMALL_SECTION_ITEMS", 0)
+    walk(RAW)
+
+
 TOKEN = EXPECTED["walk"][0]  # token 1: classes [0, 1) of the data, read by the walk's first advance
 
 
