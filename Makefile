@@ -63,6 +63,18 @@ bench-maskbench: $(VENV)/.stamp-test
 	$(PY) -m bench.maskbench $(MASKBENCH_DIR) --engines $(MASKBENCH_ENGINES) --xgrammar-python $(BENCH_PY) \
 		--compare-llguidance $(MASKBENCH_ARGS)
 
+# Grammars (issue 5): the bundled grammars and sample documents with indexc, llguidance and
+# xgrammar (bench/bench_grammar.py, in the bench venv for xgrammar), then the recursive MaskBench
+# schemas (bench/data/recursive_maskbench.txt) through the MaskBench protocol with the same engines.
+GRAMMAR_ARGS ?=
+
+.PHONY: bench-grammar
+
+bench-grammar: $(BENCH_VENV)/.stamp-bench $(VENV)/.stamp-test
+	$(BENCH_PY) -m bench.bench_grammar $(GRAMMAR_ARGS)
+	$(PY) -m bench.maskbench $(MASKBENCH_DIR) --files @bench/data/recursive_maskbench.txt \
+		--engines indexc,llguidance,xgrammar --xgrammar-python $(BENCH_PY)
+
 # Fuzz the artifact loader and matcher (never in CI; tests/data/fuzz_corpus/README.md): the
 # hypothesis fuzz test with many more, fresh examples, then atheris for FUZZ_SECONDS when it installs.
 FUZZ_EXAMPLES ?= 20000

@@ -1,34 +1,46 @@
-"""The grammar live path, measured: compile, size, load + first mask, mask time along documents.
+"""Grammar benchmark (the Earley live path): indexc against llguidance and xgrammar, one run.
 
-For each bundled grammar and its sample document (``tests/data/grammars``), with the Llama-3
-vocabulary: compile time (vocabulary and trie cached, untimed), artifact size, load + first
-mask (in this process, after one untimed load of another file), then the per-token mask time
-(``fill_bitmask``; wall clock, and the process's CPU time, which other jobs on a shared machine
-inflate less) and advance time along the document's tokenization by the HF tokenizer, for
-a fresh matcher ("cold": every parser row and transition is new) and for a second pass after
-``reset()`` ("warm": the matcher's memo of Earley sets, configurations and masks is kept).
-Every token of the document must be allowed (the script fails otherwise).
+For every bundled grammar (``tests/data/grammars``) and every engine, one fresh process
+(``--one ENGINE GRAMMAR``) loads the Llama-3 tokenizer (untimed), compiles the grammar (timed;
+``bench/engines/grammar_engines.py`` says what each engine's compile is), measures load + first
+mask (what a server does with the compiled form before it answers: indexc loads the artifact
+file, xgrammar deserialises its JSON, llguidance, which has no serialized form, builds a
+matcher), then walks the grammar's sample document, tokenized by the HF tokenizer without
+special tokens, twice on the same compiled grammar:
 
-    .venv/bin/python bench/bench_grammar.py [--grammars json c sql rfc] [--tokens 400] [--json OUT]
+- **cold**: the first walk (every parser row, lexer state and mask is new: the first request);
+- **warm**: a second walk with a new matcher (the state a server is in for later requests of
+  the same grammar: indexc's index-level parser memo, llguidance's lexer cache).
+
+At each step the int32 bitmask row is filled and timed, the document's token must be in it, the
+matcher advances (timed); at the end an EOS id must be allowed (``bench.engines.common.time_walk``):
+"document accepted".  Percentiles are nearest-rank over the walk's masks.
+
+    .venv-bench/bin/python -m bench.bench_grammar [--grammars json c] [--engines indexc,llguidance] [--json OUT]
+
+(``make bench-grammar``; the test venv runs it too, with "xgrammar: not installed").
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+REPO = Path(__file__).resolve().parents[1]
+if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` importable
+    sys.path.insert(0, str(REPO))
 
-GRAMMARS = ROOT / "tests" / "data" / "grammars"
-TOKENIZER = ROOT / "tests" / "data" / "tokenizers" / "llama3.json.zst"
-CASES = {
+from bench.engines import unavailable_reason  # noqa: E402
+from bench.engines.common import format_size  # noqa: E402
+
+GRAMMARS = REPO / "tests" / "data" / "grammars"
+TOKENIZER = REPO / "tests" / "data" / "tokenizers" / "llama3.json.zst"
+CASES = {  # name: (grammar file, sample document)
     "json": ("gbnf/json.gbnf", "json.json"),
     "c": ("gbnf/c.gbnf", "c.c"),
     "sql": ("gbnf/vllm-sql.gbnf", "vllm-sql.sql"),
@@ -36,89 +48,117 @@ CASES = {
     "arithmetic": ("gbnf/arithmetic.gbnf", "arithmetic.txt"),
     "chess": ("gbnf/chess.gbnf", "chess.pgn"),
 }
+ENGINES = ("indexc", "llguidance", "xgrammar")
+TIMEOUT_S = 900
 
 
-def main() -> None:
+def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--grammars", nargs="*", default=["json", "c", "sql", "rfc"], choices=sorted(CASES))
-    parser.add_argument("--tokens", type=int, default=400, help="walk at most this many tokens of each document")
+    parser.add_argument("--grammars", nargs="*", default=list(CASES), choices=sorted(CASES))
+    parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated of " + ", ".join(ENGINES))
     parser.add_argument("--json", metavar="OUT", help="also write the rows as JSON")
-    args = parser.parse_args()
+    parser.add_argument("--one", nargs=2, metavar=("ENGINE", "GRAMMAR"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(measure(*args.one)))
+        return 0
+    engines, notes = [], {}
+    for name in args.engines.split(","):
+        reason = unavailable_reason(name)
+        (notes.__setitem__(name, reason) if reason else engines.append(name))
+    rows = []
+    for grammar in args.grammars:
+        for engine in engines:
+            rows.append({"grammar": grammar, "engine": engine, **_run_one(engine, grammar)})
+            print(_progress_line(rows[-1]), file=sys.stderr, flush=True)
+    print(render_table(rows))
+    print("".join(f"\n- {name}: {reason}" for name, reason in notes.items()))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"notes": notes, "rows": rows}, indent=1))
+    return 0
 
-    import indexc_runtime
+
+def _run_one(engine: str, grammar: str) -> dict:
+    """``measure`` in a fresh interpreter (its JSON line), or the error that stopped it."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "bench.bench_grammar", "--one", engine, grammar], cwd=REPO,
+                              capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {TIMEOUT_S} s"}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return {"error": (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]}
+    return json.loads(lines[-1])
+
+
+def measure(engine_name: str, grammar: str) -> dict:
+    """Compile, load + first mask, cold and warm walks of one engine on one grammar (this process)."""
+    import time
+
     from tokenizers import Tokenizer
 
-    from indexc.pipeline import write
-    from indexc.pipeline.grammar import compile_grammar
-    from indexc.trie.cache import load_vocabulary_and_trie
-    from indexc.vocab import read_tokenizer_json_text
+    from bench.bench_regex import resolve_eos_ids
+    from bench.engines.common import time_walk
+    from bench.engines.grammar_engines import GrammarNotCompiled, load_grammar_engine
+    from tests.reference.tokenizer_source import tokenizer_json_text
 
-    vocab, trie = load_vocabulary_and_trie(str(TOKENIZER))[:2]
-    tokenizer = Tokenizer.from_str(read_tokenizer_json_text(str(TOKENIZER)))
-    rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        for name in args.grammars:
-            grammar_file, sample = CASES[name]
-            text = (GRAMMARS / grammar_file).read_text()
-            started = time.perf_counter()
-            result = compile_grammar(text, vocab, trie, source=grammar_file)
-            compile_ms = (time.perf_counter() - started) * 1e3
-            path = Path(folder) / f"{name}.idx"
-            summary = write(result, vocab, str(path))
-            started = time.perf_counter()
-            index = indexc_runtime.load(path)
-            matcher = index.matcher()
-            out = np.zeros((1, index.mask_words), dtype=np.int32)
-            matcher.fill_bitmask(out)
-            first_ms = (time.perf_counter() - started) * 1e3
-            document = (GRAMMARS / "samples" / sample).read_text()
-            ids = tokenizer.encode(document, add_special_tokens=False).ids[: args.tokens]
-            cold = _walk(index.matcher(), ids, out, vocab)
-            warm_matcher = index.matcher()
-            _walk(warm_matcher, ids, out, vocab)
-            warm_matcher.reset()
-            warm = _walk(warm_matcher, ids, out, vocab)
-            rows.append({
-                "grammar": name, "tokens": len(ids), "compile_ms": round(compile_ms, 1),
-                "compile_steps_ms": result.timings, "bytes": summary.bytes, "load_first_mask_ms": round(first_ms, 2),
-                **{f"cold_{k}": v for k, v in cold.items()}, **{f"warm_{k}": v for k, v in warm.items()},
-            })
-            print(_line(rows[-1]), flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+    grammar_file, sample = CASES[grammar]
+    text = (GRAMMARS / grammar_file).read_text(encoding="utf-8")
+    document = (GRAMMARS / "samples" / sample).read_text(encoding="utf-8")
+    ids = Tokenizer.from_str(tokenizer_json_text(str(TOKENIZER))).encode(document, add_special_tokens=False).ids
+    eos_ids = resolve_eos_ids(str(TOKENIZER))
+    engine = load_grammar_engine(engine_name)
+    tokenizer = engine.load_tokenizer(str(TOKENIZER), eos_ids)
+    started = time.perf_counter()
+    try:
+        compiled = engine.compile_grammar(tokenizer, text, grammar_file.split("/")[0])
+    except GrammarNotCompiled as exc:
+        return {"not_compiled": str(exc)}
+    compile_ms = compiled.compile_ms if compiled.compile_ms is not None else (time.perf_counter() - started) * 1e3
+    load_first_ms = engine.load_first_mask(compiled)
+    cold = time_walk(engine.start_walk(compiled), ids, eos_ids)
+    warm = time_walk(engine.start_walk(compiled), ids, eos_ids)
+    return {"tokens": len(ids), "compile_ms": round(compile_ms, 2), "bytes": compiled.serialized_bytes,
+            "load_first_mask_ms": round(load_first_ms, 3),
+            "cold_mask_us": cold.mask_us, "warm_mask_us": warm.mask_us, "advance_us": cold.advance_us,
+            "accepted": cold.accepted and warm.accepted, "failure": cold.failure or warm.failure}
 
 
-def _walk(matcher, ids: list[int], out: np.ndarray, vocab) -> dict:
-    """Mask then advance on each token; per-token times in microseconds (p50, p99, max)."""
-    masks, advances, cpu = [], [], []
-    for position, token in enumerate(ids):
-        c0 = time.process_time()
-        t0 = time.perf_counter()
-        matcher.fill_bitmask(out)
-        t1 = time.perf_counter()
-        cpu.append(time.process_time() - c0)
-        if not (int(out[0, token >> 5]) >> (token & 31)) & 1:
-            raise SystemExit(f"token {position} ({vocab.token_bytes[token]!r}) is not in the mask")
-        matcher.advance(token)
-        t2 = time.perf_counter()
-        masks.append(t1 - t0)
-        advances.append(t2 - t1)
-    if not matcher.is_accepting():
-        raise SystemExit("the document does not end where the grammar may end")
-    m, a, c = np.array(masks) * 1e6, np.array(advances) * 1e6, np.array(cpu) * 1e6
-    return {"mask_p50_us": round(float(np.percentile(m, 50)), 1), "mask_p99_us": round(float(np.percentile(m, 99)), 1),
-            "mask_cpu_p50_us": round(float(np.percentile(c, 50)), 1), "mask_cpu_p99_us": round(float(np.percentile(c, 99)), 1),
-            "mask_max_us": round(float(m.max()), 1), "advance_p50_us": round(float(np.percentile(a, 50)), 1)}
+COLUMNS = ["grammar", "engine", "tokens", "compile ms", "size", "load + first mask ms",
+           "cold mask p50 / p99 µs", "warm mask p50 / p99 µs", "advance p50 µs", "document accepted"]
 
 
-def _line(row: dict) -> str:
-    return (f"{row['grammar']:<6} tokens {row['tokens']:>4}  compile {row['compile_ms']:>7.0f} ms  "
-            f"{row['bytes'] / 1e6:5.1f} MB  load+first {row['load_first_mask_ms']:6.1f} ms  "
-            f"mask cold p50/p99 {row['cold_mask_p50_us']:>7.0f}/{row['cold_mask_p99_us']:>7.0f} us "
-            f"(cpu {row['cold_mask_cpu_p50_us']:>6.0f}/{row['cold_mask_cpu_p99_us']:>6.0f})  "
-            f"warm {row['warm_mask_p50_us']:>6.0f}/{row['warm_mask_p99_us']:>7.0f} us  "
-            f"advance p50 {row['cold_advance_p50_us']:.0f} us")
+def render_table(rows: list[dict]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join([row["grammar"], row["engine"], *_cells(row)]) + " |")
+    return "\n".join(lines)
+
+
+def _cells(row: dict) -> list[str]:
+    blank = [""] * (len(COLUMNS) - 3)
+    if "error" in row:
+        return ["error: " + row["error"].replace("|", "\\|")[:120], *blank]
+    if "not_compiled" in row:
+        return ["— (" + row["not_compiled"].replace("|", "\\|")[:120] + ")", *blank]
+    cold, warm = row["cold_mask_us"], row["warm_mask_us"]
+    accepted = "yes" if row["accepted"] else f"no: {row['failure']}"
+    return [str(row["tokens"]), f"{row['compile_ms']:,.1f}", format_size(row["bytes"]),
+            f"{row['load_first_mask_ms']:,.2f}", f"{_pct(cold, 50)} / {_pct(cold, 99)}",
+            f"{_pct(warm, 50)} / {_pct(warm, 99)}", _pct(row["advance_us"], 50), accepted]
+
+
+def _pct(values: list[float], q: int) -> str:
+    return f"{float(np.percentile(values, q, method='nearest')):,.0f}" if values else "—"
+
+
+def _progress_line(row: dict) -> str:
+    if "error" in row or "not_compiled" in row:
+        return f"{row['grammar']} {row['engine']}: {row.get('error') or row.get('not_compiled')}"
+    return (f"{row['grammar']} {row['engine']}: compile {row['compile_ms']:.0f} ms, cold p50 "
+            f"{_pct(row['cold_mask_us'], 50)} us, warm p50 {_pct(row['warm_mask_us'], 50)} us, "
+            f"accepted {row['accepted']}")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

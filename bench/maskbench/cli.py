@@ -43,7 +43,8 @@ IMPORTS = {"indexc": "indexc.pipeline.json_schema", "llguidance": "llguidance",
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.maskbench", description=__doc__.splitlines()[0])
     p.add_argument("directory", nargs="?", default=str(DEFAULT_DIR), help="MaskBench files (default: %(default)s)")
-    p.add_argument("--files", default="*.json", help="glob(s) on file names, comma-separated")
+    p.add_argument("--files", default="*.json",
+                   help="glob(s) on file names, comma-separated; @LIST reads them from a file, one a line (# comments)")
     p.add_argument("--every", type=int, default=1, help="every K-th file (sorted by name) after --files: a spread subset")
     p.add_argument("--limit", type=int, help="first N files (sorted by name) after --files and --every")
     p.add_argument("--engines", default="indexc,llguidance", help=f"comma-separated of {', '.join(SCHEMA_ENGINES)}, or all")
@@ -64,10 +65,22 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def _file_patterns(spec: str) -> list[str]:
+    """``--files``: comma-separated globs, or ``@LIST``: a file of them, one a line (e.g.
+    ``bench/data/recursive_maskbench.txt``)."""
+    if not spec.startswith("@"):
+        return spec.split(",")
+    try:
+        lines = Path(spec[1:]).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise SystemExit(f"--files {spec}: {exc.strerror or exc}") from None
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     _interrupt_on_signals()
-    paths = [p for pattern in args.files.split(",") for p in list_files(args.directory, pattern)]
+    paths = [p for pattern in _file_patterns(args.files) for p in list_files(args.directory, pattern)]
     paths = sorted(set(paths))[:: max(1, args.every)][: args.limit]
     if not paths:
         print(f"no MaskBench files match {args.files!r} in {args.directory}", file=sys.stderr)

@@ -275,3 +275,19 @@ def group_structure(text: str) -> Iterator[tuple[int, str, int]]:
 def has_top_level_bar(text: str) -> bool:
     """Does ``text`` have a ``|`` outside every group and class (so it needs a group in a sequence)?"""
     return any(c == "|" and depth == 0 for _, c, depth in group_structure(text))
+
+
+def referenced_names(expr: Expr) -> list[str]:
+    """The names of the ``Ref`` nodes inside ``expr``."""
+    names, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Ref):
+            names.append(node.name)
+        elif isinstance(node, Seq):
+            stack.extend(node.items)
+        elif isinstance(node, Alt):
+            stack.extend(node.options)
+        elif isinstance(node, Repeat):
+            stack.append(node.item)
+    return names

@@ -45,7 +45,7 @@ from indexc.automaton import regex_tree as rt
 from indexc.automaton.round_refinement import minimize_in_rounds
 from indexc.automaton.utf8_expansion import expand_utf8
 from indexc.errors import LimitError, RegexError
-from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws
+from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws, referenced_names
 from indexc.jsonschema.complement import atom_sets
 from indexc.jsonschema.intersection import CharDFA, intersect_regexes
 from indexc.jsonschema.shared_nfa import EmbeddedDFA, SharedNFABuilder
@@ -201,7 +201,7 @@ class TreeBuilder:
             current = stack.pop()
             if current not in reachable:
                 reachable[current] = self.definitions[current]
-                stack.extend(_referenced_names(reachable[current]))
+                stack.extend(referenced_names(reachable[current]))
         return (name, tuple(sorted(reachable.items())), tuple(sorted(self.bounded.items())), self.whitespace,
                 self.depth_bound, self.max_nfa_states, self.leaf_limits)
 
@@ -213,22 +213,6 @@ class TreeBuilder:
             index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
             cached = self.intersections[lexeme] = (EmbeddedDFA(dfa, index), dfa.n_states + 1)
         return cached
-
-
-def _referenced_names(expr: Expr) -> list[str]:
-    """The names of the ``Ref`` nodes inside ``expr``."""
-    names, stack = [], [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Ref):
-            names.append(node.name)
-        elif isinstance(node, Seq):
-            stack.extend(node.items)
-        elif isinstance(node, Alt):
-            stack.extend(node.options)
-        elif isinstance(node, Repeat):
-            stack.append(node.item)
-    return names
 
 
 def tree_to_atom_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], limits: AutomatonLimits, *,
