@@ -199,8 +199,12 @@ def _row(result: dict) -> list[str]:
     first_mask, first_advance = result.get("first_mask_us") or [], result.get("first_advance_us") or []
     accepted = "yes" if result.get("accepted") else f"no: {result.get('failure', '')}"
     walk_peak = result.get("walk_peak_kib")
+    size = format_size(result["serialized_bytes"])
+    shipping = (result.get("extra") or {}).get("shipping_bytes")
+    if shipping is not None:
+        size += f" (.zst {format_size(shipping)})"
     return [f"{result['compile_ms']:,.1f}", f"{peak / 1024:,.1f}",
-            f"{walk_peak / 1024:,.1f}" if walk_peak is not None else "—", format_size(result["serialized_bytes"]),
+            f"{walk_peak / 1024:,.1f}" if walk_peak is not None else "—", size,
             f"{result['states']:,}" if result.get("states") is not None else "—",
             _percentile(mask, 50), _percentile(mask, 99), _percentile(advance, 50),
             f"{_percentile(first_mask, 50)} / {_percentile(first_mask, 100)}", _percentile(first_advance, 50), accepted]

@@ -6,9 +6,9 @@ before it, ``indexc.allocator.reuse_freed_memory`` as the ``indexc`` command doe
 then ``compile`` times what ``indexc compile --json`` reports as ``compile_ms``: regex ->
 DFA -> masks -> artifact file (``indexc.pipeline.compile_regex`` + ``write``, ``--jobs``
 worker processes allowed).  Peak memory is the process's VmHWM growth over the compile, as for
-the others.  The size is the artifact file's; the walk loads it once with
-``indexc_runtime.load`` (as a server does) and drives ``Matcher.fill_bitmask`` /
-``Matcher.advance``.
+the others.  The size is the artifact file's (and, after the walks, its shipping form's:
+``describe``); the walk loads it once with ``indexc_runtime.load`` (as a server does) and
+drives ``Matcher.fill_bitmask`` / ``Matcher.advance``.
 """
 
 from __future__ import annotations
@@ -55,6 +55,13 @@ class IndexcEngine:
                  **result.timings, **result.stage_timings}
         return Compiled(output, serialized_bytes=int(summary.bytes), states=result.table.n_states,
                         compile_ms=compile_ms, extra=extra)
+
+    def describe(self, compiled: Compiled) -> None:
+        """The shipping form's size (``indexc compile -o X.idx.zst``: the container as one zstd
+        frame), from the artifact's bytes, after the timings."""
+        from indexc.artifact.writer import shipping_form
+
+        compiled.extra["shipping_bytes"] = len(shipping_form(Path(compiled.handle).read_bytes()))
 
     def start_walk(self, compiled: Compiled) -> MaskWalk:
         import numpy as np

@@ -105,11 +105,16 @@ def write_container(plan, path: Path, compress: bool, *, durable: bool = False) 
     """Write a planned container, raw or as the zstandard shipping form; (compressed?, bytes on disk)."""
     compressed = compress or path.name.endswith(".zst")
     if compressed:
-        raw = plan.to_bytes()
-        level = STRONG_LEVEL if len(raw) <= STRONG_LEVEL_MAX_BYTES else FAST_LEVEL
-        payload = zstandard.ZstdCompressor(level=level, write_checksum=True).compress(raw)
+        payload = shipping_form(plan.to_bytes())
         return True, write_atomically(path, lambda handle: handle.write(payload), _self_check, durable=durable)
     return False, write_atomically(path, plan.write_to, _self_check, durable=durable)
+
+
+def shipping_form(raw: bytes) -> bytes:
+    """A container's bytes as the shipping form: one zstandard frame with its content size and
+    checksum, at the level its size calls for (``STRONG_LEVEL_MAX_BYTES``)."""
+    level = STRONG_LEVEL if len(raw) <= STRONG_LEVEL_MAX_BYTES else FAST_LEVEL
+    return zstandard.ZstdCompressor(level=level, write_checksum=True).compress(raw)
 
 
 def vocab_fields(vocab_info) -> dict:
