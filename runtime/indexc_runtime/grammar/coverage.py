@@ -123,8 +123,11 @@ class Coverage:
 
         Both ends go through one count (``_allowed_before`` of the two arrays side by side):
         12 numpy calls a walk level instead of 23, where a frontier has at most a few thousand
-        pairs and a call costs more than its elements."""
-        before = self._allowed_before(np.concatenate((lo, hi)))
+        pairs and a call costs more than its elements.  The positions are made ``intp`` by the
+        concatenation: numpy's gathers by int32 indices (the trie's dtype) cost ~1.7x more, and
+        this count makes three of them (the walk's 8 levels of a Llama-3 first mask: ~0.29 ->
+        ~0.18 ms in a fresh process)."""
+        before = self._allowed_before(np.concatenate((lo, hi), dtype=np.intp))
         return before[lo.size:] - before[: lo.size] != hi - lo
 
     def is_open(self, lo: int, hi: int) -> bool:
