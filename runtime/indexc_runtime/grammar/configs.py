@@ -49,7 +49,6 @@ class Configs:
         self.accepting: list[bool] = []
         self.loop_state: list[int] = []  # per configuration: the lexer state it loops in, or -1 (``_loop_state``)
         self.table = np.full((64, n_classes), UNKNOWN, dtype=np.int32)
-        self.looping = np.zeros(64, dtype=bool)  # loop_state >= 0 as an array: the walk tests a frontier at once
         self.rows: list[list[int]] = []  # the same table as Python lists: the walk's narrow tail reads these
         self._row_templates: dict[int, tuple[list[int], np.ndarray]] = {}  # live-class bits -> a new row
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
@@ -130,12 +129,10 @@ class Configs:
             grown = np.full((2 * self.table.shape[0], self.table.shape[1]), UNKNOWN, dtype=np.int32)
             grown[: self.table.shape[0]] = self.table
             self.table = grown
-            self.looping = np.concatenate((self.looping, np.zeros(self.looping.size, dtype=bool)))
         row, array = self._row_template(self.threads[config])
         row = row.copy()
         self.table[config] = array
         if self.loop_state[config] >= 0:
-            self.looping[config] = True
             self._loop_to_itself(config, self.loop_state[config], row)
         self.rows.append(row)
         return config

@@ -74,6 +74,8 @@ class MaskWalker:
         self._limits = limits
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
+        self._jump_marks = np.zeros(0, dtype=np.int8)  # per configuration, see _jumpable
+        self._jump_known = 0  # configurations whose mark is set
         self._lexeme_memo: OrderedDict[tuple, tuple[np.ndarray, Coverage]] = OrderedDict()
         self._scratch = np.zeros((1, self._words), dtype=np.int32)
         root = slice(int(trie.child_offsets[0]), int(trie.child_offsets[1]))
@@ -155,13 +157,14 @@ class MaskWalker:
                                             and not self._any_loop(current)):
             level += 1
             nxt = configs.table[current, classes]
-            kept = nxt != DEAD  # dead as known so far, then covered: neither is entered nor asked
-            kept[kept] = coverage.open_runs(trie.token_start[nodes[kept]], trie.subtree_token_end[nodes[kept]])
-            nodes, classes, current, nxt = nodes[kept], classes[kept], current[kept], nxt[kept]
+            # dead as known so far, or covered: neither is entered, nor its transition asked
+            kept = (nxt != DEAD) & coverage.open_runs(trie.token_start[nodes], trie.subtree_token_end[nodes])
+            if _count(kept) != kept.size:  # (np.count_nonzero: a third of .all()'s cost on a level's arrays)
+                nodes, classes, current, nxt = nodes[kept], classes[kept], current[kept], nxt[kept]
             unknown = nxt == UNKNOWN
-            if unknown.any():  # a leaf needs no configuration after it: UNKNOWN there means alive
+            if _count(unknown):  # a leaf needs no configuration after it: UNKNOWN there means alive
                 inner = unknown & (trie.child_offsets[nodes + 1] != trie.child_offsets[nodes])
-                if inner.any():
+                if _count(inner):
                     configs.resolve(current[inner], classes[inner])
                     nxt = configs.table[current, classes]
                     alive = nxt != DEAD
@@ -172,7 +175,7 @@ class MaskWalker:
             if visited > self._limits.walk_budget:
                 raise GrammarLimitExceeded("walk_budget", self._limits.walk_budget, "the live trie walk for one mask")
             known = current >= 0  # the leaves left UNKNOWN have nothing below them
-            if not known.all():
+            if _count(known) != known.size:
                 nodes, current = nodes[known], current[known]
             jumps = self._loop_jumps(nodes, current, region_runs)
             if jumps is not None:
@@ -217,11 +220,11 @@ class MaskWalker:
         loops on a wide region (whose tokens are flagged here), else the root's children."""
         configs = self._configs
         row = configs.table[config]
-        if (row[self._root_class_set] == UNKNOWN).any():  # what the walk's first level asks anyway
+        if _count(row[self._root_class_set] == UNKNOWN):  # what the walk's first level asks anyway
             configs.resolve(np.full(self._root_class_set.size, config, dtype=np.int64), self._root_class_set)
             row = configs.table[config]
         loop = row == config  # a class not asked yet counts as leaving: its nodes are walked (exact)
-        exits = self._loop_exits.of(loop) if loop.any() else None
+        exits = self._loop_exits.of(loop) if _count(loop) else None
         if exits is None:
             return self._root_children, self._root_classes
         np.bitwise_or(flags, exits.token_flags, out=flags)
@@ -240,11 +243,10 @@ class MaskWalker:
         not loop, but one or two letters down the configuration is a plain string body's, and
         without the jump the walk went down ~17 levels of it.
         """
-        looping = self._configs.looping[configs_at]
-        if not looping.any():  # the usual level: no pair's configuration loops
+        jumping = self._jumpable(configs_at)
+        if not _count(jumping):  # the usual level: no pair's configuration loops on a wide region
             return None
-        loops = [(config, exits) for config in _distinct(configs_at[looping])
-                 if (exits := self._loop_of(config)) is not None]
+        loops = [(config, self._loop_of(config)) for config in _distinct(configs_at[jumping != 0])]
         if not loops:
             return None
         trie = self._trie
@@ -271,9 +273,37 @@ class MaskWalker:
     def _any_loop(self, configs_at: np.ndarray) -> bool:
         """Does a pair's configuration loop on a wide region (then the numpy levels, which jump
         over it, go on: the Python tail would walk the region node by node)?"""
-        looping = self._configs.looping[configs_at]
-        return bool(looping.any()) and any(self._loop_of(config) is not None
-                                           for config in _distinct(configs_at[looping]))
+        return _count(self._jumpable(configs_at)) > 0
+
+    def _jumpable(self, configs_at: np.ndarray) -> np.ndarray:
+        """Per pair: 2 if its configuration loops on a wide region (``_loop_of`` not None),
+        else 0 (int8).
+
+        One gather of a per-configuration mark (0: no, 1: loops in a lexer state, region not
+        asked yet, 2: yes), grown with the configurations; a region is asked only for a
+        configuration met at a numpy level, as before (asking decodes or builds it), and a
+        small one (chess's move tokens) is marked no once instead of asked at every level."""
+        marks = self._jump_marks
+        if self._jump_known < len(self._configs):
+            marks = self._grown_marks()
+        found = marks[configs_at]
+        if _count(found) and _count(found == 1):
+            for config in _distinct(configs_at[found == 1]):
+                marks[config] = 2 if self._loop_of(config) is not None else 0
+            found = marks[configs_at]
+        return found
+
+    def _grown_marks(self) -> np.ndarray:
+        """``_jump_marks`` with a mark for every configuration made since the last call."""
+        marks, total, loop_state = self._jump_marks, len(self._configs), self._configs.loop_state
+        if marks.size < total:
+            grown = np.zeros(max(2 * marks.size, total, 64), dtype=np.int8)
+            grown[: marks.size] = marks
+            marks = self._jump_marks = grown
+        for config in range(self._jump_known, total):
+            marks[config] = loop_state[config] >= 0
+        self._jump_known = total
+        return marks
 
     def _loop_of(self, config: int) -> Exits | None:
         """The wide loop region of a configuration that goes back to itself on its loop classes
@@ -320,6 +350,9 @@ class MaskWalker:
             for k in range(child_offsets[node], child_offsets[node + 1]):
                 push((children[k], config_after))
         return np.array(found, dtype=np.int64)
+
+
+_count = np.count_nonzero  # .any() and .all() go through Python wrappers: ~1-1.7 us a call against ~0.5 us
 
 
 def _distinct(values: np.ndarray) -> list[int]:
