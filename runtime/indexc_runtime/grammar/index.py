@@ -1,13 +1,17 @@
 """``load_grammar_index`` and ``GrammarIndex``: a grammar artifact, opened once, shared by its matchers.
 
 Loading does what a DFA artifact's load does (mmap, prefix, header, layout, the CRC-32 of
-every section of at most 64 KiB, every bound of every index-carrying section; the stored
-masks one by one on their first use, all of them by ``verify``) with the grammar's header and
+every section of at most 64 KiB, every bound of every index the walk reads; the stored masks
+one by one on their first use, all of them by ``verify``) with the grammar's header and
 sections, and shapes the tables for the live path (``tables``) and the stored loop regions
-(``loop_exits``: decoded on first use, rebuilt and compared by ``verify``).  The
-index itself holds no per-sequence state: every matcher keeps its own Earley sets,
-configurations and mask memo (``GrammarMatcher``), so matchers never contend and a long-lived
-index never grows.
+(``loop_exits``: decoded on first use, rebuilt and compared by ``verify``).  Two more things
+wait for their first use: each token's byte classes, read by ``advance`` only (bounded on its
+first read, ``tables.TokenClassRows``), and the stored masks laid out in trie order
+(``coverage``: the first set of them in one gather).  In a fresh process that is what makes
+"load + first mask" of a Llama-3 grammar artifact (``bench/bench_load.py``): most of the load
+is the check of the 274k-node trie (``tables``), the first mask is that gather, the parser's
+first configurations and the walk.  The index holds no per-sequence state: its matchers share
+one parser memo (``matcher.SharedMemo``), and every matcher keeps its own position.
 
 The attributes a DFA ``Index`` offers for tools (``vocab_size``, ``mask_words``,
 ``eos_token_ids``, ``special_token_ids``, ``header``, ``sections``, ``section``, ``verify``,
