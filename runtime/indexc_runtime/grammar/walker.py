@@ -182,10 +182,10 @@ class MaskWalker:
                 stay, jump_nodes, jump_classes, jump_configs = jumps
                 nodes, current = nodes[stay], current[stay]
             first = trie.child_offsets[nodes]
-            owner, position = _expand_runs(first, trie.child_offsets[nodes + 1] - first)
-            nodes = trie.children[position]
+            counts = trie.child_offsets[nodes + 1] - first
+            nodes = trie.children[_expand_runs(first, counts)]
             classes = trie.node_class[nodes]
-            current = current[owner]
+            current = np.repeat(current, counts)
             if jumps is not None:
                 nodes = np.concatenate((nodes, jump_nodes))
                 classes = np.concatenate((classes, jump_classes))
@@ -195,7 +195,7 @@ class MaskWalker:
         if hits:
             ended = np.concatenate(hits)
             starts = trie.token_start[ended]
-            _, position = _expand_runs(starts, trie.token_end[ended] - starts)
+            position = _expand_runs(starts, trie.token_end[ended] - starts)
             flags[trie.sorted_tokens[position]] = 1
         for exits, starts, ends in region_runs.values():
             self._flag_region_runs(exits, np.concatenate(starts), np.concatenate(ends), flags)
@@ -208,7 +208,7 @@ class MaskWalker:
         for those short runs too."""
         total = int((ends - starts).sum())
         if total * 8 < exits.region_tokens.size:
-            _, positions = _expand_runs(starts, ends - starts)
+            positions = _expand_runs(starts, ends - starts)
             flags[self._trie.sorted_tokens[positions[exits.region_tokens[positions]]]] = 1
             return
         inside = range_cover(starts, ends, exits.region_tokens.size) > 0
@@ -264,7 +264,7 @@ class MaskWalker:
             ends.append(hi)
             end = np.searchsorted(trie.token_start, hi, side="left")  # first node after the subtree
             first = np.searchsorted(exits.nodes, at, side="right")
-            _, picked = _expand_runs(first, np.searchsorted(exits.nodes, end, side="left") - first)
+            picked = _expand_runs(first, np.searchsorted(exits.nodes, end, side="left") - first)
             found.append((exits.nodes[picked], exits.classes[picked], np.full(picked.size, config, dtype=np.int64)))
         if not found:
             return None
@@ -361,9 +361,8 @@ def _distinct(values: np.ndarray) -> list[int]:
     return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))].tolist() if ordered.size else []
 
 
-def _expand_runs(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For every element of the runs ``[starts[i], starts[i] + counts[i])``: its run and its position."""
-    total = int(counts.sum())
-    owner = np.repeat(np.arange(counts.size), counts)
-    shift = starts - (np.cumsum(counts) - counts)  # per run: its start minus its first output index
-    return owner, np.arange(total) + shift[owner]
+def _expand_runs(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Every position of the runs ``[starts[i], starts[i] + counts[i])``, run after run (a run's
+    owner, where a caller needs it, is ``np.repeat(owners, counts)``): six numpy calls."""
+    ends = np.cumsum(counts)
+    return np.arange(ends[-1] if ends.size else 0) + np.repeat(starts - (ends - counts), counts)
