@@ -11,6 +11,7 @@ prefix dies, over byte *classes* so that tokens that act alike are walked once:
     literals.py         literal muting: long literals' states leave the walk's classes
     slices.py           slices: token groups a wide self-loop accepts at once
     loop_regions.py     a self-loop's part of the trie, walked once per loop set; its exits
+    loop_jumps.py       the same mid-walk: a wide loop's part of a subtree as two range lookups
     equivalence.py      states no string as deep as a node's subtree tells apart (one start)
     first_step.py       the walks' starts: each distinct (state, root child or exit) once, tall ones split
     traverse.py         the level-by-level numpy frontier over (start, state, node)

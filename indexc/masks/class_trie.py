@@ -73,6 +73,37 @@ class ClassTrie:
             heights[parents] = np.maximum.reduceat(heights[lo:hi], first) + 1
         return heights
 
+    @cached_property
+    def level_ranges(self) -> list[tuple[int, int]]:
+        """The id range of each level, root level first (breadth first: levels are contiguous)."""
+        levels = [(0, 1)]
+        while True:
+            lo, hi = int(self.child_offsets[levels[-1][0]]), int(self.child_offsets[levels[-1][1]])
+            if lo == hi:
+                return levels
+            levels.append((lo, hi))
+
+    @cached_property
+    def parents(self) -> np.ndarray:
+        """int64 (n,): each node's parent (the root's: -1)."""
+        parents = np.repeat(np.arange(self.n_nodes, dtype=np.int64), np.diff(self.child_offsets))
+        return np.concatenate(([-1], parents))
+
+    @cached_property
+    def preorder(self) -> np.ndarray:
+        """int64 (n,): each node's position in a depth-first pre-order (children in id order),
+        so that the subtree of ``v`` is the positions ``[preorder[v], preorder[v] + subtree_sizes[v])``
+        (``loop_jumps`` finds a node's descendants in a run with two binary searches).  A node
+        comes right after its parent and its earlier siblings' subtrees: one pass per level."""
+        pre = np.zeros(self.n_nodes, dtype=np.int64)
+        sizes = self.subtree_sizes
+        for lo, hi in self.level_ranges[1:]:
+            parents = self.parents[lo:hi]
+            before = np.cumsum(sizes[lo:hi]) - sizes[lo:hi]  # sizes of the level's earlier nodes
+            first_sibling = self.child_offsets[parents] - lo
+            pre[lo:hi] = pre[parents] + 1 + before - before[first_sibling]
+        return pre
+
     def _levels_deepest_first(self) -> Iterator[tuple[np.ndarray, np.ndarray, tuple[int, int]]]:
         """Per level with children, deepest first: (its parents' ids, where each parent's run of
         children starts within the level, the level's id range)."""

@@ -38,6 +38,7 @@ from indexc.masks.dedupe import MaskInterner
 from indexc.masks.expand import HitExpander
 from indexc.masks.first_step import FirstSteps, first_steps, root_starts
 from indexc.masks.literals import muted_states
+from indexc.masks.loop_jumps import loop_jumps
 from indexc.masks.options import MaskOptions
 from indexc.masks.slices import Slices, find_slices
 from indexc.masks.table import MaskTable
@@ -194,8 +195,12 @@ def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Sl
     )
     # The walk reads the tables flat (``reshape(-1)`` each level): a strided table would be
     # copied at every level (a boundary product's 24,395 x 256 byte table: 7 s of kb_684).
-    return WalkPlan(class_trie, np.ascontiguousarray(walk_alphabet.class_transitions), trie,
-                    np.ascontiguousarray(dfa.transitions), muted, slices.slice_of_state)
+    class_transitions = np.ascontiguousarray(walk_alphabet.class_transitions)
+    jumps = None
+    if options.loop_regions and options.first_step_sharing and not (slices.slice_of_state >= 0).any():
+        jumps = loop_jumps(class_trie, class_transitions, muted)
+    return WalkPlan(class_trie, class_transitions, trie, np.ascontiguousarray(dfa.transitions), muted,
+                    slices.slice_of_state, jumps)
 
 
 def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) -> list[tuple]:

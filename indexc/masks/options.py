@@ -20,7 +20,7 @@ class MaskOptions:
     slices: bool = False  # tokens inside a wide self-loop added as one group (measured: no gain here)
     min_slice_tokens: int = 256  # a self-loop's slice must hold this many tokens to be kept
     first_step_sharing: bool = True  # origins with the same first step walk its subtree once (no output change)
-    loop_regions: bool = True  # a wide self-loop's part of the trie walked once per loop set (no output change)
+    loop_regions: bool = True  # a wide self-loop's part of the trie walked once per loop set, and jumped over mid-walk (no output change)
     equivalent_starts: bool = True  # starts whose states are equivalent below their node walked once (no output change)
     jobs: int = 0  # worker processes for big compiles; 0 = all cores, 1 = in-process
     states_per_chunk: int = 1 << 20  # walk starts together at most (the frontier's memory bounds them first)

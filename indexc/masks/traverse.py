@@ -38,8 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.masks.class_trie import ClassTrie
 from indexc.arrays import expand_runs, ragged_hashes
+from indexc.masks.class_trie import ClassTrie
+from indexc.masks.loop_jumps import LoopJumps, jump
 from indexc.trie import TokenTrie
 
 
@@ -53,6 +54,7 @@ class WalkPlan:
     byte_transitions: np.ndarray  # int32 (n_states, 256), exact
     muted: np.ndarray  # bool (n_states,)
     slice_of_state: np.ndarray  # int64 (n_states,): the state's slice id or -1 (see ``slices``)
+    jumps: LoopJumps | None = None  # wide self-loops jumped over mid-walk (``loop_jumps``)
 
 
 @dataclass
@@ -138,10 +140,12 @@ def walk_hits(plan: WalkPlan, starts: Starts, ids: np.ndarray) -> tuple[np.ndarr
     class_has_tokens = np.diff(ct.token_offsets) > 0
     byte_has_tokens = plan.byte_trie.token_end > plan.byte_trie.token_start
     classes, bytes_ = _settle(plan, classes, bytes_, hits, class_has_tokens)  # a start may be on a muted state
+    classes, bytes_ = _jump_loops(plan, classes, bytes_, hits, class_has_tokens)
     while len(classes) or len(bytes_):
         compile_limits.check_time("the walk")  # in this process (workers: see compute)
         classes = _step(classes, ct.child_offsets, ct.node_class, plan.class_transitions)
         classes, bytes_ = _settle(plan, classes, bytes_, hits, class_has_tokens)
+        classes, bytes_ = _jump_loops(plan, classes, bytes_, hits, class_has_tokens)
         stepped = _step(bytes_, plan.byte_trie.child_offsets, None, plan.byte_transitions, plan.byte_trie)
         _record(hits.byte_origin, hits.byte_node, stepped, byte_has_tokens)
         bytes_ = stepped
@@ -158,6 +162,33 @@ def _settle(plan: WalkPlan, classes: Frontier, bytes_: Frontier, hits: Hits,
         classes = classes.take(~entering)
     _record(hits.class_origin, hits.class_node, classes, class_has_tokens)
     return classes, bytes_
+
+
+def _jump_loops(plan: WalkPlan, classes: Frontier, bytes_: Frontier, hits: Hits,
+                class_has_tokens: np.ndarray) -> tuple[Frontier, Frontier]:
+    """Triples in a wide self-loop jump over its part of their subtree (``loop_jumps``): their
+    hits below are recorded, their exits settled (and jumped again) at once, the rest of the
+    class frontier is kept for the next level."""
+    if plan.jumps is None or classes.in_slice is not None or not len(classes):
+        return classes, bytes_
+    kept = []
+    while len(classes):
+        table_of = plan.jumps.table_of_state[classes.current]
+        jumping = table_of >= 0
+        if not jumping.any():
+            kept.append(classes)
+            break
+        kept.append(classes.take(~jumping))
+        exits = []
+        for table in np.unique(table_of[jumping]).tolist():
+            pick = table_of == table
+            hit_origin, hit_node, exit_triples = jump(plan.jumps.tables[table], plan.class_trie, plan.class_transitions,
+                                                      classes.origin[pick], classes.current[pick], classes.node[pick])
+            hits.class_origin.append(hit_origin)
+            hits.class_node.append(hit_node)
+            exits.append(Frontier(*exit_triples, None, None))
+        classes, bytes_ = _settle(plan, _concat_all(exits), bytes_, hits, class_has_tokens)
+    return _concat_all(kept), bytes_
 
 
 def _step(frontier: Frontier, child_offsets: np.ndarray, edge_symbol: np.ndarray | None,
@@ -208,6 +239,14 @@ def _concat(a: Frontier, b: Frontier) -> Frontier:
         return Frontier(*joined, None, None)
     (a_in, a_home), (b_in, b_home) = a.slice_arrays(), b.slice_arrays()
     return Frontier(*joined, np.concatenate([a_in, b_in]), np.concatenate([a_home, b_home]))
+
+
+def _concat_all(parts: list[Frontier]) -> Frontier:
+    """Frontiers without slice arrays, joined."""
+    if len(parts) == 1:
+        return parts[0]
+    return Frontier(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("origin", "current", "node")),
+                    None, None)
 
 
 def _cat(parts: list) -> np.ndarray:

@@ -112,6 +112,9 @@ def test_random_regexes_and_vocabularies(pattern, tokens, split_utf8):
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, loop_regions=False, states_per_chunk=1))
     with mock.patch.multiple("indexc.masks.loop_regions", MIN_REGION_NODES=1, MIN_REGION_STATES=1):
         assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))  # every self-loop walked as a region
+    with mock.patch.multiple("indexc.masks.loop_jumps", MIN_JUMP_NODES=0, MIN_JUMP_STATES=1):  # every wide loop jumped
+        assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
+        assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1, states_per_chunk=2))
     with mock.patch("indexc.masks.first_step.MIN_EQUIVALENCE_STARTS", 0):  # equivalent states always merged
         assert_masks_exact(pattern, vocab, MaskOptions(jobs=1))
         assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, min_literal_length=1))
@@ -162,6 +165,53 @@ def test_loop_regions_give_the_same_masks(pattern, monkeypatch):
     monkeypatch.setattr(loop_regions, "MIN_REGION_STATES", 1)
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
     assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, mute_literals=False, states_per_chunk=2))
+
+
+JUMP_PATTERNS = [r"(a[ab1.]*-|b[ab1.]*\.)+", r"(a[ab12]*-|b[ab12]*\.|1[ab2]*a)+", r"-[ab1.]*-[ab1.]*\."]  # wide loops
+
+
+@pytest.mark.parametrize("pattern", PATTERNS + JUMP_PATTERNS + [r'("[ab1.é-]*",)*"[ab]*"', r"[^-]*-[^.]*\.[ab]*"])
+def test_loop_jumps_give_the_same_masks(pattern, monkeypatch):
+    """Every wide self-loop jumped over mid-walk (the real thresholds are for big vocabularies)."""
+    import indexc.masks.loop_jumps as loop_jumps
+
+    monkeypatch.setattr(loop_jumps, "MIN_JUMP_NODES", 0)
+    monkeypatch.setattr(loop_jumps, "MIN_JUMP_STATES", 1)
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, mute_literals=False, states_per_chunk=2))
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, min_literal_length=1))
+
+
+@pytest.mark.parametrize("pattern", JUMP_PATTERNS)
+def test_loop_jumps_are_taken_and_cut_the_walk(pattern, monkeypatch):
+    """The patterns above do jump (so the test above is not vacuous): fewer frontier triples
+    are stepped, the hit sets are the same."""
+    import indexc.masks.loop_jumps as loop_jumps
+    import indexc.masks.traverse as traverse
+    from indexc.masks.alphabet import byte_alphabet
+    from indexc.masks.compute import _walk_plan
+    from indexc.masks.first_step import root_starts
+    from indexc.masks.slices import Slices
+
+    monkeypatch.setattr(loop_jumps, "MIN_JUMP_NODES", 0)
+    monkeypatch.setattr(loop_jumps, "MIN_JUMP_STATES", 1)
+    dfa = compile_regex(pattern)
+    trie = build_trie(FIXED_VOCAB)
+    options = MaskOptions(jobs=1, mute_literals=False)
+    with_jumps = _walk_plan(dfa, trie, byte_alphabet(dfa), Slices.none(dfa.n_states), options)
+    assert with_jumps.jumps is not None and with_jumps.jumps.tables
+    without = traverse.WalkPlan(*[getattr(with_jumps, f) for f in ("class_trie", "class_transitions", "byte_trie",
+                                                                   "byte_transitions", "muted", "slice_of_state")])
+    stepped = []
+    real_step = traverse._step
+    monkeypatch.setattr(traverse, "_step", lambda frontier, *a: stepped.append(len(frontier)) or real_step(frontier, *a))
+    starts = root_starts(with_jumps, np.arange(dfa.n_states)).starts
+    ids = np.arange(len(starts))
+    hits_with = traverse.hit_sets_of_starts(with_jumps, starts, ids)
+    jumped, stepped[:] = sum(stepped), []
+    hits_without = traverse.hit_sets_of_starts(without, starts, ids)
+    assert jumped < sum(stepped)
+    assert all(np.array_equal(a, b) for a, b in zip(hits_with, hits_without))
 
 
 def test_loop_regions_are_found_once_per_loop_set(monkeypatch):
