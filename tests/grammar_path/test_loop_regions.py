@@ -1,10 +1,10 @@
 """The loop regions the compiler stores (format version 3) are the ones the runtime would build.
 
-For every lexer state that does not accept, the compiler stores the region of its self-loop
+For every lexer state, the compiler stores the region of its self-loop
 class set ``L(q)`` (``grammar_table.stored_loop_regions``, with the runtime's own
 ``find_region``); the runtime answers those sets from the file (``LoopExits.of``) and builds
 only the others.  Checked here: the stored sets are exactly the wide ``L(q)`` of the
-non-accepting states, deduplicated; each decodes to the exits a runtime without stored
+lexer states, deduplicated; each decodes to the exits a runtime without stored
 regions builds (flags, nodes, classes, region); a stored set is answered without a build; and
 the masks along random walks still equal the oracle's with regions served from the file.
 Small vocabularies with ``MIN_REGION_NODES`` at 1 (every loop is wide), and the bundled JSON
@@ -33,13 +33,14 @@ SAMPLES = {"gbnf/json.gbnf": "json.json", "gbnf/c.gbnf": "c.c", "gbnf/vllm-sql.g
 
 
 def expected_loop_sets(index) -> set[bytes]:
-    """The keys of the loop sets the walker's ``_loop_of`` asks for whose region is wide."""
+    """The keys of the lexer states' loop sets whose region is wide (``_loop_of`` asks for the
+    non-accepting ones', ``_starts`` for an accepting one's where its configuration loops so)."""
     lexer = index._lexer
     fresh = LoopExits(index._trie, 32 * index.mask_words)
     found = set()
     for state in range(index.n_states):
         loop = lexer.next[state] == state
-        if not lexer.accepting[state] and loop.any() and fresh.of(loop) is not None:
+        if loop.any() and fresh.of(loop) is not None:
             found.add(np.packbits(loop).tobytes())
     return found
 

@@ -15,8 +15,9 @@ because nearly every subtree of it holds some exit token, so coverage pruning ra
 Where the regions come from (``LoopExits``):
 
 - *stored*: the compiler runs ``find_region`` for the loop set ``L(q) = {c : next[q, c] == q}``
-  of every lexer state that does not accept (what ``walker._loop_of`` asks, and ``_starts`` at
-  a string body's root) and stores the wide ones (format version 3, sections ``loop_*``,
+  of every lexer state (what ``walker._loop_of`` asks of a non-accepting one, and ``_starts``
+  at a string body's root or in an identifier or XML text, where an accepting state's
+  configuration loops on ``L(q)`` too) and stores the wide ones (format version 3, sections ``loop_*``,
   ``docs/artifact-format.md`` section 9).  ``StoredRegions`` decodes one on its first use
   (unpack two bit rows, ~0.1 ms) and checks it against the trie then; ``verify`` rebuilds each
   and compares.  That moves the region build (the cold p99 of the JSON and C samples) to the
