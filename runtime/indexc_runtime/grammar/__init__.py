@@ -30,7 +30,8 @@ Code map, in reading order:
     loop_exits.py LoopExits: where the walk starts for a configuration looping on a wide region
                 (find_region, shared with the compiler; the regions it stored, format 3)
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
-    matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting
+    matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting;
+                SharedMemo: the parser memo all matchers of one index share (one lock)
     index.py    load_grammar_index (grammar_index_from_raw: an artifact load() opened) and GrammarIndex
 """
 

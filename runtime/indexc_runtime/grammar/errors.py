@@ -24,7 +24,7 @@ class GrammarLimitExceeded(RuntimeError):
 @dataclass(frozen=True)
 class GrammarLimits:
     max_set_items: int = 20_000  # items in one Earley set
-    max_sets: int = 100_000  # distinct Earley sets a matcher keeps (its memo of parser rows; compacted at half)
+    max_sets: int = 100_000  # distinct Earley sets an index's shared memo keeps (parser rows; a fresh memo at half)
     max_threads: int = 4_096  # lexer threads (Earley origin, lexeme, DFA state) at one text position
-    max_configs: int = 100_000  # distinct parser configurations a matcher keeps (compacted at half)
+    max_configs: int = 100_000  # distinct parser configurations the shared memo keeps (a fresh memo at half)
     walk_budget: int = 2_000_000  # (trie node, configuration) pairs visited for one mask
