@@ -25,6 +25,10 @@ not with states x vocabulary.  The loop runs once per trie level (most work is i
 stays bounded however dense the masks are; chunks are independent, which is what the
 parallel driver splits.
 
+A triple whose state loops on most classes (a string body) does not walk the loop's part of its
+subtree: ``loop_jumps`` lists its hits there and its exits from two range lookups, and the
+exits join the frontier (``_jump_loops``).
+
 A walk need not start at the root: ``walk_hits`` takes *starts* (state, node, mode), and
 ``first_step`` uses that to walk each distinct first step once for all the origins that take
 it.  ``origin`` in a frontier is then the start's index, and ``home`` the state whose
