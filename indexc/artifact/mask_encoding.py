@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from indexc.masks.table import bitset_row
 from indexc_runtime.format import MASK_COMPLEMENT, MASK_DENSE, MASK_FORM_NAMES, MASK_SPARSE, mask_words
 
 ALL_ONES = np.uint32(0xFFFFFFFF)
@@ -101,9 +102,9 @@ def mask_to_words(token_ids: np.ndarray, vocab_size: int) -> np.ndarray:
         words = np.zeros(width, dtype=np.uint32)
         words[index] = value
         return words
-    bits = np.zeros(width * 32, dtype=bool)
-    bits[token_ids] = True
-    return np.packbits(bits, bitorder="little").view("<u4").astype(np.uint32)
+    flags = np.zeros(vocab_size, dtype=bool)
+    flags[token_ids] = True
+    return bitset_row(flags)
 
 
 def choose_form(words: np.ndarray) -> tuple[int, np.ndarray | None]:

@@ -117,16 +117,15 @@ def build_grammar_table(lexer: Lexer, masks: MaskTable, earley: EarleyTables, tr
     all_masks, pair_offsets, pair_terminal, pair_mask = _merged_masks(masks, lexer.dfa.n_states, products, product_masks)
     stats["boundary_pairs"] = int(pair_terminal.size)
     stats["stored_masks"] = len(all_masks)
-    loop_regions = stored_loop_regions(masks.class_transitions, lexer.dfa.accepting, walk)
+    loop_regions = stored_loop_regions(masks.class_transitions, walk)
     stats["loop_regions"] = len(loop_regions)
     return GrammarTable(lexer, masks, earley, walk, by_id, data, all_masks, pair_offsets, pair_terminal, pair_mask,
                         loop_regions, stats)
 
 
-def stored_loop_regions(class_transitions: np.ndarray, accepting: np.ndarray,
-                        trie: TrieWalkArrays) -> tuple[tuple[np.ndarray, Region], ...]:
+def stored_loop_regions(class_transitions: np.ndarray, trie: TrieWalkArrays) -> tuple[tuple[np.ndarray, Region], ...]:
     """The wide regions of the lexer states' self-loop sets, one per distinct set, in the order
-    of their first state (``accepting`` is kept for the callers; every state counts).
+    of their first state.
 
     A non-accepting state's set is what the walker asks for a one-thread configuration in it
     (``walker._loop_of``: it goes back to itself on exactly ``L(q)``).  An accepting state's

@@ -107,13 +107,8 @@ class ClassTrie:
     def _levels_deepest_first(self) -> Iterator[tuple[np.ndarray, np.ndarray, tuple[int, int]]]:
         """Per level with children, deepest first: (its parents' ids, where each parent's run of
         children starts within the level, the level's id range)."""
-        levels = [(0, 1)]
-        while levels[-1][0] < levels[-1][1]:
-            lo, hi = levels[-1]
-            levels.append((int(self.child_offsets[lo]), int(self.child_offsets[hi])))
+        levels = self.level_ranges
         for (parent_lo, parent_hi), (lo, hi) in reversed(list(zip(levels, levels[1:]))):
-            if lo == hi:
-                continue
             counts = np.diff(self.child_offsets[parent_lo:parent_hi + 1])
             with_children = np.flatnonzero(counts)
             yield parent_lo + with_children, self.child_offsets[parent_lo:parent_hi][with_children] - lo, (lo, hi)

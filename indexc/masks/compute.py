@@ -41,7 +41,7 @@ from indexc.masks.literals import muted_states
 from indexc.masks.loop_jumps import loop_jumps
 from indexc.masks.options import MaskOptions
 from indexc.masks.slices import Slices, find_slices
-from indexc.masks.table import MaskTable
+from indexc.masks.table import MaskTable, bitset_row
 from indexc.masks.token_sequences import class_sequence_groups, class_sequences
 from indexc.masks.traverse import Starts, WalkPlan, hit_sets_of_starts
 from indexc.trie import TokenTrie
@@ -392,16 +392,6 @@ def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np
                 rows[len(masks)] = row
             masks.append(ids if ids is not None else np.flatnonzero(flags).astype(np.int32))
     return tuple(masks), mask_of_key, rows
-
-
-def bitset_row(flags: np.ndarray) -> np.ndarray:
-    """Token flags as a bitset row: uint32 words, bit ``i`` of word ``w`` = token ``32 w + i``
-    (``ceil(V / 32)`` words, the tail bits 0): the runtime's row layout, so the writer stores it
-    as it is."""
-    packed = np.packbits(flags, bitorder="little")
-    row = np.zeros((flags.size + 31) // 32, dtype=np.uint32)
-    row.view(np.uint8)[: packed.size] = packed
-    return row
 
 
 def _mask_bytes(tokens_per_content: np.ndarray, interner: MaskInterner, slices: Slices, vocab_size: int) -> int:

@@ -51,3 +51,13 @@ class MaskTable:
     @property
     def n_classes(self) -> int:
         return int(self.class_transitions.shape[1])
+
+
+def bitset_row(flags: np.ndarray) -> np.ndarray:
+    """Token flags as a bitset row: uint32 words, bit ``i`` of word ``w`` = token ``32 w + i``
+    (``ceil(V / 32)`` words, the tail bits 0): the runtime's row layout, the one of
+    ``MaskTable.mask_rows`` (the mask stage makes them, the writer packs the others the same way)."""
+    packed = np.packbits(flags, bitorder="little")
+    row = np.zeros((flags.size + 31) // 32, dtype=np.uint32)
+    row.view(np.uint8)[: packed.size] = packed
+    return row

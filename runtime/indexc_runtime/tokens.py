@@ -74,11 +74,7 @@ class TokenClasses:
         container.check_below("live_tokens", live, header.vocab_size)
         if live.size > 1 and not np.all(live[1:] > live[:-1]):
             raise container.error("token ids must increase strictly", "live_tokens")
-        # bounded here (one max: viewed unsigned, a negative offset is huge); the order is checked by
-        # the walk that reads a span, and by verify
-        if int(offsets[0]) != 0 or int(offsets[-1]) != data.size or largest(offsets.view(_UINT32)) > data.size:
-            raise _unordered(container.source, data.size)
-        container.check_below("token_class_data", data, header.n_classes)
+        check_class_rows(container, offsets, data, header.n_classes)
         row_of_id = None
         if header.token_rows == TOKEN_ROWS_SHARED:
             row_of_id = container.array("token_row_of_id")
@@ -87,9 +83,7 @@ class TokenClasses:
 
     def check_order(self) -> None:
         """Offsets never falling (``Index.verify``; a walk checks the span it reads instead)."""
-        offsets = self._offset_array
-        if np.any(offsets[1:] < offsets[:-1]):
-            raise _unordered(self.source, len(self.data))
+        check_class_order(self.source, self._offset_array)
 
     def live_count(self) -> int:
         """How many tokens appear in some mask (for reports; counts non-empty rows when rows are ids)."""
@@ -146,6 +140,22 @@ class _BisectRows:
         return len(self._ids)
 
 
+def check_class_rows(container: Container, offsets: np.ndarray, data: np.ndarray, n_classes: int) -> None:
+    """The bounds of CSR class rows (``token_class_offsets`` into ``token_class_data``; the DFA
+    and grammar runtimes both): offsets from 0 to the data's length and none past it (one
+    ``max``, viewed unsigned: a negative offset is huge), classes below ``n_classes``.  Their
+    order is checked by the walk that reads a span, and in full by ``verify``."""
+    if int(offsets[0]) != 0 or int(offsets[-1]) != data.size or largest(offsets.view(_UINT32)) > data.size:
+        raise _unordered(container.source, data.size)
+    container.check_below("token_class_data", data, n_classes)
+
+
+def check_class_order(source: str, offsets: np.ndarray) -> None:
+    """Class row offsets never falling (``verify`` of either runtime; the bounds checked first)."""
+    if np.any(offsets[1:] < offsets[:-1]):
+        raise _unordered(source, int(offsets[-1]))
+
+
 def _unordered(source: str, n_data: int) -> ArtifactError:
-    return ArtifactError(f"offsets must rise from 0 to the data length {n_data}", source=source,
+    return ArtifactError(f"offsets must rise from 0 to {n_data} (the class data's length)", source=source,
                          section="token_class_offsets")

@@ -43,14 +43,17 @@ class TrieOrderMasks:
         self._positions: np.ndarray | None = None
         self._first_set_laid = False
 
-    def union(self, mask_ids: tuple[int, ...]) -> np.ndarray:
+    def union(self, mask_ids: tuple[int, ...], vocabulary_row: np.ndarray | None = None) -> np.ndarray:
         """The OR of the masks' trie-order rows (a new array).  The index's first set is laid out
-        from the OR of its masks in vocabulary order in one gather, the others from the masks'
-        kept rows (see the module note)."""
+        from the OR of its masks in vocabulary order in one gather (``vocabulary_row``, int32
+        words, when the caller has it already: the walker ORs them for the mask anyway), the
+        others from the masks' kept rows (see the module note)."""
         if not self._first_set_laid:
             self._first_set_laid = True
             if not self._rows:
-                return self._from_words(self._vocabulary_union(mask_ids))
+                if vocabulary_row is None:
+                    vocabulary_row = self._vocabulary_union(mask_ids)
+                return self._from_words(vocabulary_row)
         bits = np.zeros(self.words, dtype=np.uint32)
         for mask_id in mask_ids:
             bits |= self.row(mask_id)
@@ -110,8 +113,8 @@ class TrieOrderMasks:
 class Coverage:
     """The allowed set of one configuration's precomputed masks, in trie order, with word prefix counts."""
 
-    def __init__(self, rows: TrieOrderMasks, mask_ids: tuple[int, ...]):
-        bits = rows.union(mask_ids)
+    def __init__(self, rows: TrieOrderMasks, mask_ids: tuple[int, ...], vocabulary_row: np.ndarray | None = None):
+        bits = rows.union(mask_ids, vocabulary_row)
         self.bits = bits
         self.word_prefix = np.zeros(rows.words + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(bits), out=self.word_prefix[1:])

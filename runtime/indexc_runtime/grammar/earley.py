@@ -95,7 +95,6 @@ class EarleySets:
         self._blocks: dict[frozenset[int], Predictions] = {}  # wanted nonterminals -> their predictions
         self.expected: list[tuple[int, ...]] = []  # per set: terminal ids some item waits on
         self.accepting: list[bool] = []
-        self.sizes: list[int] = []
         self._scans: dict[tuple[int, int], int] = {}
         self.initial = self._intern(frozenset(), frozenset((0,)), False)
 
@@ -232,5 +231,4 @@ class EarleySets:
         self._predicted.append(block)
         self.expected.append(tuple(sorted(block.terminals.union(s for s in waiting if s < T))))
         self.accepting.append(accepting)
-        self.sizes.append(size)
         return set_id

@@ -154,8 +154,7 @@ class GrammarMatcher:
             return np.zeros(0, dtype=np.int32)
         with self._shared.lock:
             self._compact_if_large()
-            bits = np.unpackbits(self._walker.mask(self._config).view(np.uint8), bitorder="little")
-        return np.flatnonzero(bits[: self._index.vocab_size]).astype(np.int32)
+            return self._allowed(self._config).astype(np.int32)
 
     def advance(self, token_id: int) -> None:
         """Accept one token, or raise ``TokenNotAllowed`` and leave the matcher as it was."""
@@ -226,8 +225,7 @@ class GrammarMatcher:
         config, chain, seen = self._config, [], {self._config}
         eos = self._index._eos
         while len(chain) < MAX_FORCED:
-            bits = np.unpackbits(self._walker.mask(config).view(np.uint8), bitorder="little")
-            allowed = np.flatnonzero(bits[: self._index.vocab_size])
+            allowed = self._allowed(config)
             if allowed.size != 1 or int(allowed[0]) in eos:
                 break
             token = int(allowed[0])
@@ -237,6 +235,11 @@ class GrammarMatcher:
                 break
             seen.add(config)
         return chain
+
+    def _allowed(self, config: int) -> np.ndarray:
+        """The ids in ``config``'s mask, ascending (the lock held)."""
+        bits = np.unpackbits(self._walker.mask(config).view(np.uint8), bitorder="little")
+        return np.flatnonzero(bits[: self._index.vocab_size])
 
     def _walk(self, config: int, token: int) -> int:
         """The configuration after a text token's bytes (``DEAD`` if none survives; also for non-text ids)."""

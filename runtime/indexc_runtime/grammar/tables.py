@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc_runtime.container import Container, largest
-from indexc_runtime.errors import ArtifactError
+from indexc_runtime.tokens import check_class_order, check_class_rows
 
 
 @dataclass(frozen=True)
@@ -190,22 +190,13 @@ class TokenClassRows:
     def check_all(self) -> None:
         """The bounds and the order of every offset (``verify``)."""
         self._check_bounds()
-        offsets = self._container.array("token_class_offsets")
-        if (offsets[1:] < offsets[:-1]).any():
-            raise self._unordered()
+        check_class_order(self._container.source, self._container.array("token_class_offsets"))
 
     def _check_bounds(self) -> None:
         c = self._container
-        offsets, data = c.array("token_class_offsets"), c.array("token_class_data")
-        if offsets[0] != 0 or offsets[-1] != data.size or largest(_unsigned(offsets)) > data.size:
-            raise self._unordered()
-        c.check_below("token_class_data", data, c.header.dims["n_classes"])
+        check_class_rows(c, c.array("token_class_offsets"), c.array("token_class_data"), c.header.dims["n_classes"])
         self._data = c.items("token_class_data")
         self._offsets = c.items("token_class_offsets")
-
-    def _unordered(self) -> ArtifactError:
-        return self._container.error(f"offsets must rise from 0 to {self._container.header.dims['n_class_bytes']}",
-                                     "token_class_offsets")
 
 
 _ANY = np.logical_or.reduce  # the ufunc itself: ``ndarray.any`` goes through a Python wrapper (~2 us a call)

@@ -133,7 +133,7 @@ class MaskWalker:
         for mask_id in mask_ids:
             self._masks.fill(mask_id, self._scratch, 0)
             row |= self._scratch[0]
-        found = self._lexeme_memo[mask_ids] = (row, Coverage(self._trie_order, mask_ids))
+        found = self._lexeme_memo[mask_ids] = (row, Coverage(self._trie_order, mask_ids, row))
         if len(self._lexeme_memo) > LEXEME_MEMO:
             self._lexeme_memo.popitem(last=False)
         return found
