@@ -29,14 +29,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` importable
     sys.path.insert(0, str(REPO))
 
 from bench.engines import unavailable_reason  # noqa: E402
-from bench.engines.common import format_size  # noqa: E402
+from bench.engines.common import format_size, percentile_text  # noqa: E402
 
 GRAMMARS = REPO / "tests" / "data" / "grammars"
 TOKENIZER = REPO / "tests" / "data" / "tokenizers" / "llama3.json.zst"
@@ -144,19 +143,19 @@ def _cells(row: dict) -> list[str]:
     cold, warm = row["cold_mask_us"], row["warm_mask_us"]
     accepted = "yes" if row["accepted"] else f"no: {row['failure']}"
     return [str(row["tokens"]), f"{row['compile_ms']:,.1f}", format_size(row["bytes"]),
-            f"{row['load_first_mask_ms']:,.2f}", f"{_pct(cold, 50)} / {_pct(cold, 99)}",
-            f"{_pct(warm, 50)} / {_pct(warm, 99)}", _pct(row["advance_us"], 50), accepted]
+            f"{row['load_first_mask_ms']:,.2f}", f"{_us(cold, 50)} / {_us(cold, 99)}",
+            f"{_us(warm, 50)} / {_us(warm, 99)}", _us(row["advance_us"], 50), accepted]
 
 
-def _pct(values: list[float], q: int) -> str:
-    return f"{float(np.percentile(values, q, method='nearest')):,.0f}" if values else "—"
+def _us(values: list[float], q: int) -> str:
+    return percentile_text(values, q, digits=0)
 
 
 def _progress_line(row: dict) -> str:
     if "error" in row or "not_compiled" in row:
         return f"{row['grammar']} {row['engine']}: {row.get('error') or row.get('not_compiled')}"
     return (f"{row['grammar']} {row['engine']}: compile {row['compile_ms']:.0f} ms, cold p50 "
-            f"{_pct(row['cold_mask_us'], 50)} us, warm p50 {_pct(row['warm_mask_us'], 50)} us, "
+            f"{_us(row['cold_mask_us'], 50)} us, warm p50 {_us(row['warm_mask_us'], 50)} us, "
             f"accepted {row['accepted']}")
 
 

@@ -31,14 +31,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` importable
     sys.path.insert(0, str(REPO))
 
 from bench.engines import ENGINE_MODULES, unavailable_reason  # noqa: E402
-from bench.engines.common import format_size  # noqa: E402
+from bench.engines.common import format_size, percentile_text  # noqa: E402
 
 EXAMPLES = REPO / "bench" / "data" / "regex_examples.json"
 SHARED_LLAMA3 = REPO.parent / "shared" / "tokenizers" / "llama3.json"
@@ -206,8 +205,8 @@ def _row(result: dict) -> list[str]:
     return [f"{result['compile_ms']:,.1f}", f"{peak / 1024:,.1f}",
             f"{walk_peak / 1024:,.1f}" if walk_peak is not None else "—", size,
             f"{result['states']:,}" if result.get("states") is not None else "—",
-            _percentile(mask, 50), _percentile(mask, 99), _percentile(advance, 50),
-            f"{_percentile(first_mask, 50)} / {_percentile(first_mask, 100)}", _percentile(first_advance, 50), accepted]
+            percentile_text(mask, 50), percentile_text(mask, 99), percentile_text(advance, 50),
+            f"{percentile_text(first_mask, 50)} / {percentile_text(first_mask, 100)}", percentile_text(first_advance, 50), accepted]
 
 
 def render_notes(tokenizer: str, eos_ids: list[int], notes: dict) -> str:
@@ -218,10 +217,6 @@ def render_notes(tokenizer: str, eos_ids: list[int], notes: dict) -> str:
                  "\"peak MB w/ walk\" (growth from before the compile to the end of the walk; for indexc, "
                  "the runtime's load and walk only).")
     return "\n".join(lines)
-
-
-def _percentile(values: list[float], q: int) -> str:
-    return f"{float(np.percentile(values, q, method='nearest')):,.1f}" if values else "—"
 
 
 def _selected_entries(names: str | None) -> list[dict]:

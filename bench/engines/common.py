@@ -98,3 +98,8 @@ def format_size(n: int | None) -> str:
         if n >= scale:
             return f"{n / scale:,.1f} {unit}"
     return f"{n} B"
+
+
+def percentile_text(values: Sequence[float], q: int, digits: int = 1) -> str:
+    """The nearest-rank ``q``-th percentile as the tables print it (``—`` for no values)."""
+    return f"{float(np.percentile(values, q, method='nearest')):,.{digits}f}" if len(values) else "—"
