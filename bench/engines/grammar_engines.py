@@ -47,7 +47,7 @@ def _elapsed_ms(started: float) -> float:
 
 
 def _indexc_engine():
-    from bench.engines.indexc_engine import IndexcEngine, _scratch_dir
+    from bench.engines.indexc_engine import IndexcEngine, scratch_dir
 
     class IndexcGrammarEngine(IndexcEngine):
         def compile_grammar(self, tokenizer, text: str, syntax: str) -> Compiled:
@@ -56,7 +56,7 @@ def _indexc_engine():
             from indexc.pipeline.grammar import compile_grammar
 
             vocab, trie = tokenizer
-            output = _scratch_dir() / "grammar.idx"
+            output = scratch_dir() / "grammar.idx"
             started = time.perf_counter()
             with collector_paused():  # as `indexc compile` does: one pause over the compile and its write
                 result = compile_grammar(text, vocab, trie, syntax=syntax, source=f"<{syntax} grammar>")

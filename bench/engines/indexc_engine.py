@@ -45,7 +45,7 @@ class IndexcEngine:
         from indexc.pipeline.collector import collector_paused
 
         vocab, trie = tokenizer
-        output = _scratch_dir() / "bench.idx"
+        output = scratch_dir() / "bench.idx"
         started = time.perf_counter()
         with collector_paused():  # as `indexc compile` does: one pause over the compile and its write
             result = compile_regex(regex, vocab, trie, CompileOptions(MaskOptions(jobs=self.jobs)))
@@ -80,7 +80,7 @@ class IndexcEngine:
         )
 
 
-def _scratch_dir() -> Path:
+def scratch_dir() -> Path:
     """A temporary directory for the artifact, removed when the process exits."""
     path = Path(tempfile.mkdtemp(prefix="indexc-bench-"))
     atexit.register(shutil.rmtree, path, ignore_errors=True)
