@@ -1,6 +1,8 @@
 """Earley sets over lexemes: content-addressed, immutable, their scans memoised.
 
-An item is ``(rule, dot, origin)``.  An origin is the id of the Earley set where the item's
+An item is ``(rule, dot, origin)``; the symbol after its dot is
+``rules.dotted[rules.first[rule] + dot]`` (``COMPLETE`` when the dot is at the end, see
+``tables.EarleyRules``).  An origin is the id of the Earley set where the item's
 rule was predicted, or ``SELF`` (-1) for an item predicted in the set that holds it.  With
 that one convention a set's content never mentions its own id, so sets can be *interned*:
 two text positions whose sets hold the same items get the same id, and everything computed
@@ -51,7 +53,7 @@ path through an item whose rest is nullable (``A -> alpha . B C``, ``C`` nullabl
 from __future__ import annotations
 
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
-from indexc_runtime.grammar.tables import EarleyRules
+from indexc_runtime.grammar.tables import COMPLETE, EarleyRules
 
 SELF = -1
 START_RULE = 0
@@ -69,12 +71,13 @@ class Predictions:
 
     def __init__(self, rules: EarleyRules, wanted: frozenset[int], number: int):
         self.number = number  # part of a set's interning key
-        rhs_of = rules.rhs
-        items = {item for x in wanted for item in rules.predictions[x]}
+        first, dotted = rules.first, rules.dotted
+        items = {item for x in wanted for item in rules.predictions(x)}
         waiting: dict[int, list[tuple[int, int]]] = {}
         for r, d in sorted(items):
-            if d < len(rhs_of[r]):
-                waiting.setdefault(rhs_of[r][d], []).append((r, d))
+            symbol = dotted[first[r] + d]
+            if symbol != COMPLETE:
+                waiting.setdefault(symbol, []).append((r, d))
         self.waiting = {symbol: tuple(found) for symbol, found in waiting.items()}
         self.terminals = frozenset(s for s in waiting if s < rules.n_terminals)
         self.size = sum(len(found) for found in waiting.values())
@@ -116,7 +119,8 @@ class EarleySets:
         """The kernel's closure: its incomplete items (none ``SELF``), the nonterminals they
         want predicted, and whether ``S' -> start .`` is among the complete ones."""
         rules = self._rules
-        rhs_of, lhs_of, nullable, T = rules.rhs, rules.lhs_symbol, rules.nullable, rules.n_terminals
+        first, dotted, lhs_of, nullable = rules.first, rules.dotted, rules.lhs_symbol, rules.nullable
+        T = rules.n_terminals
         own, predicted, most = self._own, self._predicted, self._limits.max_set_items
         items: set[tuple[int, int, int]] = set()
         incomplete = []
@@ -129,10 +133,9 @@ class EarleySets:
                 continue
             items.add(item)
             r, d, o = item
-            rhs = rhs_of[r]
-            if d < len(rhs):
+            symbol = dotted[first[r] + d]
+            if symbol != COMPLETE:
                 incomplete.append(item)
-                symbol = rhs[d]
                 if symbol >= T:
                     wanted.add(symbol - T)
                 if nullable[symbol]:
@@ -174,7 +177,7 @@ class EarleySets:
                 if len(waiting) == 1:
                     r, d = waiting[0]
                     lhs = rules.lhs_symbol[r]
-                    if d + 1 == len(rules.rhs[r]) and lhs not in visiting and lhs != symbol:
+                    if rules.dotted[rules.first[r] + d + 1] == COMPLETE and lhs not in visiting and lhs != symbol:
                         top, top_symbol, through_start = self._top(set_id, lhs, visiting + (symbol,))
                         found = (top, top_symbol, through_start or r == START_RULE)
         self._tops[key] = found
@@ -183,12 +186,12 @@ class EarleySets:
     def _leo_entries(self, waiting: dict[int, list], block: Predictions) -> dict[int, tuple[int, int, bool]]:
         """The own items a new set keeps as their ``_top`` instead (see the module note)."""
         rules = self._rules
-        rhs_of, T = rules.rhs, rules.n_terminals
+        first, dotted, T = rules.first, rules.dotted, rules.n_terminals
         entries = {}
         for symbol, found in waiting.items():
             if symbol >= T and len(found) == 1 and symbol not in block.waiting:
                 r, d, o = found[0]
-                if d + 1 == len(rhs_of[r]):
+                if dotted[first[r] + d + 1] == COMPLETE:
                     top, top_symbol, through_start = self._top(o, rules.lhs_symbol[r])
                     entries[symbol] = (top, top_symbol, through_start or r == START_RULE)
         return entries
@@ -206,13 +209,13 @@ class EarleySets:
         if block is None:
             block = self._blocks[wanted] = Predictions(self._rules, wanted, len(self._blocks))
         accepting = accepting or block.accepting
-        rhs_of, T = self._rules.rhs, self._rules.n_terminals
+        first, dotted, T = self._rules.first, self._rules.dotted, self._rules.n_terminals
         waiting: dict[int, list] = {}
-        for item in items:
-            waiting.setdefault(rhs_of[item[0]][item[1]], []).append(item)
+        for item in items:  # incomplete: the symbol after the dot is one
+            waiting.setdefault(dotted[first[item[0]] + item[1]], []).append(item)
         leo = self._leo_entries(waiting, block)
         if leo:
-            items = frozenset(item for item in items if rhs_of[item[0]][item[1]] not in leo)
+            items = frozenset(item for item in items if dotted[first[item[0]] + item[1]] not in leo)
             for symbol in leo:
                 del waiting[symbol]
         key = (items, frozenset(leo.items()), block.number, accepting)

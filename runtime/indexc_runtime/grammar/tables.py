@@ -6,9 +6,9 @@ Three groups, each bounded so that no later lookup can go out of range (a bad va
 - ``LexerTables``: the lexer automaton over byte classes (``next``: -1 where the lexeme dies),
   each state's lexeme-accepting flag and terminal, each terminal's start state, each state's
   in-lexeme mask and boundary masks (by following terminal);
-- ``EarleyRules``: rules as Python tuples (grammars have tens to hundreds of rules: tuples
-  read faster than arrays in the parser's per-item loop), nullable symbols, prediction
-  closures;
+- ``EarleyRules``: rules as flat Python lists (the parser's per-item loop reads list items
+  faster than arrays; one list for all rules, not a tuple per rule: see its note), nullable
+  symbols, prediction closures (made into pairs per nonterminal on first use);
 - ``TrieArrays``: the token trie's walk arrays, zero-copy (numpy views for the wide levels of
   the walk, memoryviews for its narrow tail), and each token's byte classes (``advance``).
 
@@ -24,7 +24,9 @@ with the token class rows taken out (below).  The lexer's and parser's sections 
 ``SMALL_SECTION_ITEMS``.  The token class rows (1.3 MB) are read by ``advance`` only: they
 are bounded on that first read (``TokenClassRows``), and no longer copied (0.5 ms).
 Fresh process, median of 15 (busy host): lexer + Earley tables 0.41 -> 0.25 ms (arithmetic),
-0.53 -> 0.50 ms (comment_thread: 872 lexer states, numpy checks).
+0.53 -> 0.50 ms (comment_thread: 872 lexer states, numpy checks).  rfc.lark (2,252 lexer
+states, 622 rules), fresh process: lexer 0.64 -> 0.44 ms (the ``next`` copy in int16,
+``_shifted_down``), Earley tables 0.9 -> ~0.3 ms (flat lists, no collector run).
 
 The in-lexeme masks are read by the regex runtime's ``MaskStore`` unchanged.
 """
@@ -42,13 +44,12 @@ from indexc_runtime.tokens import check_class_order, check_class_rows
 @dataclass(frozen=True)
 class LexerTables:
     byte_classes: np.ndarray  # uint8 (256,)
-    next: np.ndarray  # int32 (n_states, n_classes): next state, -1 dead
+    next: np.ndarray  # signed (n_states, n_classes), the narrowest that holds n_states: next state, -1 dead
     next_flat: memoryview  # the same, flat (state * n_classes + class), items Python ints
     n_classes: int
     accepting: memoryview  # 0/1 per state
-    state_terminal: tuple[int, ...]
-    terminal_start: tuple[int, ...]
-    state_mask: tuple[int, ...]
+    terminal_start: list[int]
+    state_mask: list[int]
     pair_offsets: memoryview  # boundary masks of state q: pairs [offsets[q], offsets[q+1])
     pair_terminal: memoryview
     pair_mask: memoryview
@@ -87,12 +88,11 @@ class LexerTables:
         byte_classes, raw = c.array("byte_classes"), c.array("class_transitions")
         c.check_below("byte_classes", byte_classes, dims["n_classes"])
         c.check_below("class_transitions", raw, n_states + 1)
-        nxt = raw.astype(np.int32)  # n_states < 2**31 (the header's bound): one copy, shifted in place
-        nxt -= 1
+        nxt = _shifted_down(raw, n_states)
+        _bounded_items(c, "state_terminal", n_terminals)  # read by no one at serving time, checked all the same
         tables = cls(byte_classes, nxt, _ints(nxt.reshape(-1)), dims["n_classes"], _bounded_items(c, "accepting", 2),
-                     tuple(_bounded_items(c, "state_terminal", n_terminals)),
-                     tuple(_bounded_items(c, "terminal_start", n_states)),
-                     tuple(_bounded_items(c, "state_mask", n_masks)), _offset_items(c, "pair_offsets", dims["n_pairs"]),
+                     _bounded_list(c, "terminal_start", n_states), _bounded_list(c, "state_mask", n_masks),
+                     _offset_items(c, "pair_offsets", dims["n_pairs"]),
                      _bounded_items(c, "pair_terminal", n_terminals), _bounded_items(c, "pair_mask", n_masks))
         object.__setattr__(tables, "_pairs", {})
         object.__setattr__(tables, "_live", {})
@@ -100,31 +100,85 @@ class LexerTables:
         return tables
 
 
+def _shifted_down(raw: np.ndarray, n_states: int) -> np.ndarray:
+    """The stored ``1 + next state`` (0: dead) as ``next state`` (-1: dead), in one pass, in the
+    narrowest signed dtype that holds ``n_states`` (``raw`` already bounded by it).
+
+    The table is the one copy the lexer's load makes (``next_flat`` must give -1 for a dead
+    lexeme, and the mapped file is read-only): rfc.lark's 2,252 states x 64 classes are 144k
+    entries, whose int32 copy and shift cost ~0.3 ms of a fresh process (mostly the first
+    touches of 576 KB); int16 halves that."""
+    signed = np.int8 if n_states < 1 << 7 else np.int16 if n_states < 1 << 15 else np.int32
+    return np.subtract(raw, 1, dtype=signed, casting="unsafe")
+
+
+COMPLETE = -1  # ``EarleyRules.dotted`` past a rule's last symbol
+
+
 @dataclass(frozen=True)
 class EarleyRules:
+    """The rules, flat: the parser reads the symbol after the dot of item ``(rule, dot)`` as
+    ``dotted[first[rule] + dot]`` (``COMPLETE`` past the last symbol).
+
+    Why flat lists and not a tuple per rule: a fresh process's load built rfc.lark's 622 rule
+    tuples and 1,672 predicted items in ~0.9 ms, and their ~2,500 new container objects set off
+    the garbage collector three times (~0.35 ms) on the way to the first mask.  The flat lists
+    are four ``tolist`` calls (~0.1 ms), and ``dotted[first[r] + d]`` reads as fast as
+    ``rhs[r][d]`` with its length test.  Each nonterminal's prediction closure is made into
+    ``(rule, dot)`` pairs on first use (``predictions``): only the nonterminals a parse wants.
+    """
+
     n_terminals: int
-    lhs_symbol: tuple[int, ...]  # symbol id of each rule's left side
-    rhs: tuple[tuple[int, ...], ...]
-    nullable: tuple[bool, ...]  # by symbol id
-    predictions: tuple[tuple[tuple[int, int], ...], ...]  # by nonterminal id: (rule, dot) items
+    lhs_symbol: list[int]  # symbol id of each rule's left side
+    first: list[int]  # where each rule's symbols start in ``dotted``
+    dotted: list[int]  # each rule's symbols then COMPLETE, rule after rule
+    nullable: list[bool]  # by symbol id
     ignore: frozenset[int]
+    prediction_offsets: list[int]  # nonterminal x predicts items [offsets[x], offsets[x + 1])
+    prediction_rule: list[int]
+    prediction_dot: list[int]
+
+    def predictions(self, nonterminal: int) -> tuple[tuple[int, int], ...]:
+        """The ``(rule, dot)`` items a nonterminal's prediction closure holds (made on first use)."""
+        found = self._predictions.get(nonterminal)
+        if found is None:
+            lo, hi = self.prediction_offsets[nonterminal], self.prediction_offsets[nonterminal + 1]
+            found = self._predictions[nonterminal] = tuple(zip(self.prediction_rule[lo:hi],
+                                                               self.prediction_dot[lo:hi]))
+        return found
 
     @classmethod
     def from_container(cls, c: Container) -> "EarleyRules":
+        """The Earley sections, every value bounded before any is used: left sides below the
+        nonterminal count, symbols below the symbol count, nullable flags 0/1, offsets rising,
+        predicted rules below the rule count and their dots inside their rule."""
         dims = c.header.dims
         T, N, R = dims["n_terminals"], dims["n_nonterminals"], dims["n_rules"]
-        lhs = _bounded_items(c, "rule_lhs", N)
-        bounds = _offset_items(c, "rule_rhs_offsets", dims["n_rhs"])
-        rhs_all = _bounded_items(c, "rule_rhs", T + N)
-        nullable = _bounded_items(c, "symbol_nullable", 2)
-        p = _offset_items(c, "prediction_offsets", dims["n_predictions"])
-        pred_rule, pred_dot = _bounded_items(c, "prediction_rule", R), c.items("prediction_dot")
-        _check_dots(c, pred_rule, pred_dot, bounds)
-        ignore = _bounded_items(c, "ignore_terminals", T)
-        rhs = tuple(tuple(rhs_all[bounds[r]:bounds[r + 1]]) for r in range(R))
-        items = list(zip(pred_rule, pred_dot))
-        predictions = tuple(tuple(items[p[x]:p[x + 1]]) for x in range(N))
-        return cls(T, tuple(T + a for a in lhs), rhs, tuple(bool(v) for v in nullable), predictions, frozenset(ignore))
+        lhs = _bounded_list(c, "rule_lhs", N)
+        offsets = _offset_list(c, "rule_rhs_offsets", dims["n_rhs"])
+        rhs = _bounded_list(c, "rule_rhs", T + N)
+        nullable = _bounded_list(c, "symbol_nullable", 2)
+        prediction_offsets = _offset_list(c, "prediction_offsets", dims["n_predictions"])
+        pred_rule, pred_dot = _bounded_list(c, "prediction_rule", R), c.items("prediction_dot").tolist()
+        _check_dots(c, pred_rule, pred_dot, offsets)
+        ignore = frozenset(_bounded_list(c, "ignore_terminals", T))
+        first = list(map(operator.add, offsets, range(R)))  # rule r's symbols start r places later in dotted
+        rules = cls(T, [T + x for x in lhs], first, _dotted(rhs, offsets), [v == 1 for v in nullable],
+                    ignore, prediction_offsets, pred_rule, pred_dot)
+        object.__setattr__(rules, "_predictions", {})
+        return rules
+
+
+def _dotted(rhs: list[int], offsets: list[int]) -> list[int]:
+    """Each rule's symbols followed by ``COMPLETE``, rule after rule (``EarleyRules.dotted``).
+
+    A loop of list slices: ~0.15 ms for rfc.lark's 622 rules in a fresh process, as fast as
+    a numpy scatter there (whose first calls cost ~0.1 ms in a grammar of a few rules)."""
+    dotted: list[int] = []
+    for start, end in zip(offsets, offsets[1:]):
+        dotted += rhs[start:end]
+        dotted.append(COMPLETE)
+    return dotted
 
 
 @dataclass(frozen=True)
@@ -199,6 +253,7 @@ class TokenClassRows:
         self._offsets = c.items("token_class_offsets")
 
 
+_count = np.count_nonzero  # ``ndarray.all`` goes through a Python wrapper
 _ANY = np.logical_or.reduce  # the ufunc itself: ``ndarray.any`` goes through a Python wrapper (~2 us a call)
 NODE_CHECK_CHUNK = 1 << 15  # nodes per step of the fused run check: its comparisons stay in a 32 KB buffer
 
@@ -263,6 +318,12 @@ def _bounded_items(c: Container, name: str, limit: int) -> memoryview:
     return items
 
 
+def _bounded_list(c: Container, name: str, limit: int) -> list[int]:
+    """``_bounded_items`` as a list (one ``tolist``: a list reads as fast as a tuple, and is made
+    in one C loop where ``tuple(items)`` steps the memoryview's iterator)."""
+    return _bounded_items(c, name, limit).tolist()
+
+
 def _offset_items(c: Container, name: str, total: int) -> memoryview:
     """A CSR offsets section's items: starting at 0, never decreasing, ending at ``total``."""
     items = c.items(name)
@@ -273,13 +334,18 @@ def _offset_items(c: Container, name: str, total: int) -> memoryview:
     return items
 
 
-def _check_dots(c: Container, rules: memoryview, dots: memoryview, bounds: memoryview) -> None:
-    """Every predicted item's dot in ``[0, length of its rule]`` (the rules already bounded)."""
+def _offset_list(c: Container, name: str, total: int) -> list[int]:
+    """``_offset_items`` as a list."""
+    return _offset_items(c, name, total).tolist()
+
+
+def _check_dots(c: Container, rules: list[int], dots: list[int], offsets: list[int]) -> None:
+    """Every predicted item's dot in ``[0, length of its rule]`` (the rules and offsets already checked)."""
     if len(dots) > SMALL_SECTION_ITEMS:
-        offsets, dot, rule = c.array("rule_rhs_offsets"), c.array("prediction_dot"), c.array("prediction_rule")
-        inside = bool(((dot >= 0) & (dot <= offsets[1:][rule] - offsets[:-1][rule])).all())
+        offsets_array, dot, rule = c.array("rule_rhs_offsets"), c.array("prediction_dot"), c.array("prediction_rule")
+        inside = _count((dot >= 0) & (dot <= offsets_array[1:][rule] - offsets_array[:-1][rule])) == dot.size
     else:
-        inside = all(0 <= d <= bounds[r + 1] - bounds[r] for r, d in zip(rules, dots))
+        inside = all(0 <= d <= offsets[r + 1] - offsets[r] for r, d in zip(rules, dots))
     if not inside:
         raise c.error("a predicted item's dot lies outside its rule", "prediction_dot")
 
