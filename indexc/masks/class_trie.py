@@ -4,20 +4,29 @@ Token classes (seed 002): tokens whose bytes have the same class sequence are al
 exactly the same states, so the walk visits each class sequence once.  Rather than re-sorting
 128k class strings, the class trie is *derived from the byte trie* level by level: a byte-trie
 node at depth d maps to the class-trie node keyed by (class node of its parent, class of its
-byte); one ``np.unique`` per level numbers the keys.  Class nodes are thus numbered in
-breadth-first order with the children of a node contiguous and sorted by class, which is the
-CSR layout the frontier walk wants, for free.
+byte); one sort per level numbers the keys.  Class nodes are thus numbered in breadth-first
+order with the children of a node contiguous and sorted by class, which is the CSR layout the
+frontier walk wants, for free.
 
-Dead-byte pruning happens on the way: the class trie is built breadth first from the root
-over the byte trie's CSR children, and a child whose byte is dead in every state, or whose
-byte cannot follow its parent's byte in any state, is simply not taken, so its whole subtree
-is never touched.  The cost is the number of surviving nodes:
-a digits regex over Llama-3 touches a few thousand of the 274k nodes (~1 ms), where marking
-dead subtrees over the whole trie first cost ~10-15 ms whatever the regex.
+The byte trie is read through its breadth-first view (``BreadthFirstTrie``: nodes renumbered
+by level, so a level, and a node's children, are ranges of positions), which depends on the
+trie alone and is cached per trie object: a MaskBench run compiles hundreds of schemas against
+one trie.  Each level's sort also gives its positions grouped by class node, so the class
+nodes' tokens and byte nodes come out of it with no sort over the whole trie.
 
-Numbers (Llama-3, 274k byte nodes): the https regex of seed 002 (the bench's ``url``, 104 byte
-classes) keeps 115,623 of the 128,000 tokens and gives 82,225 class nodes, built in ~45 ms on
-this machine; BENCHMARKS.md's ablation table gives the node counts of every bench regex.
+Dead-byte pruning happens on the way: the class trie is built breadth first from the root,
+and a child whose byte is dead in every state, or whose byte cannot follow its parent's byte
+in any state, is simply not taken, so its whole subtree is never touched.  The cost is the
+number of surviving nodes: a digits regex over Llama-3 touches a few thousand of the 274k
+nodes (~1 ms), where marking dead subtrees over the whole trie first cost ~10-15 ms whatever
+the regex.  A level whose frontier's children are most of it is read as one range.
+
+Numbers (Llama-3, 274k byte nodes, median of 5, in process, warm): a JSON Schema's 49-class
+muted alphabet (MaskBench kb_128: 135,725 class nodes, byte nodes kept) ~28 ms, ~50 ms before
+the breadth-first view (the children expanded by byte-node id, ``np.unique`` per level, then
+two whole-trie sorts for the tokens and byte nodes); the https regex of seed 002 (the bench's
+``url``, 104 byte classes, 82,225 class nodes) ~31 ms, ~80 ms before.  BENCHMARKS.md's
+ablation table gives the node counts of every bench regex.
 
 With token classes switched off the "class" of a byte is the byte itself and the class trie
 is the (pruned) byte trie.
@@ -25,6 +34,7 @@ is the (pruned) byte trie.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -114,6 +124,89 @@ class ClassTrie:
             yield parent_lo + with_children, self.child_offsets[parent_lo:parent_hi][with_children] - lo, (lo, hi)
 
 
+@dataclass(frozen=True)
+class BreadthFirstTrie:
+    """The byte trie renumbered breadth first: what the class trie is built from.
+
+    A *position* is a byte node's rank in ``trie.level_nodes`` (by depth, then id).  A level
+    is then a range of positions, and since ids are in pre-order, the nodes of a level are
+    grouped by parent in the parent level's order: the children of a position are a range of
+    positions too, and a frontier's children come out in position order.  Everything here
+    depends on the trie alone, so it is built once per trie (``breadth_first``) and each
+    compile only reads it (Llama-3: 274k positions, ~8 MB, ~12 ms to build).
+    """
+
+    node: np.ndarray  # int64 (n,): the byte-trie node at each position
+    level_offsets: tuple[int, ...]  # level d is positions [level_offsets[d], level_offsets[d + 1])
+    parent: np.ndarray  # int64 (n,): the parent's position (the root's: 0)
+    byte: np.ndarray  # uint8 (n,): the byte of the edge into the position
+    pair: np.ndarray  # int64 (n,): parent byte * 256 + byte (an index into a flat ``dead_pair``)
+    child_offsets: np.ndarray  # int64 (n + 1,): children of p are positions child_offsets[p]:child_offsets[p + 1]
+    tokens: np.ndarray  # int32: the text tokens position by position (the trie's order within a node)
+    token_offsets: np.ndarray  # int64 (n + 1,): the tokens ending at p are tokens[token_offsets[p]:token_offsets[p + 1]]
+
+    @property
+    def n_positions(self) -> int:
+        return int(self.node.size)
+
+
+def _breadth_first_of(trie: TokenTrie) -> BreadthFirstTrie:
+    node = trie.level_nodes.astype(np.int64)
+    position = np.empty(node.size, dtype=np.int64)
+    position[node] = np.arange(node.size)
+    parent = position[np.maximum(trie.parent[node], 0)]
+    byte = trie.byte[node]
+    counts = (trie.child_offsets[node + 1] - trie.child_offsets[node]).astype(np.int64)
+    child_offsets = np.ones(node.size + 1, dtype=np.int64)  # position 0 is the root: children from 1
+    np.cumsum(counts, out=child_offsets[1:])
+    child_offsets[1:] += 1
+    starts = trie.token_start[node].astype(np.int64)
+    token_counts = trie.token_end[node].astype(np.int64) - starts
+    _, in_sorted = expand_runs(starts, token_counts)
+    token_offsets = np.zeros(node.size + 1, dtype=np.int64)
+    np.cumsum(token_counts, out=token_offsets[1:])
+    return BreadthFirstTrie(
+        node=node,
+        level_offsets=tuple(int(x) for x in trie.level_offsets),
+        parent=parent,
+        byte=byte,
+        pair=byte[parent].astype(np.int64) * 256 + byte,
+        child_offsets=child_offsets,
+        tokens=trie.sorted_tokens[in_sorted].astype(np.int32),
+        token_offsets=token_offsets,
+    )
+
+
+MAX_CACHED_TRIES = 2  # breadth-first views kept (~8 MB each for Llama-3): a process serves one or two tokenizers
+_BREADTH_FIRST: dict[int, tuple[weakref.ref, BreadthFirstTrie]] = {}
+
+
+def breadth_first(trie: TokenTrie) -> BreadthFirstTrie:
+    """The trie's breadth-first view, built on first use and kept while the trie lives (at most
+    ``MAX_CACHED_TRIES`` of them, the oldest dropped first).
+
+    Why a cache: a MaskBench run or ``indexc build`` compiles hundreds of constraints against
+    one trie, and this view is ~12 ms of each class trie otherwise.  Keyed by the trie object
+    (its id, checked through a weak reference, so a new trie at a recycled id is never served
+    another's view); the trie's arrays are never written after it is built.
+    """
+    entry = _BREADTH_FIRST.get(id(trie))
+    if entry is not None and entry[0]() is trie:
+        return entry[1]
+    view = _breadth_first_of(trie)
+    while len(_BREADTH_FIRST) >= MAX_CACHED_TRIES:
+        del _BREADTH_FIRST[next(iter(_BREADTH_FIRST))]
+    _BREADTH_FIRST[id(trie)] = (weakref.ref(trie, lambda _, key=id(trie): _forget(key)), view)
+    return view
+
+
+def _forget(key: int) -> None:
+    """Drop a dead trie's view (unless its id already serves a newer trie)."""
+    entry = _BREADTH_FIRST.get(key)
+    if entry is not None and entry[0]() is None:
+        del _BREADTH_FIRST[key]
+
+
 def build_class_trie(
     trie: TokenTrie,
     class_of_byte: np.ndarray,
@@ -132,74 +225,125 @@ def build_class_trie(
     state uses.  ``with_byte_nodes`` also returns which byte nodes each class node
     stands for (what the walk needs to leave class mode at a muted state).
     """
-    class_node = np.full(trie.n_nodes, -1, dtype=np.int64)
-    class_node[0] = 0
-    parents = [np.zeros(0, dtype=np.int64)]
-    classes = [np.full(1, -1, dtype=np.int64)]
-    kept_levels = [np.zeros(1, dtype=np.int64)]
-    next_id = 1
-    max_level_width = 1
-    frontier = kept_levels[0]
-    depth = 0
-    small = _SmallLevels(trie, class_of_byte, dead_byte if prune_dead else None,
-                         dead_pair if prune_dead else None, class_node, n_classes)
-    narrow = _NarrowRun(parents, classes, kept_levels, n_classes)
-    while len(frontier):  # breadth first from the root: cost ~ surviving nodes, not all nodes
+    view = breadth_first(trie)
+    levels = class_levels(view, class_of_byte, n_classes, dead_byte if prune_dead else None,
+                          dead_pair if prune_dead else None)
+    n_nodes = levels.n_nodes
+    positions = levels.positions_by_class
+    position_offsets = _offsets_of(np.bincount(levels.class_of_position[positions], minlength=n_nodes))
+    first = view.token_offsets[positions]
+    token_counts = view.token_offsets[positions + 1] - first
+    tokens = view.tokens[expand_runs(first, token_counts)[1]]
+    token_offsets = np.concatenate(([0], np.cumsum(token_counts)))[position_offsets]
+    if with_byte_nodes:
+        byte_nodes, byte_node_offsets = view.node[positions], position_offsets
+    else:
+        byte_nodes, byte_node_offsets = np.zeros(0, np.int64), np.zeros(n_nodes + 1, np.int64)
+    return ClassTrie(levels.node_class, _offsets_of(np.bincount(levels.parent_of, minlength=n_nodes)) + 1,
+                     token_offsets, tokens, int(trie.n_tokens - tokens.size), byte_node_offsets, byte_nodes,
+                     levels.max_level_width)
+
+
+@dataclass(frozen=True)
+class ClassLevels:
+    """The class trie's nodes, numbered breadth first, and the class node of every position."""
+
+    class_of_position: np.ndarray  # int64 (positions,): its class node, -1 where pruned
+    positions_by_class: np.ndarray  # int64: the kept positions, by class node, ascending within one
+    node_class: np.ndarray  # int32 (n,): class of the edge into each class node (root: -1)
+    parent_of: np.ndarray  # int64 (n - 1,): parent of class nodes 1..n-1, non-decreasing
+    max_level_width: int
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.node_class.size)
+
+
+SMALL_LEVEL = 64  # frontier positions up to which a level is done in Python (~15 us, not ~60 us of numpy calls)
+DENSE_LEVEL = 2  # a level is read whole when the frontier's children are more than 1/DENSE_LEVEL of it
+
+
+def class_levels(view: BreadthFirstTrie, class_of_byte: np.ndarray, n_classes: int,
+                 dead_byte: np.ndarray | None = None, dead_pair: np.ndarray | None = None) -> ClassLevels:
+    """Number the class nodes level by level: a position's class node is keyed by (its parent's
+    class node, the class of its byte), and one ``_number_keys`` per level numbers the keys in
+    order, so class nodes come breadth first with each node's children contiguous and sorted
+    by class.  A position under a dead byte (``dead_byte``) or a dead pair (``dead_pair``,
+    below the first level) gets no class node, nor does anything below it.
+
+    Each level takes the frontier's children (a wide level whose frontier's children are most
+    of it is read as a whole range: one gather and a filter instead of the CSR expansion);
+    a narrow one is done in Python (``_SmallLevels``).  Llama-3 under a 49-class JSON Schema
+    alphabet (136k class nodes): ~20 ms.
+    """
+    cls = np.ascontiguousarray(class_of_byte, dtype=np.int64)
+    class_of_position = np.full(view.n_positions, -1, dtype=np.int64)
+    class_of_position[0] = 0
+    flat_pair = None if dead_pair is None else np.ascontiguousarray(dead_pair, dtype=bool).reshape(-1)
+    parents: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    classes: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
+    by_class: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+    narrow = _NarrowRun(parents, classes, by_class, n_classes)
+    small = _SmallLevels(view, cls, dead_byte, flat_pair, class_of_position, n_classes)
+    frontier: np.ndarray | list[int] = [0]
+    next_id, max_level_width = 1, 1
+    for depth in range(1, len(view.level_offsets) - 1):
         if len(frontier) <= SMALL_LEVEL:
-            nodes, distinct = small.level(frontier, depth, next_id)
-            if not nodes:
-                break
-            narrow.add(nodes, distinct)
+            frontier, distinct, ordered = small.level(frontier, depth, next_id)
+            narrow.add(distinct, ordered)
             width = len(distinct)
         else:
             narrow.flush()
-            nodes, unique_keys = _level(trie, np.asarray(frontier), class_of_byte, dead_byte, dead_pair,
-                                        class_node, n_classes, depth, prune_dead, next_id)
-            if not len(nodes):
-                break
+            frontier, unique_keys, order = _level(view, np.asarray(frontier), depth, cls, dead_byte, flat_pair,
+                                                  class_of_position, n_classes, next_id)
             parents.append(unique_keys // n_classes)
             classes.append(unique_keys % n_classes)
-            kept_levels.append(nodes)
+            by_class.append(frontier[order])
             width = unique_keys.size
+        if not width:
+            break
         next_id += width
         max_level_width = max(max_level_width, width)
-        frontier = nodes
-        depth += 1
     narrow.flush()
-    node_class = np.concatenate(classes).astype(np.int32)
-    parent_of = np.concatenate(parents)  # parent of class nodes 1..n-1, non-decreasing (BFS)
-    # Children of c are the class nodes k >= 1 with parent_of[k - 1] == c: one contiguous run.
-    child_offsets = np.searchsorted(parent_of, np.arange(next_id + 1)).astype(np.int64) + 1
+    return ClassLevels(class_of_position, np.concatenate(by_class), np.concatenate(classes).astype(np.int32),
+                       np.concatenate(parents), max_level_width)
 
-    kept = np.concatenate(kept_levels)
-    tokens, token_offsets, pruned = _tokens_by_class_node(trie, kept, class_node, next_id)
-    if with_byte_nodes:
-        byte_nodes, byte_node_offsets = _group_by(class_node, next_id)
+
+def _level(view: BreadthFirstTrie, frontier: np.ndarray, depth: int, cls: np.ndarray, dead_byte: np.ndarray | None,
+           flat_pair: np.ndarray | None, class_of_position: np.ndarray, n_classes: int,
+           next_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One wide level, vectorised: (its kept positions, ascending; the sorted distinct keys
+    numbering their class nodes from ``next_id``; the kept positions' order by class node,
+    stable); ``class_of_position`` of the kept ones is set."""
+    first = view.child_offsets[frontier]
+    counts = view.child_offsets[frontier + 1] - first
+    lo, hi = view.level_offsets[depth], view.level_offsets[depth + 1]
+    if int(counts.sum()) * DENSE_LEVEL > hi - lo:  # most of the level: read it whole
+        parent_class = class_of_position[view.parent[lo:hi]]
+        alive = parent_class >= 0
+        if dead_byte is not None:
+            alive &= ~_dead_edges(view, slice(lo, hi), depth, dead_byte, flat_pair)
+        kept = np.flatnonzero(alive)
+        parent_class = parent_class[kept]
+        kept += lo
     else:
-        byte_nodes, byte_node_offsets = np.zeros(0, np.int64), np.zeros(next_id + 1, np.int64)
-    return ClassTrie(node_class, child_offsets, token_offsets, tokens, pruned, byte_node_offsets, byte_nodes,
-                     max_level_width)
+        owner, kept = expand_runs(first, counts)
+        parent_class = class_of_position[frontier][owner]
+        if dead_byte is not None:
+            alive = ~_dead_edges(view, kept, depth, dead_byte, flat_pair)
+            kept, parent_class = kept[alive], parent_class[alive]
+    unique_keys, inverse, order = _number_keys(parent_class * n_classes + cls[view.byte[kept]])
+    class_of_position[kept] = next_id + inverse
+    return kept, unique_keys, order
 
 
-SMALL_LEVEL = 64  # frontier nodes below which a level is done in Python (~15 us, not ~60 us of numpy calls)
-
-
-def _level(trie: TokenTrie, frontier: np.ndarray, class_of_byte: np.ndarray, dead_byte: np.ndarray,
-           dead_pair: np.ndarray | None, class_node: np.ndarray, n_classes: int, depth: int, prune_dead: bool,
-           next_id: int) -> tuple[np.ndarray, np.ndarray]:
-    """One wide level, vectorised: (its kept byte nodes, the sorted distinct keys numbering
-    their class nodes from ``next_id``); ``class_node`` of the kept nodes is set."""
-    nodes, owner = _children(trie, frontier)
-    edge_byte = trie.byte[nodes]
-    if prune_dead:
-        alive = ~dead_byte[edge_byte]
-        if dead_pair is not None and depth > 0:  # below the first level the parent has a byte
-            alive &= ~dead_pair[trie.byte[frontier[owner]], edge_byte]
-        nodes, owner, edge_byte = nodes[alive], owner[alive], edge_byte[alive]
-    keys = class_node[frontier[owner]] * n_classes + class_of_byte[edge_byte]
-    unique_keys, inverse = _number_keys(keys)
-    class_node[nodes] = next_id + inverse
-    return nodes, unique_keys
+def _dead_edges(view: BreadthFirstTrie, positions, depth: int, dead_byte: np.ndarray,
+                flat_pair: np.ndarray | None) -> np.ndarray:
+    """Bool per position: its byte is dead, or (below the first level) dead after its parent's."""
+    dead = dead_byte[view.byte[positions]]
+    if flat_pair is not None and depth > 1:
+        dead |= flat_pair[view.pair[positions]]
+    return dead
 
 
 class _SmallLevels:
@@ -208,122 +352,100 @@ class _SmallLevels:
     The deep levels of a Llama-3 trie are runs like ``----`` or ``....``, a few nodes each, and
     there are ~100 of them under a wide regex (email: 102 of 115 levels hold at most 64 nodes);
     the vectorised level's ~20 numpy calls then cost ~60 us for a handful of nodes.  Here a
-    child costs ~10 memoryview reads, ~35 us for such a level (same class trie, checked on the
+    child costs a few memoryview reads, ~35 us for such a level (same class trie, checked on the
     16 bench regexes; email, complex_phone and time build 2-2.5 ms faster).
     """
 
-    def __init__(self, trie: TokenTrie, class_of_byte: np.ndarray, dead_byte: np.ndarray | None,
-                 dead_pair: np.ndarray | None, class_node: np.ndarray, n_classes: int):
-        self.child_offsets = memoryview(np.ascontiguousarray(trie.child_offsets))
-        self.children = memoryview(np.ascontiguousarray(trie.children))
-        self.byte = memoryview(np.ascontiguousarray(trie.byte))
-        self.class_of_byte = memoryview(np.ascontiguousarray(class_of_byte, dtype=np.int64))
+    def __init__(self, view: BreadthFirstTrie, cls: np.ndarray, dead_byte: np.ndarray | None,
+                 flat_pair: np.ndarray | None, class_of_position: np.ndarray, n_classes: int):
+        self.child_offsets = memoryview(view.child_offsets)
+        self.byte = memoryview(np.ascontiguousarray(view.byte))
+        self.pair = memoryview(view.pair)
+        self.cls = memoryview(cls)
         self.dead_byte = None if dead_byte is None else memoryview(dead_byte.astype(np.uint8))
-        self.dead_pair = None if dead_pair is None else memoryview(dead_pair.astype(np.uint8).reshape(-1))
-        self.class_node = memoryview(class_node)
+        self.dead_pair = None if flat_pair is None else memoryview(flat_pair.astype(np.uint8))
+        self.class_of_position = memoryview(class_of_position)
         self.n_classes = n_classes
 
-    def level(self, frontier, depth: int, next_id: int) -> tuple[list[int], list[int]]:
-        """Same as ``_level`` (the keys as a sorted list), for a frontier of at most ``SMALL_LEVEL`` nodes."""
-        nodes: list[int] = []
+    def level(self, frontier, depth: int, next_id: int) -> tuple[list[int], list[int], list[int]]:
+        """Same as ``_level`` (as lists, the kept positions in class-node order rather than their
+        order), for a frontier of at most ``SMALL_LEVEL`` positions."""
+        kept: list[int] = []
         keys: list[int] = []
-        offsets, children, byte, dead_byte, dead_pair = (self.child_offsets, self.children, self.byte,
-                                                         self.dead_byte, self.dead_pair)
+        offsets, byte, dead_byte = self.child_offsets, self.byte, self.dead_byte
+        dead_pair = self.dead_pair if depth > 1 else None
         for parent in (frontier.tolist() if isinstance(frontier, np.ndarray) else frontier):
-            parent_key = self.class_node[parent] * self.n_classes
-            parent_byte = byte[parent] * 256
+            parent_key = self.class_of_position[parent] * self.n_classes
             for position in range(offsets[parent], offsets[parent + 1]):
-                node = children[position]
-                b = byte[node]
-                if dead_byte is not None and dead_byte[b]:
+                b = byte[position]
+                if dead_byte is not None and (dead_byte[b] or (dead_pair is not None and dead_pair[self.pair[position]])):
                     continue
-                if dead_pair is not None and depth > 0 and dead_pair[parent_byte + b]:
-                    continue
-                nodes.append(node)
-                keys.append(parent_key + self.class_of_byte[b])
+                kept.append(position)
+                keys.append(parent_key + self.cls[b])
         distinct = sorted(set(keys))
         rank = {key: next_id + i for i, key in enumerate(distinct)}
-        for node, key in zip(nodes, keys):
-            self.class_node[node] = rank[key]
-        return nodes, distinct
+        for position, key in zip(kept, keys):
+            self.class_of_position[position] = rank[key]
+        return kept, distinct, [kept[i] for i in sorted(range(len(kept)), key=keys.__getitem__)]
 
 
 class _NarrowRun:
-    """Consecutive narrow levels kept as Python lists and turned into arrays once (``flush``):
-    a regex whose classes admit long runs (email: ``----``, ``====``, ``____``) has ~100 narrow
-    levels, and three small arrays per level cost more than the level's own work."""
+    """Consecutive narrow levels' keys kept as Python lists and turned into arrays once
+    (``flush``): a regex whose classes admit long runs (email: ``----``, ``====``, ``____``) has
+    ~100 narrow levels, and two small arrays per level cost more than the level's own work."""
 
-    def __init__(self, parents: list, classes: list, kept_levels: list, n_classes: int):
-        self._out = (parents, classes, kept_levels)
+    def __init__(self, parents: list, classes: list, by_class: list, n_classes: int):
+        self._out = (parents, classes, by_class)
         self._n_classes = n_classes
         self._parents: list[int] = []
         self._classes: list[int] = []
-        self._kept: list[int] = []
+        self._by_class: list[int] = []
 
-    def add(self, nodes: list[int], distinct_keys: list[int]) -> None:
+    def add(self, distinct_keys: list[int], positions_by_class: list[int]) -> None:
         n = self._n_classes
         self._parents.extend(key // n for key in distinct_keys)
         self._classes.extend(key % n for key in distinct_keys)
-        self._kept.extend(nodes)
+        self._by_class.extend(positions_by_class)
 
     def flush(self) -> None:
-        if not self._kept:
+        if not self._parents:
             return
-        parents, classes, kept_levels = self._out
+        parents, classes, by_class = self._out
         parents.append(np.array(self._parents, dtype=np.int64))
         classes.append(np.array(self._classes, dtype=np.int64))
-        kept_levels.append(np.array(self._kept, dtype=np.int64))
-        self._parents, self._classes, self._kept = [], [], []
+        by_class.append(np.array(self._by_class, dtype=np.int64))
+        self._parents, self._classes, self._by_class = [], [], []
 
 
-def _children(trie: TokenTrie, frontier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(children of the frontier nodes, index of each one's parent in ``frontier``): the wide
-    levels' CSR expansion (narrow ones are ``_SmallLevels``')."""
-    first = trie.child_offsets[frontier].astype(np.int64)
-    owner, position = expand_runs(first, trie.child_offsets[frontier + 1] - first)
-    return trie.children[position].astype(np.int64), owner
+def _number_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sorted distinct keys, index of each key among them, the keys' stable sort order):
+    ``np.unique`` with ``return_inverse``, plus the order, which groups the level's positions
+    by class node for free (the class trie's tokens and byte nodes are read in that order).
 
-
-def _number_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted distinct keys, index of each key among them): ``np.unique`` with
-    ``return_inverse``, without its sort where it can.
-
-    Keys are (parent class node x n_classes + class), so a level's keys span a range of about
-    (class nodes of the level above) x n_classes: usually a few thousand values for ~10k keys.
-    Then a presence table and a running count number them in O(n + range) (email, level 4:
-    10.7k keys in a range of ~1.5k); a wider range sorts; a narrow level uses a Python set.
+    Keys are (parent class node x n_classes + class), so (minus the smallest) they fit 32 bits
+    and the sort is ``stable_argsort``'s two 16-bit radix passes: as fast as ``np.unique``'s
+    sort on Llama-3's levels (7.6 against 7.9 ms for a JSON Schema's 136k class nodes), where
+    a separate sort of all the positions by class node cost ~5 ms more.  A narrow level uses a
+    Python set.
     """
     if keys.size > SMALL_LEVEL:
-        low = int(keys.min())
-        span = int(keys.max()) - low + 1
-        if span > 4 * keys.size + 4096:
-            unique_keys, inverse = np.unique(keys, return_inverse=True)
-            return unique_keys, inverse.reshape(-1)
-        present = np.zeros(span, dtype=bool)
-        present[keys - low] = True
-        rank = np.cumsum(present) - 1
-        return np.flatnonzero(present) + low, rank[keys - low]
-    distinct = sorted(set(keys.tolist()))
+        order = stable_argsort(keys - int(keys.min()))
+        ordered = keys[order]
+        starts = np.empty(ordered.size, dtype=bool)
+        starts[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+        inverse = np.empty(keys.size, dtype=np.int64)
+        inverse[order] = np.cumsum(starts) - 1
+        return ordered[starts], inverse, order
+    listed = keys.tolist()
+    distinct = sorted(set(listed))
     rank = {key: i for i, key in enumerate(distinct)}
-    return np.array(distinct, dtype=np.int64), np.array([rank[key] for key in keys.tolist()], dtype=np.int64)
+    order = np.array(sorted(range(len(listed)), key=listed.__getitem__), dtype=np.int64)
+    return np.array(distinct, dtype=np.int64), np.array([rank[key] for key in listed], dtype=np.int64), order
 
 
-def _group_by(owner: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices i with owner[i] >= 0, grouped by owner (CSR: members, offsets)."""
-    members = np.flatnonzero(owner >= 0)
-    members = members[stable_argsort(owner[members])]
-    offsets = np.zeros(n_groups + 1, dtype=np.int64)
-    np.cumsum(np.bincount(owner[members], minlength=n_groups), out=offsets[1:])
-    return members, offsets
-
-
-def _tokens_by_class_node(trie: TokenTrie, kept: np.ndarray, class_node: np.ndarray, n_class_nodes: int):
-    """Group the token ids of the kept byte nodes by their class node (CSR)."""
-    starts = trie.token_start[kept].astype(np.int64)
-    owner, position = expand_runs(starts, trie.token_end[kept].astype(np.int64) - starts)
-    owner_class = class_node[kept[owner]]
-    order = stable_argsort(owner_class)
-    tokens = trie.sorted_tokens[position[order]].astype(np.int32)
-    offsets = np.zeros(n_class_nodes + 1, dtype=np.int64)
-    np.cumsum(np.bincount(owner_class, minlength=n_class_nodes), out=offsets[1:])
-    return tokens, offsets, int(trie.n_tokens - tokens.size)
+def _offsets_of(counts: np.ndarray) -> np.ndarray:
+    """CSR offsets of groups of ``counts`` members."""
+    offsets = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets

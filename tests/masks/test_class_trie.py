@@ -1,0 +1,104 @@
+"""The class trie against a dictionary-built reference, and the per-trie cache of its byte-trie view."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexc.masks import class_trie
+from indexc.masks.class_trie import breadth_first, build_class_trie
+from indexc.trie import build_trie
+from indexc.vocab import vocabulary_from_tokens
+
+TOKENS = st.lists(st.binary(min_size=1, max_size=5), min_size=1, max_size=40, unique=True)
+CLASSES = st.lists(st.integers(0, 3), min_size=256, max_size=256)
+
+
+def _reference(tokens: list[bytes], class_of_byte: np.ndarray, dead_byte: np.ndarray, dead_pair: np.ndarray):
+    """{class sequence: sorted token ids} of the kept tokens' prefixes, and the pruned count:
+    a prefix survives iff no byte of it is dead and no adjacent pair of it is dead."""
+    nodes: dict[tuple, list[int]] = {(): []}
+    pruned = 0
+    for token_id, token in enumerate(tokens):
+        path: tuple = ()
+        for depth, byte in enumerate(token):
+            if dead_byte[byte] or (depth and dead_pair[token[depth - 1], byte]):
+                pruned += 1
+                break
+            path += (int(class_of_byte[byte]),)
+            nodes.setdefault(path, [])
+        else:
+            nodes[path].append(token_id)
+    return nodes, pruned
+
+
+def _sequences(trie) -> list[tuple]:
+    """The class sequence of each class node, read back from the CSR arrays."""
+    sequences = [()]
+    for node in range(1, trie.n_nodes):
+        parent = int(np.searchsorted(trie.child_offsets, node, side="right")) - 1
+        sequences.append(sequences[parent] + (int(trie.node_class[node]),))
+    return sequences
+
+
+@settings(max_examples=60, deadline=None)
+@given(tokens=TOKENS, classes=CLASSES, dead=st.sets(st.integers(0, 255), max_size=60),
+       dead_pairs=st.sets(st.tuples(st.integers(0, 255), st.integers(0, 255)), max_size=200),
+       with_byte_nodes=st.booleans())
+def test_class_trie_matches_the_reference(tokens, classes, dead, dead_pairs, with_byte_nodes):
+    vocab = vocabulary_from_tokens(tokens)
+    trie = build_trie(vocab)
+    class_of_byte = np.array(classes, dtype=np.uint8)
+    dead_byte = np.zeros(256, dtype=bool)
+    dead_byte[list(dead)] = True
+    dead_pair = np.zeros((256, 256), dtype=bool)
+    for first, second in dead_pairs:
+        dead_pair[first, second] = True
+    built = build_class_trie(trie, class_of_byte, 4, dead_byte, dead_pair, with_byte_nodes=with_byte_nodes)
+    expected, pruned = _reference(tokens, class_of_byte, dead_byte, dead_pair)
+
+    sequences = _sequences(built)
+    assert sorted(sequences, key=lambda s: (len(s), s)) == sequences  # breadth first, children by class
+    assert set(sequences) == set(expected)
+    for node, sequence in enumerate(sequences):
+        ids = built.tokens[built.token_offsets[node]:built.token_offsets[node + 1]]
+        assert sorted(ids.tolist()) == expected[sequence]
+        if with_byte_nodes:
+            for byte_node in built.byte_nodes[built.byte_node_offsets[node]:built.byte_node_offsets[node + 1]]:
+                prefix = trie.prefix_of(int(byte_node))
+                assert tuple(int(class_of_byte[b]) for b in prefix) == sequence
+    assert built.pruned_tokens == pruned
+    if with_byte_nodes:  # every surviving byte node stands for exactly one class node
+        assert built.byte_nodes.size == np.unique(built.byte_nodes).size
+
+
+def test_the_view_is_built_once_per_trie():
+    trie = build_trie(vocabulary_from_tokens([b"ab", b"ac", b"b"]))
+    assert breadth_first(trie) is breadth_first(trie)
+
+
+def test_another_trie_never_reuses_a_view():
+    """Equal contents or not, a different trie object gets its own view, built from its own arrays."""
+    first = build_trie(vocabulary_from_tokens([b"ab", b"ac", b"b"]))
+    second = build_trie(vocabulary_from_tokens([b"xyz", b"x"]))
+    twin = build_trie(vocabulary_from_tokens([b"ab", b"ac", b"b"]))
+    views = [breadth_first(trie) for trie in (first, second, twin)]
+    assert views[0] is not views[2]
+    assert views[1].n_positions == second.n_nodes
+    assert sorted(views[1].tokens.tolist()) == [0, 1]
+    assert np.array_equal(views[1].node, second.level_nodes)
+
+
+def test_the_cache_is_bounded_and_forgets_dead_tries():
+    tries = [build_trie(vocabulary_from_tokens([bytes([65 + i]), b"zz"])) for i in range(class_trie.MAX_CACHED_TRIES + 2)]
+    for each in tries:
+        breadth_first(each)
+    assert len(class_trie._BREADTH_FIRST) <= class_trie.MAX_CACHED_TRIES
+    assert id(tries[-1]) in class_trie._BREADTH_FIRST
+    last = id(tries[-1])
+    del tries, each
+    gc.collect()
+    assert last not in class_trie._BREADTH_FIRST
