@@ -48,8 +48,8 @@ class LexerTables:
     next_flat: memoryview  # the same, flat (state * n_classes + class), items Python ints
     n_classes: int
     accepting: memoryview  # 0/1 per state
-    terminal_start: list[int]
-    state_mask: list[int]
+    terminal_start: memoryview  # (no tuple: 2,252 Python ints for rfc.lark's states, most never read)
+    state_mask: memoryview
     pair_offsets: memoryview  # boundary masks of state q: pairs [offsets[q], offsets[q+1])
     pair_terminal: memoryview
     pair_mask: memoryview
@@ -91,7 +91,7 @@ class LexerTables:
         nxt = _shifted_down(raw, n_states)
         _bounded_items(c, "state_terminal", n_terminals)  # read by no one at serving time, checked all the same
         tables = cls(byte_classes, nxt, _ints(nxt.reshape(-1)), dims["n_classes"], _bounded_items(c, "accepting", 2),
-                     _bounded_list(c, "terminal_start", n_states), _bounded_list(c, "state_mask", n_masks),
+                     _bounded_items(c, "terminal_start", n_states), _bounded_items(c, "state_mask", n_masks),
                      _offset_items(c, "pair_offsets", dims["n_pairs"]),
                      _bounded_items(c, "pair_terminal", n_terminals), _bounded_items(c, "pair_mask", n_masks))
         object.__setattr__(tables, "_pairs", {})
@@ -122,21 +122,23 @@ class EarleyRules:
 
     Why flat lists and not a tuple per rule: a fresh process's load built rfc.lark's 622 rule
     tuples and 1,672 predicted items in ~0.9 ms, and their ~2,500 new container objects set off
-    the garbage collector three times (~0.35 ms) on the way to the first mask.  The flat lists
-    are four ``tolist`` calls (~0.1 ms), and ``dotted[first[r] + d]`` reads as fast as
-    ``rhs[r][d]`` with its length test.  Each nonterminal's prediction closure is made into
-    ``(rule, dot)`` pairs on first use (``predictions``): only the nonterminals a parse wants.
+    the garbage collector three times (~0.35 ms) on the way to the first mask.  Three lists
+    are made instead (``_rule_lists``), and ``dotted[first[r] + d]`` reads as fast as
+    ``rhs[r][d]`` with its length test.  The prediction closures stay in the file (memoryviews:
+    no Python int is made for an item no parse asks for); each nonterminal's is made into
+    ``(rule, dot)`` pairs on first use (``predictions``).  rfc.lark, fresh process: 0.9 ->
+    ~0.25 ms.
     """
 
     n_terminals: int
     lhs_symbol: list[int]  # symbol id of each rule's left side
     first: list[int]  # where each rule's symbols start in ``dotted``
     dotted: list[int]  # each rule's symbols then COMPLETE, rule after rule
-    nullable: list[bool]  # by symbol id
+    nullable: list[int]  # by symbol id, 0/1
     ignore: frozenset[int]
-    prediction_offsets: list[int]  # nonterminal x predicts items [offsets[x], offsets[x + 1])
-    prediction_rule: list[int]
-    prediction_dot: list[int]
+    prediction_offsets: memoryview  # nonterminal x predicts items [offsets[x], offsets[x + 1])
+    prediction_rule: memoryview
+    prediction_dot: memoryview
 
     def predictions(self, nonterminal: int) -> tuple[tuple[int, int], ...]:
         """The ``(rule, dot)`` items a nonterminal's prediction closure holds (made on first use)."""
@@ -154,31 +156,41 @@ class EarleyRules:
         predicted rules below the rule count and their dots inside their rule."""
         dims = c.header.dims
         T, N, R = dims["n_terminals"], dims["n_nonterminals"], dims["n_rules"]
-        lhs = _bounded_list(c, "rule_lhs", N)
-        offsets = _offset_list(c, "rule_rhs_offsets", dims["n_rhs"])
-        rhs = _bounded_list(c, "rule_rhs", T + N)
-        nullable = _bounded_list(c, "symbol_nullable", 2)
-        prediction_offsets = _offset_list(c, "prediction_offsets", dims["n_predictions"])
-        pred_rule, pred_dot = _bounded_list(c, "prediction_rule", R), c.items("prediction_dot").tolist()
+        lhs = _bounded_items(c, "rule_lhs", N)
+        offsets = _offset_items(c, "rule_rhs_offsets", dims["n_rhs"])
+        rhs = _bounded_items(c, "rule_rhs", T + N)
+        nullable = _bounded_items(c, "symbol_nullable", 2).tolist()
+        prediction_offsets = _offset_items(c, "prediction_offsets", dims["n_predictions"])
+        pred_rule, pred_dot = _bounded_items(c, "prediction_rule", R), c.items("prediction_dot")
         _check_dots(c, pred_rule, pred_dot, offsets)
-        ignore = frozenset(_bounded_list(c, "ignore_terminals", T))
-        first = list(map(operator.add, offsets, range(R)))  # rule r's symbols start r places later in dotted
-        rules = cls(T, [T + x for x in lhs], first, _dotted(rhs, offsets), [v == 1 for v in nullable],
-                    ignore, prediction_offsets, pred_rule, pred_dot)
+        ignore = frozenset(_bounded_items(c, "ignore_terminals", T))
+        rules = cls(T, *_rule_lists(c, lhs, offsets, rhs, T), nullable, ignore, prediction_offsets, pred_rule,
+                    pred_dot)
         object.__setattr__(rules, "_predictions", {})
         return rules
 
 
-def _dotted(rhs: list[int], offsets: list[int]) -> list[int]:
-    """Each rule's symbols followed by ``COMPLETE``, rule after rule (``EarleyRules.dotted``).
+def _rule_lists(c: Container, lhs: memoryview, offsets: memoryview, rhs: memoryview,
+                n_terminals: int) -> tuple[list[int], list[int], list[int]]:
+    """``EarleyRules``' ``lhs_symbol``, ``first`` and ``dotted`` (each rule's symbols followed
+    by ``COMPLETE``, rule after rule), from checked sections.
 
-    A loop of list slices: ~0.15 ms for rfc.lark's 622 rules in a fresh process, as fast as
-    a numpy scatter there (whose first calls cost ~0.1 ms in a grammar of a few rules)."""
-    dotted: list[int] = []
-    for start, end in zip(offsets, offsets[1:]):
-        dotted += rhs[start:end]
-        dotted.append(COMPLETE)
-    return dotted
+    A few rules (``SMALL_SECTION_ITEMS`` or fewer) in Python, more with numpy: a numpy call
+    costs ~5 us (more on its first call in a process), a loop over rfc.lark's 622 rules
+    ~0.2 ms against ~0.1 ms for the scatter."""
+    n_rules = len(lhs)
+    if n_rules <= SMALL_SECTION_ITEMS:
+        first, dotted = [], []
+        for start, end in zip(offsets, offsets[1:]):
+            first.append(len(dotted))
+            dotted += rhs[start:end]
+            dotted.append(COMPLETE)
+        return [n_terminals + x for x in lhs], first, dotted
+    bounds, symbols = c.array("rule_rhs_offsets"), c.array("rule_rhs")
+    rule_numbers = np.arange(n_rules)
+    flat = np.full(symbols.size + n_rules, COMPLETE, dtype=np.int32)
+    flat[np.arange(symbols.size) + np.repeat(rule_numbers, bounds[1:] - bounds[:-1])] = symbols  # r places later
+    return (c.array("rule_lhs") + n_terminals).tolist(), (bounds[:-1] + rule_numbers).tolist(), flat.tolist()
 
 
 @dataclass(frozen=True)
@@ -318,12 +330,6 @@ def _bounded_items(c: Container, name: str, limit: int) -> memoryview:
     return items
 
 
-def _bounded_list(c: Container, name: str, limit: int) -> list[int]:
-    """``_bounded_items`` as a list (one ``tolist``: a list reads as fast as a tuple, and is made
-    in one C loop where ``tuple(items)`` steps the memoryview's iterator)."""
-    return _bounded_items(c, name, limit).tolist()
-
-
 def _offset_items(c: Container, name: str, total: int) -> memoryview:
     """A CSR offsets section's items: starting at 0, never decreasing, ending at ``total``."""
     items = c.items(name)
@@ -334,12 +340,7 @@ def _offset_items(c: Container, name: str, total: int) -> memoryview:
     return items
 
 
-def _offset_list(c: Container, name: str, total: int) -> list[int]:
-    """``_offset_items`` as a list."""
-    return _offset_items(c, name, total).tolist()
-
-
-def _check_dots(c: Container, rules: list[int], dots: list[int], offsets: list[int]) -> None:
+def _check_dots(c: Container, rules: memoryview, dots: memoryview, offsets: memoryview) -> None:
     """Every predicted item's dot in ``[0, length of its rule]`` (the rules and offsets already checked)."""
     if len(dots) > SMALL_SECTION_ITEMS:
         offsets_array, dot, rule = c.array("rule_rhs_offsets"), c.array("prediction_dot"), c.array("prediction_rule")
