@@ -33,7 +33,7 @@ def table_sections(
     _check_table(table, vocab_size)
     masks = encode_masks(table.masks, vocab_size, table.mask_rows)
     rows = token_rows(table.live_tokens, table.token_class_offsets, table.token_class_data, vocab_size, token_layout,
-                      groups=table.token_groups)
+                      groups=table.token_groups, coarse_groups=table.coarse_token_groups)
     arrays = {
         "byte_classes": table.byte_classes,
         "class_transitions": (table.class_transitions.astype(np.int64) + 1).astype(state_dtype(table.n_states)),

@@ -79,6 +79,7 @@ def compute_mask_table(
     live = _live_tokens(expander, hits, slices, interner, vocab.size)
     offsets, data = class_sequences(vocab, live, alphabet.class_of_byte)
     groups = _group_numbers(plan, expander, trie, alphabet, live)
+    coarse_groups = _coarse_group_numbers(plan, expander, live)
     timings["tables_ms"] = _ms_since(t2)
 
     stats = {
@@ -104,6 +105,7 @@ def compute_mask_table(
         token_class_offsets=offsets,
         token_class_data=data,
         token_groups=groups,
+        coarse_token_groups=coarse_groups,
         stats=stats,
     )
 
@@ -175,6 +177,24 @@ def _group_numbers(plan: WalkPlan, expander: HitExpander, trie: TokenTrie, alpha
     if nodes is not None and (not nodes.size or int(nodes.max()) < plan.class_trie.n_nodes):
         return lambda: nodes
     return lambda: class_sequence_groups(trie, alphabet.class_of_byte, live)
+
+
+def _coarse_group_numbers(plan: WalkPlan, expander: HitExpander,
+                          live: np.ndarray) -> Callable[[], np.ndarray] | None:
+    """With muting, the class-trie node a live token ends at (-1: none), on demand: the walk's
+    classes merge bytes only muted states tell apart, so equal class sequences end at one node
+    (not conversely).  ``MaskTable.coarse_token_groups``: the writer's floor under the shared
+    layout, which spares most JSON Schemas ``_group_numbers``' pass over the trie.  Without
+    muting the exact numbers are free and this is not needed."""
+    if not plan.muted.any():
+        return None
+    n_nodes = plan.class_trie.n_nodes
+
+    def coarse() -> np.ndarray:
+        nodes = expander.class_nodes_of(live)
+        return np.where(nodes < n_nodes, nodes, -1)
+
+    return coarse
 
 
 def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Slices, options: MaskOptions) -> WalkPlan:
