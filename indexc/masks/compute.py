@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import expand_runs, ragged_groups, ragged_hashes, sorted_unique
+from indexc.arrays import expand_runs, ragged_groups, ragged_hashes, ragged_unique, sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_byte_pairs, dead_bytes
 from indexc.masks.class_trie import build_class_trie
@@ -152,17 +152,44 @@ def _distinct_masks(dfa: ByteDFA, plan: WalkPlan, slices: Slices, steps: FirstSt
                                                 dict[int, np.ndarray]]:
     """The distinct masks of the walked origins, in first-use order, each origin's mask id, and
     the bitset rows of the masks expanded as vocabulary-sized flags (``MaskTable.mask_rows``)."""
-    origins = steps.origins
-    interner = MaskInterner()
-    key_ids = [interner.add(hits.key_of(steps.of(k)), bool(dfa.accepting[state]), int(plan.slice_of_state[state]))
-               for k, state in enumerate(origins.tolist())]
+    interner, key_ids = _intern_keys(dfa, plan, steps, hits)
     expander = HitExpander(plan, vocab.size)
     held = 3 * dfa.transitions.nbytes + hits.nbytes
     tokens_per_content = hits.token_bounds(expander)
     compile_limits.check_memory(held + _mask_bytes(tokens_per_content, interner, slices, vocab.size),
                                 f"{len(interner):,} masks")
     masks, mask_of_key, rows = _expand_masks(expander, hits, tokens_per_content, slices, interner, vocab)
-    return masks, mask_of_key[np.array(key_ids, dtype=np.int64)].astype(np.int32), interner, expander, rows
+    return masks, mask_of_key[key_ids].astype(np.int32), interner, expander, rows
+
+
+def _intern_keys(dfa: ByteDFA, plan: WalkPlan, steps: FirstSteps, hits: "StartHits") -> tuple[MaskInterner, np.ndarray]:
+    """Each origin's mask key (accepting, slice, its starts' content ids) interned in first-use
+    order, and each origin's key id.
+
+    The keys are built and grouped for all origins at once (one CSR row each, grouped exactly
+    by ``arrays.ragged_unique``), then only each distinct key's first origin goes through the
+    interner, so the ids are the ones a loop over the origins would give: that loop cost ~9 us
+    an origin (BFCL_java_0: 1,298 states, ~12 ms; this ~1 ms).
+    """
+    origins = steps.origins
+    content = hits.content_of_start[steps.ids]
+    owner = np.repeat(np.arange(origins.size, dtype=np.int64), np.diff(steps.offsets))
+    kept = content >= 0  # a start with no hits adds nothing to the key
+    owner, content = owner[kept], content[kept]
+    row_offsets = np.zeros(origins.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, minlength=origins.size) + 2, out=row_offsets[1:])
+    rows = np.empty(int(row_offsets[-1]), dtype=np.int64)
+    accepting = dfa.accepting[origins].astype(bool)
+    slice_ids = plan.slice_of_state[origins].astype(np.int64)
+    rows[row_offsets[:-1]] = accepting
+    rows[row_offsets[:-1] + 1] = slice_ids
+    in_row = np.arange(owner.size, dtype=np.int64) - np.searchsorted(owner, owner)  # rank within its origin
+    rows[row_offsets[owner] + 2 + in_row] = content
+    first, key_ids = ragged_unique(row_offsets, rows)
+    interner = MaskInterner()
+    for k in first.tolist():
+        interner.add(rows[row_offsets[k] + 2:row_offsets[k + 1]], bool(accepting[k]), int(slice_ids[k]))
+    return interner, key_ids
 
 
 def _group_numbers(plan: WalkPlan, expander: HitExpander, trie: TokenTrie, alphabet: ByteAlphabet,
@@ -348,11 +375,6 @@ class StartHits:
     def content(self, k: int) -> np.ndarray:
         start = self._first[k]
         return self._nodes[self._offsets[start]:self._offsets[start + 1]].astype(np.int64)
-
-    def key_of(self, starts: np.ndarray) -> np.ndarray:
-        """The content ids of a state's starts, in order, the empty ones left out."""
-        ids = self.content_of_start[starts]
-        return ids[ids >= 0]
 
     def of(self, key: np.ndarray) -> np.ndarray:
         """The hit set of a state with this key (disjoint subtrees: a concatenation), gathered
