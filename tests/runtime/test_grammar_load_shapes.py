@@ -139,3 +139,37 @@ def test_with_no_minimum_an_empty_region_is_still_built(monkeypatch):
     region = loop_exits.find_region(index._trie, empty)
     assert exits is not None and region is not None and not region.in_region.any()
     assert np.array_equal(exits.nodes, region.exit_nodes)
+
+
+def ascend_within_loops_plainly(exits: list[int], offsets: list[int]) -> bool:
+    loops = [exits[a:b] for a, b in zip(offsets, offsets[1:])]
+    return all(0 not in loop and all(x < y for x, y in zip(loop, loop[1:])) for loop in loops)
+
+
+@pytest.mark.parametrize("exits, offsets", [
+    ([5, 9, 2, 7], [0, 2, 4]),  # the second loop starts below the first's last exit: fine
+    ([5, 9, 2, 7], [0, 2, 2, 4]),  # an empty loop between them
+    ([5, 9, 2, 7], [0, 0, 4]),  # an empty first loop: 9 > 2 inside the second
+    ([5, 9, 9, 12], [0, 2, 4]),  # 9 ends one loop and starts the next
+    ([5, 9, 9, 12], [0, 3, 4]),  # 9 twice inside a loop
+    ([3, 0, 4], [0, 1, 3]),  # the root as an exit
+    ([0], [0, 1]),
+    ([7], [0, 1]),
+    ([4, 6, 8, 1, 2], [0, 3, 5]),
+    ([4, 6, 8, 1, 2], [0, 2, 5]),
+])
+def test_exits_ascend_within_each_stored_loop(exits, offsets):
+    """The load's vectorised test of ``loop_exit_nodes`` against the loops read one by one."""
+    found = loop_exits._exits_ascend_within_loops(np.array(exits, dtype="<i4"), memoryview(np.array(offsets, "<i4")))
+    assert found == ascend_within_loops_plainly(exits, offsets)
+
+
+def test_random_exit_lists_agree_with_the_plain_reading():
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        n_exits, n_loops = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+        exits = np.sort(rng.integers(0, 20, n_exits)) if rng.random() < 0.5 else rng.integers(0, 20, n_exits)
+        cuts = sorted(rng.integers(0, n_exits + 1, n_loops - 1).tolist())
+        offsets = [0, *cuts, n_exits]
+        found = loop_exits._exits_ascend_within_loops(exits.astype("<i4"), memoryview(np.array(offsets, "<i4")))
+        assert found == ascend_within_loops_plainly(exits.tolist(), offsets), (exits, offsets)
