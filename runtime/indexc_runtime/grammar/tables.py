@@ -371,6 +371,6 @@ def _ints(values: np.ndarray) -> memoryview:
 def _checked_offsets(c: Container, name: str, total: int) -> np.ndarray:
     """A CSR offsets section: starts at 0, never decreases, ends at ``total``."""
     offsets = c.array(name)
-    if offsets[0] != 0 or offsets[-1] != total or (offsets[1:] < offsets[:-1]).any():
+    if offsets[0] != 0 or offsets[-1] != total or _count(np.less(offsets[1:], offsets[:-1])):
         raise c.error(f"offsets must rise from 0 to {total}", name)
     return offsets
