@@ -62,26 +62,32 @@ class ClassTrie:
     def n_nodes(self) -> int:
         return int(self.node_class.shape[0])
 
-    @cached_property
+    @property
     def subtree_sizes(self) -> np.ndarray:
-        """int64 (n,): nodes in each node's subtree, itself included (bounds a walk started there).
+        """int64 (n,): nodes in each node's subtree, itself included (bounds a walk started there)."""
+        return self._sizes_and_heights[0]
 
-        Levels are contiguous id ranges (breadth first), and a level's nodes are grouped by
-        parent, so each level adds into its parents with one ``add.reduceat``, deepest first.
-        """
-        sizes = np.ones(self.n_nodes, dtype=np.int64)
-        for parents, first, (lo, hi) in self._levels_deepest_first():
-            sizes[parents] += np.add.reduceat(sizes[lo:hi], first)
-        return sizes
-
-    @cached_property
+    @property
     def heights(self) -> np.ndarray:
         """int64 (n,): levels below each node (0 for a leaf): the longest string a walk started
         there reads (``equivalence``)."""
+        return self._sizes_and_heights[1]
+
+    @cached_property
+    def _sizes_and_heights(self) -> tuple[np.ndarray, np.ndarray]:
+        """Subtree sizes and heights in one pass: every compile asks for both (``first_step``,
+        ``loop_jumps``), and the pass's index work is the same for the two.
+
+        Levels are contiguous id ranges (breadth first), and a level's nodes are grouped by
+        parent, so each level adds into its parents with one ``add.reduceat`` (and one
+        ``maximum.reduceat``), deepest first.
+        """
+        sizes = np.ones(self.n_nodes, dtype=np.int64)
         heights = np.zeros(self.n_nodes, dtype=np.int64)
         for parents, first, (lo, hi) in self._levels_deepest_first():
+            sizes[parents] += np.add.reduceat(sizes[lo:hi], first)
             heights[parents] = np.maximum.reduceat(heights[lo:hi], first) + 1
-        return heights
+        return sizes, heights
 
     @cached_property
     def level_ranges(self) -> list[tuple[int, int]]:
@@ -239,9 +245,11 @@ def build_class_trie(
         byte_nodes, byte_node_offsets = view.node[positions], position_offsets
     else:
         byte_nodes, byte_node_offsets = np.zeros(0, np.int64), np.zeros(n_nodes + 1, np.int64)
-    return ClassTrie(levels.node_class, _offsets_of(np.bincount(levels.parent_of, minlength=n_nodes)) + 1,
-                     token_offsets, tokens, int(trie.n_tokens - tokens.size), byte_node_offsets, byte_nodes,
-                     levels.max_level_width)
+    built = ClassTrie(levels.node_class, _offsets_of(np.bincount(levels.parent_of, minlength=n_nodes)) + 1,
+                      token_offsets, tokens, int(trie.n_tokens - tokens.size), byte_node_offsets, byte_nodes,
+                      levels.max_level_width)
+    built.__dict__["parents"] = np.concatenate(([-1], levels.parent_of))  # known here: the cached property's value
+    return built
 
 
 @dataclass(frozen=True)

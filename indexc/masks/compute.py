@@ -385,6 +385,15 @@ class StartHits:
         _, position = expand_runs(lo, self._offsets[held_by + 1] - lo)
         return self._nodes[position].astype(np.int64)
 
+    def of_many(self, keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The hit sets of several keys end to end: (index of the key each node is for, the nodes)."""
+        contents = np.concatenate(keys) if keys else np.zeros(0, np.int64)
+        key_of_content = np.repeat(np.arange(len(keys), dtype=np.int64), [key.size for key in keys])
+        held_by = self._first[contents]
+        lo = self._offsets[held_by]
+        content, position = expand_runs(lo, self._offsets[held_by + 1] - lo)
+        return key_of_content[content], self._nodes[position].astype(np.int64)
+
     def token_bounds(self, expander: HitExpander) -> np.ndarray:
         """Tokens ended by each content's nodes."""
         return expander.token_bounds([self.content(k) for k in range(len(self))])
@@ -406,26 +415,27 @@ def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np
     eos = np.array(sorted(set(vocab.eos_ids)), dtype=np.int64)
     empty = np.zeros(vocab.size, dtype=bool)
     slice_rows = [_flag_row(vocab.size, tokens) for tokens in slices.tokens]
+    # The token count is exact (each token ends at one node, the parts are disjoint), so
+    # equal masks take the same branch and meet under the same kind of key.
+    counts = [int(tokens_per_content[key].sum()) + (slices.tokens[slice_id].size if slice_id >= 0 else 0)
+              + (eos.size if accepting else 0)
+              for key, accepting, slice_id in zip(interner.keys, interner.accepting, interner.slice_ids)]
+    chosen = [k for k, count in enumerate(counts) if count <= SMALL_MASK_TOKENS]
+    short = _short_masks(expander, hits, slices, interner, eos, chosen, [counts[k] for k in chosen], vocab.size)
     masks: list[np.ndarray] = []
     rows: dict[int, np.ndarray] = {}
     ids_of: dict[bytes, int] = {}
     mask_of_key = np.empty(len(interner), dtype=np.int64)
     for k, (key, accepting, slice_id) in enumerate(zip(interner.keys, interner.accepting, interner.slice_ids)):
         compile_limits.check_time("mask expansion")
-        # The token count is exact (each token ends at one node, the parts are disjoint), so
-        # equal masks take the same branch and meet under the same kind of key.
-        in_slice = slices.tokens[slice_id] if slice_id >= 0 else eos[:0]
-        count = int(tokens_per_content[key].sum()) + in_slice.size + (eos.size if accepting else 0)
-        if count <= SMALL_MASK_TOKENS:  # a short list: sort it, no vocabulary-sized row
-            parts = [expander.tokens(hits.of(key)), in_slice, eos if accepting else eos[:0]]
-            ids = sorted_unique(np.concatenate(parts)).astype(np.int32)
+        ids = short.get(k)
+        if ids is not None:  # a short list, sorted: no vocabulary-sized row
             dedupe_key = b"ids" + ids.tobytes()
         else:
             flags = (slice_rows[slice_id] if slice_id >= 0 else empty).copy()
             expander.mark(hits.of(key), flags)
             if accepting:
                 flags[eos] = True
-            ids = None
             row = bitset_row(flags)
             dedupe_key = b"row" + row.tobytes()  # 16 KB for 128k ids: cheaper to hash than the ids
         mask_of_key[k] = ids_of.setdefault(dedupe_key, len(masks))
@@ -434,6 +444,49 @@ def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np
                 rows[len(masks)] = row
             masks.append(ids if ids is not None else np.flatnonzero(flags).astype(np.int32))
     return tuple(masks), mask_of_key, rows
+
+
+SHORT_BATCH_TOKENS = 1 << 20  # token ids of short masks sorted in one pass (~16 MB of temporaries)
+
+
+def _short_masks(expander: HitExpander, hits: StartHits, slices: Slices, interner: MaskInterner, eos: np.ndarray,
+                 chosen: list[int], sizes: list[int], vocab_size: int) -> dict[int, np.ndarray]:
+    """The sorted int32 token ids of the short masks ``chosen`` (key indices), by key index.
+
+    A batch of masks at a time (up to ``SHORT_BATCH_TOKENS`` ids): their hit sets' tokens,
+    slice tokens and eos ids tagged with the mask's place in the batch, one sort of
+    (place x vocabulary + token), neighbours compared, cut at the places.  The loop it replaced
+    made ~10 numpy calls per mask (~95 us each: 173 short masks of JME_41, ~16 ms).
+    """
+    short: dict[int, np.ndarray] = {}
+    for batch in _short_batches(chosen, sizes):
+        place, nodes = hits.of_many([interner.keys[k] for k in batch])
+        tagged = [expander.tagged_tokens(place, nodes)]
+        for i, k in enumerate(batch):
+            slice_id = interner.slice_ids[k]
+            extra = [slices.tokens[slice_id]] if slice_id >= 0 else []
+            extra += [eos] if interner.accepting[k] else []
+            tagged += [i * vocab_size + part.astype(np.int64) for part in extra]
+        ordered = sorted_unique(np.concatenate(tagged)) if tagged else np.zeros(0, np.int64)
+        place_of, token = np.divmod(ordered, vocab_size)
+        bounds = np.searchsorted(place_of, np.arange(len(batch) + 1))
+        token = token.astype(np.int32)
+        for i, k in enumerate(batch):
+            short[k] = token[bounds[i]:bounds[i + 1]].copy()
+    return short
+
+
+def _short_batches(chosen: list[int], sizes: list[int]) -> list[list[int]]:
+    """``chosen`` cut into consecutive runs of at most ``SHORT_BATCH_TOKENS`` tokens (one mask at least)."""
+    batches: list[list[int]] = []
+    total = 0
+    for k, size in zip(chosen, sizes):
+        if not batches or total + size > SHORT_BATCH_TOKENS:
+            batches.append([])
+            total = 0
+        batches[-1].append(k)
+        total += size
+    return batches
 
 
 def _mask_bytes(tokens_per_content: np.ndarray, interner: MaskInterner, slices: Slices, vocab_size: int) -> int:
