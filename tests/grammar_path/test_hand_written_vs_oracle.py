@@ -63,18 +63,21 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("loop_exits, numpy_levels", [(False, False), (True, False), (True, True)],
-                         ids=["root_starts", "loop_exits", "loop_exits_numpy_levels"])
+@pytest.mark.parametrize("loop_exits, levels", [(False, "python"), (True, "python"), (True, "numpy"),
+                                                 (True, "numpy_then_python")],
+                         ids=["root_starts", "loop_exits", "loop_exits_numpy_levels", "loop_exits_handed_to_python"])
 @pytest.mark.parametrize("boundary_masks", [True, False], ids=["boundary_masks", "live_walk_only"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, loop_exits, numpy_levels, tmp_path,
+def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, loop_exits, levels, tmp_path,
                                                    monkeypatch):
     import indexc_runtime.grammar.loop_exits as exits
     import indexc_runtime.grammar.walker as walker
 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1 if loop_exits else 1 << 40)  # every loop, or none
-    if numpy_levels:  # small vocabularies never fill a numpy level: force them (and the loop jumps in them)
+    if levels != "python":  # small vocabularies never fill a numpy level: force them (and the loop jumps in them)
         monkeypatch.setattr(walker, "NARROW", 0)
+        # "numpy": never hand a level's live pairs to the Python tail; else once they hold 3 tokens or fewer
+        monkeypatch.setattr(walker, "TAIL_TOKENS", -1 if levels == "numpy" else 3)
     ir, pieces = CASES[name]
     vocab = small_vocabulary(pieces)
     index = compiled_index(ir, vocab, tmp_path, boundary_masks=boundary_masks)
@@ -92,6 +95,7 @@ def test_the_walk_jumps_over_a_loop_region_that_starts_below_the_root(tmp_path, 
 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1)
     monkeypatch.setattr(walker, "NARROW", 0)
+    monkeypatch.setattr(walker, "TAIL_TOKENS", -1)
     taken = []
     jumps = walker.MaskWalker._loop_jumps
 

@@ -55,6 +55,7 @@ def test_masks_equal_the_oracle_along_random_walks(name, tmp_path, monkeypatch):
     import indexc_runtime.grammar.walker as walker
 
     monkeypatch.setattr(walker, "NARROW", 0)  # numpy levels too, not only the Python tail
+    monkeypatch.setattr(walker, "TAIL_TOKENS", -1)
     ir, pieces = CASES[name]
     vocab = small_vocabulary(pieces)
     index = compiled_index(ir, vocab, tmp_path)
