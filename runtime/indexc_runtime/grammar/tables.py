@@ -107,8 +107,12 @@ def _shifted_down(raw: np.ndarray, n_states: int) -> np.ndarray:
     The table is the one copy the lexer's load makes (``next_flat`` must give -1 for a dead
     lexeme, and the mapped file is read-only): rfc.lark's 2,252 states x 64 classes are 144k
     entries, whose int32 copy and shift cost ~0.3 ms of a fresh process (mostly the first
-    touches of 576 KB); int16 halves that."""
-    signed = np.int8 if n_states < 1 << 7 else np.int16 if n_states < 1 << 15 else np.int32
+    touches of 576 KB); int16 halves that.  When the stored width is already that width, the
+    values are read as signed in place (every one is at most ``n_states``, below the sign bit)
+    and no cast runs (~0.12 -> ~0.11 ms)."""
+    signed = np.dtype(np.int8 if n_states < 1 << 7 else np.int16 if n_states < 1 << 15 else np.int32)
+    if raw.dtype.itemsize == signed.itemsize:
+        return np.subtract(raw.view(raw.dtype.str.replace("u", "i")), signed.type(1), dtype=signed)
     return np.subtract(raw, 1, dtype=signed, casting="unsafe")
 
 
