@@ -317,6 +317,27 @@ def class_levels(view: BreadthFirstTrie, class_of_byte: np.ndarray, n_classes: i
                        np.concatenate(parents), max_level_width)
 
 
+def sequence_numbers(view: BreadthFirstTrie, class_of_byte: np.ndarray) -> np.ndarray:
+    """int64 per position: equal numbers iff equal class sequences from the root (the class
+    node ids ``class_levels`` gives with nothing pruned, the same values).
+
+    Nothing is pruned, so every level is a whole range of positions whose parents are all
+    numbered: per level a gather of the parents' numbers and one ``_number_keys``, none of
+    the frontier and class-node bookkeeping the class trie needs (Llama-3, a 61-class
+    alphabet, all 274k positions: ~28 -> ~17-22 ms CPU, interleaved).
+    """
+    cls = np.ascontiguousarray(class_of_byte, dtype=np.int64)[view.byte]
+    width = int(class_of_byte.max(initial=0)) + 1
+    numbers = np.zeros(view.n_positions, dtype=np.int64)
+    next_id = 1
+    for depth in range(1, len(view.level_offsets) - 1):
+        lo, hi = view.level_offsets[depth], view.level_offsets[depth + 1]
+        unique_keys, inverse, _ = _number_keys(numbers[view.parent[lo:hi]] * width + cls[lo:hi])
+        numbers[lo:hi] = next_id + inverse
+        next_id += unique_keys.size
+    return numbers
+
+
 def _level(view: BreadthFirstTrie, frontier: np.ndarray, depth: int, cls: np.ndarray, dead_byte: np.ndarray | None,
            flat_pair: np.ndarray | None, class_of_position: np.ndarray, n_classes: int,
            next_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
