@@ -361,13 +361,15 @@ class MaskWalker:
         pop, push, found = stack.pop, stack.append, []
         while stack:
             node, config = pop()
+            byte_class = node_class[node]
+            config_after = rows[config][byte_class]
+            if config_after == DEAD:  # known dead: no coverage test (most popped pairs)
+                continue
             lo, hi = token_start[node], subtree_end[node]
             allowed = (prefix[hi >> 5] + (bits[hi >> 5] & ((1 << (hi & 31)) - 1)).bit_count()
                        - prefix[lo >> 5] - (bits[lo >> 5] & ((1 << (lo & 31)) - 1)).bit_count())
             if allowed == hi - lo:  # covered: the transition into it is never asked
                 continue
-            byte_class = node_class[node]
-            config_after = rows[config][byte_class]
             if config_after == UNKNOWN and child_offsets[node] != child_offsets[node + 1]:
                 config_after = fill(config, byte_class)  # a leaf needs none: UNKNOWN means alive
             if config_after == DEAD:
