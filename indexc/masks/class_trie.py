@@ -8,18 +8,19 @@ byte); one sort per level numbers the keys.  Class nodes are thus numbered in br
 order with the children of a node contiguous and sorted by class, which is the CSR layout the
 frontier walk wants, for free.
 
-The byte trie is read through its breadth-first view (``BreadthFirstTrie``: nodes renumbered
-by level, so a level, and a node's children, are ranges of positions), which depends on the
-trie alone and is cached per trie object: a MaskBench run compiles hundreds of schemas against
-one trie.  Each level's sort also gives its positions grouped by class node, so the class
-nodes' tokens and byte nodes come out of it with no sort over the whole trie.
+A level that is mostly alive is read whole through the trie's breadth-first view
+(``BreadthFirstTrie``: per position in ``trie.level_nodes``, the node, its parent, its byte),
+which depends on the trie alone and is cached per trie object (a MaskBench run compiles
+hundreds of schemas against one trie) and never built by a compile whose levels stay narrow.
+Each level's sort also gives its nodes grouped by class node, so the class nodes' tokens and
+byte nodes come out of it with no sort over the whole trie.
 
 Dead-byte pruning happens on the way: the class trie is built breadth first from the root,
 and a child whose byte is dead in every state, or whose byte cannot follow its parent's byte
 in any state, is simply not taken, so its whole subtree is never touched.  The cost is the
 number of surviving nodes: a digits regex over Llama-3 touches a few thousand of the 274k
 nodes (~1 ms), where marking dead subtrees over the whole trie first cost ~10-15 ms whatever
-the regex.  A level whose frontier's children are most of it is read as one range.
+the regex.
 
 Numbers (Llama-3, 274k byte nodes, median of 5, in process, warm): a JSON Schema's 49-class
 muted alphabet (MaskBench kb_128: 135,725 class nodes, byte nodes kept) ~28 ms, ~50 ms before
@@ -132,24 +133,20 @@ class ClassTrie:
 
 @dataclass(frozen=True)
 class BreadthFirstTrie:
-    """The byte trie renumbered breadth first: what the class trie is built from.
+    """The byte trie's levels as ranges: what a level read whole needs, without a gather.
 
-    A *position* is a byte node's rank in ``trie.level_nodes`` (by depth, then id).  A level
-    is then a range of positions, and since ids are in pre-order, the nodes of a level are
-    grouped by parent in the parent level's order: the children of a position are a range of
-    positions too, and a frontier's children come out in position order.  Everything here
-    depends on the trie alone, so it is built once per trie (``breadth_first``) and each
-    compile only reads it (Llama-3: 274k positions, ~8 MB, ~12 ms to build).
+    A *position* is a byte node's rank in ``trie.level_nodes`` (by depth, then id), so a level
+    is a range of positions, and each array here holds, per position, what the class trie's
+    wide levels read of the node there.  It depends on the trie alone, so it is built once
+    per trie (``breadth_first``), and only when a level is read whole: a small regex, whose
+    frontiers stay narrow, never builds it (Llama-3: 274k positions, ~7 MB, ~5-15 ms).
     """
 
-    node: np.ndarray  # int64 (n,): the byte-trie node at each position
+    node: np.ndarray  # int64 (n,): the byte-trie node at each position (``trie.level_nodes``)
     level_offsets: tuple[int, ...]  # level d is positions [level_offsets[d], level_offsets[d + 1])
-    parent: np.ndarray  # int64 (n,): the parent's position (the root's: 0)
-    byte: np.ndarray  # uint8 (n,): the byte of the edge into the position
+    parent: np.ndarray  # int64 (n,): the parent's node id (the root's: 0)
+    byte: np.ndarray  # uint8 (n,): the byte of the edge into the node
     pair: np.ndarray  # int64 (n,): parent byte * 256 + byte (an index into a flat ``dead_pair``)
-    child_offsets: np.ndarray  # int64 (n + 1,): children of p are positions child_offsets[p]:child_offsets[p + 1]
-    tokens: np.ndarray  # int32: the text tokens position by position (the trie's order within a node)
-    token_offsets: np.ndarray  # int64 (n + 1,): the tokens ending at p are tokens[token_offsets[p]:token_offsets[p + 1]]
 
     @property
     def n_positions(self) -> int:
@@ -158,32 +155,13 @@ class BreadthFirstTrie:
 
 def _breadth_first_of(trie: TokenTrie) -> BreadthFirstTrie:
     node = trie.level_nodes.astype(np.int64)
-    position = np.empty(node.size, dtype=np.int64)
-    position[node] = np.arange(node.size)
-    parent = position[np.maximum(trie.parent[node], 0)]
+    parent = np.maximum(trie.parent[node], 0).astype(np.int64)
     byte = trie.byte[node]
-    counts = (trie.child_offsets[node + 1] - trie.child_offsets[node]).astype(np.int64)
-    child_offsets = np.ones(node.size + 1, dtype=np.int64)  # position 0 is the root: children from 1
-    np.cumsum(counts, out=child_offsets[1:])
-    child_offsets[1:] += 1
-    starts = trie.token_start[node].astype(np.int64)
-    token_counts = trie.token_end[node].astype(np.int64) - starts
-    _, in_sorted = expand_runs(starts, token_counts)
-    token_offsets = np.zeros(node.size + 1, dtype=np.int64)
-    np.cumsum(token_counts, out=token_offsets[1:])
-    return BreadthFirstTrie(
-        node=node,
-        level_offsets=tuple(int(x) for x in trie.level_offsets),
-        parent=parent,
-        byte=byte,
-        pair=byte[parent].astype(np.int64) * 256 + byte,
-        child_offsets=child_offsets,
-        tokens=trie.sorted_tokens[in_sorted].astype(np.int32),
-        token_offsets=token_offsets,
-    )
+    return BreadthFirstTrie(node, tuple(int(x) for x in trie.level_offsets), parent, byte,
+                            trie.byte[parent].astype(np.int64) * 256 + byte)
 
 
-MAX_CACHED_TRIES = 2  # breadth-first views kept (~8 MB each for Llama-3): a process serves one or two tokenizers
+MAX_CACHED_TRIES = 2  # breadth-first views kept (~7 MB each for Llama-3): a process serves one or two tokenizers
 _BREADTH_FIRST: dict[int, tuple[weakref.ref, BreadthFirstTrie]] = {}
 
 
@@ -192,9 +170,9 @@ def breadth_first(trie: TokenTrie) -> BreadthFirstTrie:
     ``MAX_CACHED_TRIES`` of them, the oldest dropped first).
 
     Why a cache: a MaskBench run or ``indexc build`` compiles hundreds of constraints against
-    one trie, and this view is ~12 ms of each class trie otherwise.  Keyed by the trie object
-    (its id, checked through a weak reference, so a new trie at a recycled id is never served
-    another's view); the trie's arrays are never written after it is built.
+    one trie, and the view costs ~5-15 ms to build.  Keyed by the trie object (its id, checked
+    through a weak reference, so a new trie at a recycled id is never served another's view);
+    the trie's arrays are never written after it is built.
     """
     entry = _BREADTH_FIRST.get(id(trie))
     if entry is not None and entry[0]() is trie:
@@ -231,18 +209,17 @@ def build_class_trie(
     state uses.  ``with_byte_nodes`` also returns which byte nodes each class node
     stands for (what the walk needs to leave class mode at a muted state).
     """
-    view = breadth_first(trie)
-    levels = class_levels(view, class_of_byte, n_classes, dead_byte if prune_dead else None,
+    levels = class_levels(trie, class_of_byte, n_classes, dead_byte if prune_dead else None,
                           dead_pair if prune_dead else None)
     n_nodes = levels.n_nodes
-    positions = levels.positions_by_class
-    position_offsets = _offsets_of(np.bincount(levels.class_of_position[positions], minlength=n_nodes))
-    first = view.token_offsets[positions]
-    token_counts = view.token_offsets[positions + 1] - first
-    tokens = view.tokens[expand_runs(first, token_counts)[1]]
-    token_offsets = np.concatenate(([0], np.cumsum(token_counts)))[position_offsets]
+    nodes = levels.nodes_by_class
+    node_offsets = _offsets_of(np.bincount(levels.class_node[nodes], minlength=n_nodes))
+    first = trie.token_start[nodes].astype(np.int64)
+    token_counts = trie.token_end[nodes].astype(np.int64) - first
+    tokens = trie.sorted_tokens[expand_runs(first, token_counts)[1]].astype(np.int32, copy=False)
+    token_offsets = np.concatenate(([0], np.cumsum(token_counts)))[node_offsets]
     if with_byte_nodes:
-        byte_nodes, byte_node_offsets = view.node[positions], position_offsets
+        byte_nodes, byte_node_offsets = nodes, node_offsets
     else:
         byte_nodes, byte_node_offsets = np.zeros(0, np.int64), np.zeros(n_nodes + 1, np.int64)
     built = ClassTrie(levels.node_class, _offsets_of(np.bincount(levels.parent_of, minlength=n_nodes)) + 1,
@@ -254,10 +231,10 @@ def build_class_trie(
 
 @dataclass(frozen=True)
 class ClassLevels:
-    """The class trie's nodes, numbered breadth first, and the class node of every position."""
+    """The class trie's nodes, numbered breadth first, and the class node of every byte node."""
 
-    class_of_position: np.ndarray  # int64 (positions,): its class node, -1 where pruned
-    positions_by_class: np.ndarray  # int64: the kept positions, by class node, ascending within one
+    class_node: np.ndarray  # int64 (byte nodes,): its class node, -1 where pruned
+    nodes_by_class: np.ndarray  # int64: the kept byte nodes, by class node, ascending within one
     node_class: np.ndarray  # int32 (n,): class of the edge into each class node (root: -1)
     parent_of: np.ndarray  # int64 (n - 1,): parent of class nodes 1..n-1, non-decreasing
     max_level_width: int
@@ -267,43 +244,44 @@ class ClassLevels:
         return int(self.node_class.size)
 
 
-SMALL_LEVEL = 64  # frontier positions up to which a level is done in Python (~15 us, not ~60 us of numpy calls)
+SMALL_LEVEL = 64  # frontier nodes up to which a level is done in Python (~15 us, not ~60 us of numpy calls)
 DENSE_LEVEL = 2  # a level is read whole when the frontier's children are more than 1/DENSE_LEVEL of it
 
 
-def class_levels(view: BreadthFirstTrie, class_of_byte: np.ndarray, n_classes: int,
+def class_levels(trie: TokenTrie, class_of_byte: np.ndarray, n_classes: int,
                  dead_byte: np.ndarray | None = None, dead_pair: np.ndarray | None = None) -> ClassLevels:
-    """Number the class nodes level by level: a position's class node is keyed by (its parent's
+    """Number the class nodes level by level: a byte node's class node is keyed by (its parent's
     class node, the class of its byte), and one ``_number_keys`` per level numbers the keys in
     order, so class nodes come breadth first with each node's children contiguous and sorted
-    by class.  A position under a dead byte (``dead_byte``) or a dead pair (``dead_pair``,
-    below the first level) gets no class node, nor does anything below it.
+    by class.  A node under a dead byte (``dead_byte``) or a dead pair (``dead_pair``, below
+    the first level) gets no class node, nor does anything below it.
 
-    Each level takes the frontier's children (a wide level whose frontier's children are most
-    of it is read as a whole range: one gather and a filter instead of the CSR expansion);
-    a narrow one is done in Python (``_SmallLevels``).  Llama-3 under a 49-class JSON Schema
-    alphabet (136k class nodes): ~20 ms.
+    Each level takes the frontier's children (a level whose frontier's children are most of
+    it is read whole through the breadth-first view: slices and one gather, instead of the CSR
+    expansion); a narrow one is done in Python (``_SmallLevels``).  Kept nodes come in
+    ascending id order either way (a level's nodes are grouped by parent, in the parents'
+    order).  Llama-3 under a 49-class JSON Schema alphabet (136k class nodes): ~20 ms.
     """
     cls = np.ascontiguousarray(class_of_byte, dtype=np.int64)
-    class_of_position = np.full(view.n_positions, -1, dtype=np.int64)
-    class_of_position[0] = 0
+    class_node = np.full(trie.n_nodes, -1, dtype=np.int64)
+    class_node[0] = 0
     flat_pair = None if dead_pair is None else np.ascontiguousarray(dead_pair, dtype=bool).reshape(-1)
     parents: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     classes: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
     by_class: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
     narrow = _NarrowRun(parents, classes, by_class, n_classes)
-    small = _SmallLevels(view, cls, dead_byte, flat_pair, class_of_position, n_classes)
+    small = _SmallLevels(trie, cls, dead_byte, flat_pair, class_node, n_classes)
     frontier: np.ndarray | list[int] = [0]
     next_id, max_level_width = 1, 1
-    for depth in range(1, len(view.level_offsets) - 1):
+    for depth in range(1, trie.level_offsets.size - 1):
         if len(frontier) <= SMALL_LEVEL:
             frontier, distinct, ordered = small.level(frontier, depth, next_id)
             narrow.add(distinct, ordered)
             width = len(distinct)
         else:
             narrow.flush()
-            frontier, unique_keys, order = _level(view, np.asarray(frontier), depth, cls, dead_byte, flat_pair,
-                                                  class_of_position, n_classes, next_id)
+            frontier, unique_keys, order = _level(trie, np.asarray(frontier), depth, cls, dead_byte, flat_pair,
+                                                  class_node, n_classes, next_id)
             parents.append(unique_keys // n_classes)
             classes.append(unique_keys % n_classes)
             by_class.append(frontier[order])
@@ -313,65 +291,69 @@ def class_levels(view: BreadthFirstTrie, class_of_byte: np.ndarray, n_classes: i
         next_id += width
         max_level_width = max(max_level_width, width)
     narrow.flush()
-    return ClassLevels(class_of_position, np.concatenate(by_class), np.concatenate(classes).astype(np.int32),
+    return ClassLevels(class_node, np.concatenate(by_class), np.concatenate(classes).astype(np.int32),
                        np.concatenate(parents), max_level_width)
 
 
-def sequence_numbers(view: BreadthFirstTrie, class_of_byte: np.ndarray) -> np.ndarray:
-    """int64 per position: equal numbers iff equal class sequences from the root (the class
+def sequence_numbers(trie: TokenTrie, class_of_byte: np.ndarray) -> np.ndarray:
+    """int64 per byte node: equal numbers iff equal class sequences from the root (the class
     node ids ``class_levels`` gives with nothing pruned, the same values).
 
-    Nothing is pruned, so every level is a whole range of positions whose parents are all
-    numbered: per level a gather of the parents' numbers and one ``_number_keys``, none of
-    the frontier and class-node bookkeeping the class trie needs (Llama-3, a 61-class
-    alphabet, all 274k positions: ~28 -> ~17-22 ms CPU, interleaved).
+    Nothing is pruned, so every level is read whole, its parents all numbered: per level a
+    gather of the parents' numbers and one ``_number_keys``, none of the frontier and
+    class-node bookkeeping the class trie needs (Llama-3, a 61-class alphabet, all 274k nodes:
+    ~28 -> ~17-22 ms CPU, interleaved).
     """
+    view = breadth_first(trie)
     cls = np.ascontiguousarray(class_of_byte, dtype=np.int64)[view.byte]
     width = int(class_of_byte.max(initial=0)) + 1
-    numbers = np.zeros(view.n_positions, dtype=np.int64)
+    numbers = np.zeros(trie.n_nodes, dtype=np.int64)
     next_id = 1
     for depth in range(1, len(view.level_offsets) - 1):
         lo, hi = view.level_offsets[depth], view.level_offsets[depth + 1]
         unique_keys, inverse, _ = _number_keys(numbers[view.parent[lo:hi]] * width + cls[lo:hi])
-        numbers[lo:hi] = next_id + inverse
+        numbers[view.node[lo:hi]] = next_id + inverse
         next_id += unique_keys.size
     return numbers
 
 
-def _level(view: BreadthFirstTrie, frontier: np.ndarray, depth: int, cls: np.ndarray, dead_byte: np.ndarray | None,
-           flat_pair: np.ndarray | None, class_of_position: np.ndarray, n_classes: int,
+def _level(trie: TokenTrie, frontier: np.ndarray, depth: int, cls: np.ndarray, dead_byte: np.ndarray | None,
+           flat_pair: np.ndarray | None, class_node: np.ndarray, n_classes: int,
            next_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One wide level, vectorised: (its kept positions, ascending; the sorted distinct keys
-    numbering their class nodes from ``next_id``; the kept positions' order by class node,
-    stable); ``class_of_position`` of the kept ones is set."""
-    first = view.child_offsets[frontier]
-    counts = view.child_offsets[frontier + 1] - first
-    lo, hi = view.level_offsets[depth], view.level_offsets[depth + 1]
+    """One wide level, vectorised: (its kept nodes, ascending; the sorted distinct keys
+    numbering their class nodes from ``next_id``; the kept nodes' order by class node,
+    stable); ``class_node`` of the kept ones is set."""
+    first = trie.child_offsets[frontier].astype(np.int64)
+    counts = trie.child_offsets[frontier + 1] - first
+    lo, hi = int(trie.level_offsets[depth]), int(trie.level_offsets[depth + 1])
     if int(counts.sum()) * DENSE_LEVEL > hi - lo:  # most of the level: read it whole
-        parent_class = class_of_position[view.parent[lo:hi]]
+        view = breadth_first(trie)
+        parent_class = class_node[view.parent[lo:hi]]
         alive = parent_class >= 0
         if dead_byte is not None:
-            alive &= ~_dead_edges(view, slice(lo, hi), depth, dead_byte, flat_pair)
+            alive &= ~_dead_edges(view.byte[lo:hi], view.pair[lo:hi], depth, dead_byte, flat_pair)
         kept = np.flatnonzero(alive)
-        parent_class = parent_class[kept]
-        kept += lo
+        nodes, parent_class, byte = view.node[lo:hi][kept], parent_class[kept], view.byte[lo:hi][kept]
     else:
-        owner, kept = expand_runs(first, counts)
-        parent_class = class_of_position[frontier][owner]
+        owner, position = expand_runs(first, counts)
+        nodes = trie.children[position].astype(np.int64)
+        parent_class = class_node[frontier][owner]
+        byte = trie.byte[nodes]
         if dead_byte is not None:
-            alive = ~_dead_edges(view, kept, depth, dead_byte, flat_pair)
-            kept, parent_class = kept[alive], parent_class[alive]
-    unique_keys, inverse, order = _number_keys(parent_class * n_classes + cls[view.byte[kept]])
-    class_of_position[kept] = next_id + inverse
-    return kept, unique_keys, order
+            pair = trie.byte[frontier[owner]].astype(np.int64) * 256 + byte
+            alive = ~_dead_edges(byte, pair, depth, dead_byte, flat_pair)
+            nodes, parent_class, byte = nodes[alive], parent_class[alive], byte[alive]
+    unique_keys, inverse, order = _number_keys(parent_class * n_classes + cls[byte])
+    class_node[nodes] = next_id + inverse
+    return nodes, unique_keys, order
 
 
-def _dead_edges(view: BreadthFirstTrie, positions, depth: int, dead_byte: np.ndarray,
+def _dead_edges(byte: np.ndarray, pair: np.ndarray, depth: int, dead_byte: np.ndarray,
                 flat_pair: np.ndarray | None) -> np.ndarray:
-    """Bool per position: its byte is dead, or (below the first level) dead after its parent's."""
-    dead = dead_byte[view.byte[positions]]
+    """Bool per edge: its byte is dead, or (below the first level) dead after its parent's."""
+    dead = dead_byte[byte]
     if flat_pair is not None and depth > 1:
-        dead |= flat_pair[view.pair[positions]]
+        dead |= flat_pair[pair]
     return dead
 
 
@@ -381,40 +363,42 @@ class _SmallLevels:
     The deep levels of a Llama-3 trie are runs like ``----`` or ``....``, a few nodes each, and
     there are ~100 of them under a wide regex (email: 102 of 115 levels hold at most 64 nodes);
     the vectorised level's ~20 numpy calls then cost ~60 us for a handful of nodes.  Here a
-    child costs a few memoryview reads, ~35 us for such a level (same class trie, checked on the
+    child costs ~10 memoryview reads, ~35 us for such a level (same class trie, checked on the
     16 bench regexes; email, complex_phone and time build 2-2.5 ms faster).
     """
 
-    def __init__(self, view: BreadthFirstTrie, cls: np.ndarray, dead_byte: np.ndarray | None,
-                 flat_pair: np.ndarray | None, class_of_position: np.ndarray, n_classes: int):
-        self.child_offsets = memoryview(view.child_offsets)
-        self.byte = memoryview(np.ascontiguousarray(view.byte))
-        self.pair = memoryview(view.pair)
+    def __init__(self, trie: TokenTrie, cls: np.ndarray, dead_byte: np.ndarray | None,
+                 flat_pair: np.ndarray | None, class_node: np.ndarray, n_classes: int):
+        self.child_offsets = memoryview(np.ascontiguousarray(trie.child_offsets))
+        self.children = memoryview(np.ascontiguousarray(trie.children))
+        self.byte = memoryview(np.ascontiguousarray(trie.byte))
         self.cls = memoryview(cls)
         self.dead_byte = None if dead_byte is None else memoryview(dead_byte.astype(np.uint8))
         self.dead_pair = None if flat_pair is None else memoryview(flat_pair.astype(np.uint8))
-        self.class_of_position = memoryview(class_of_position)
+        self.class_node = memoryview(class_node)
         self.n_classes = n_classes
 
     def level(self, frontier, depth: int, next_id: int) -> tuple[list[int], list[int], list[int]]:
-        """Same as ``_level`` (as lists, the kept positions in class-node order rather than their
-        order), for a frontier of at most ``SMALL_LEVEL`` positions."""
+        """Same as ``_level`` (as lists, the kept nodes in class-node order rather than their
+        order), for a frontier of at most ``SMALL_LEVEL`` nodes."""
         kept: list[int] = []
         keys: list[int] = []
-        offsets, byte, dead_byte = self.child_offsets, self.byte, self.dead_byte
+        offsets, children, byte, dead_byte = self.child_offsets, self.children, self.byte, self.dead_byte
         dead_pair = self.dead_pair if depth > 1 else None
         for parent in (frontier.tolist() if isinstance(frontier, np.ndarray) else frontier):
-            parent_key = self.class_of_position[parent] * self.n_classes
+            parent_key = self.class_node[parent] * self.n_classes
+            parent_byte = byte[parent] * 256
             for position in range(offsets[parent], offsets[parent + 1]):
-                b = byte[position]
-                if dead_byte is not None and (dead_byte[b] or (dead_pair is not None and dead_pair[self.pair[position]])):
+                node = children[position]
+                b = byte[node]
+                if dead_byte is not None and (dead_byte[b] or (dead_pair is not None and dead_pair[parent_byte + b])):
                     continue
-                kept.append(position)
+                kept.append(node)
                 keys.append(parent_key + self.cls[b])
         distinct = sorted(set(keys))
         rank = {key: next_id + i for i, key in enumerate(distinct)}
-        for position, key in zip(kept, keys):
-            self.class_of_position[position] = rank[key]
+        for node, key in zip(kept, keys):
+            self.class_node[node] = rank[key]
         return kept, distinct, [kept[i] for i in sorted(range(len(kept)), key=keys.__getitem__)]
 
 

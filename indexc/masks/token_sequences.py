@@ -11,9 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from indexc.arrays import expand_runs
-from indexc.masks.class_trie import breadth_first, sequence_numbers
+from indexc.masks.class_trie import sequence_numbers
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
+
+
+WHOLE_VOCABULARY_SHARE = 8  # from this share of the vocabulary up, select over all its bytes
 
 
 def class_sequences(
@@ -21,11 +24,13 @@ def class_sequences(
 ) -> tuple[np.ndarray, np.ndarray]:
     """CSR (offsets int64, data uint8) of the byte classes of ``token_ids``' bytes, in order.
 
-    Ascending ids (live tokens are) take the bytes of the chosen tokens with one boolean
-    selection over all the vocabulary's bytes, classed by ``bytes.translate`` (a 256-entry
-    table in C): Llama-3, 124.7k of 128k tokens (~700 KB), ~16 -> ~6.5 ms, where expanding
-    each token's byte range as int64 positions and gathering through them made five passes of
-    8-byte temporaries the size of all those bytes.  Other orders take that way still.
+    Many ascending ids (live tokens are ascending) take the bytes of the chosen tokens with one
+    boolean selection over all the vocabulary's bytes, classed by ``bytes.translate`` (a
+    256-entry table in C): Llama-3, 124.7k of 128k tokens (~700 KB), ~16 -> ~6.5 ms, where
+    expanding each token's byte range as int64 positions and gathering through them made five
+    passes of 8-byte temporaries the size of all those bytes.  Fewer ids than a
+    ``WHOLE_VOCABULARY_SHARE``-th of the vocabulary (a date regex: 333 live tokens), or ids out
+    of order, take that way still: the whole-vocabulary passes cost a fixed ~3.5 ms.
     """
     flat, token_offsets = vocab.flat_bytes()
     ids = np.asarray(token_ids, dtype=np.int64)
@@ -33,7 +38,7 @@ def class_sequences(
     offsets = np.zeros(ids.size + 1, dtype=np.int64)
     np.cumsum(lengths[ids], out=offsets[1:])
     table = np.ascontiguousarray(class_of_byte, dtype=np.uint8).tobytes()
-    if ids.size > 1 and not np.all(ids[1:] > ids[:-1]):
+    if ids.size * WHOLE_VOCABULARY_SHARE < lengths.size or (ids.size > 1 and not np.all(ids[1:] > ids[:-1])):
         _, positions = expand_runs(token_offsets[ids], lengths[ids])
         return offsets, np.frombuffer(flat[positions].tobytes().translate(table), dtype=np.uint8)
     chosen = np.zeros(lengths.size, dtype=bool)
@@ -54,7 +59,6 @@ def class_sequence_groups(trie: TokenTrie, class_of_byte: np.ndarray, token_ids:
     uses it to share the rows of tokens with one sequence.  Tokens outside the trie (none are
     live) get -1.
     """
-    view = breadth_first(trie)
-    number_of_token = np.full(int(view.tokens.max(initial=-1)) + 2, -1, dtype=np.int64)
-    number_of_token[view.tokens] = np.repeat(sequence_numbers(view, class_of_byte), np.diff(view.token_offsets))
+    number_of_token = np.full(int(trie.sorted_tokens.max(initial=-1)) + 2, -1, dtype=np.int64)
+    number_of_token[trie.sorted_tokens] = np.repeat(sequence_numbers(trie, class_of_byte), trie.token_end - trie.token_start)
     return number_of_token[np.minimum(token_ids, number_of_token.size - 1)]

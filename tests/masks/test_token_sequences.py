@@ -24,3 +24,20 @@ def test_equal_numbers_iff_equal_class_sequences(tokens, classes):
     for i in range(ids.size):
         for j in range(ids.size):
             assert (groups[i] == groups[j]) == (sequences[i] == sequences[j]), (tokens[i % len(tokens)], i, j)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tokens=st.lists(st.binary(min_size=1, max_size=6), min_size=1, max_size=60, unique=True),
+       classes=st.lists(st.integers(0, 5), min_size=256, max_size=256), data=st.data())
+def test_class_sequences_of_any_ids(tokens, classes, data):
+    """Every id set (many ascending ids, few, out of order) gives each token's bytes' classes, in the ids' order."""
+    vocab = vocabulary_from_tokens(tokens)
+    class_of_byte = np.array(classes, dtype=np.uint8)
+    ids = np.array(data.draw(st.lists(st.integers(0, vocab.size - 1), unique=True)), dtype=np.int64)
+    if data.draw(st.booleans()):
+        ids.sort()
+    offsets, rows = class_sequences(vocab, ids, class_of_byte)
+    assert offsets.dtype == np.int64 and rows.dtype == np.uint8 and offsets.size == ids.size + 1
+    for k, token_id in enumerate(ids.tolist()):
+        expected = class_of_byte[np.frombuffer(vocab.token_bytes[token_id], dtype=np.uint8)]
+        assert np.array_equal(rows[offsets[k]:offsets[k + 1]], expected)
