@@ -60,6 +60,10 @@ CASES = {
         grammar("s", {"s": [["OPT", "X", "OPT"]]}, {"OPT": "y*", "X": "x"}),
         [b"x", b"y", b"yx", b"xy", b"yy", b"yxy", b"z"],
     ),
+    "one_terminal": (  # a regular GBNF grammar folds into this: no configuration walks (test below)
+        grammar("s", {"s": [["DOC"]]}, {"DOC": "(ab|a[0-9]+)(,(ab|a[0-9]+))*"}),
+        [b"a", b"b", b"ab", b"a1", b"12", b",", b"ab,", b",a", b"1,a", b"a1,ab", b"x"],
+    ),
 }
 
 
@@ -110,3 +114,23 @@ def test_the_walk_jumps_over_a_loop_region_that_starts_below_the_root(tmp_path, 
     index = compiled_index(ir, vocab, tmp_path, boundary_masks=False)
     assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10, seed=3)
     assert any(taken)
+
+
+def test_a_one_terminal_grammar_is_served_from_its_in_lexeme_masks(tmp_path, monkeypatch):
+    """No token can end the only lexeme and go on, so every mask is the in-lexeme mask (plus
+    eos where the text is a sentence): the walker never walks, and still agrees with the oracle."""
+    import indexc_runtime.grammar.walker as walker
+
+    walks = []
+    real_walk = walker.MaskWalker._walk
+
+    def counting(self, *args):
+        walks.append(1)
+        return real_walk(self, *args)
+
+    monkeypatch.setattr(walker.MaskWalker, "_walk", counting)
+    ir, pieces = CASES["one_terminal"]
+    vocab = small_vocabulary(pieces)
+    index = compiled_index(ir, vocab, tmp_path)
+    assert assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10, seed=3) >= 6
+    assert not walks
