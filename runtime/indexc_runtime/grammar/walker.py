@@ -21,7 +21,12 @@ Two parts:
    such a loop, at a node of the loop's region (``_loop_jumps``: a key after ``{"`` keeps
    its literal keys' threads for a letter or two, then it is a plain string body).  A trie
    leaf needs no configuration after it: an entry the parser has not computed means alive
-   there (``Configs`` marks the dead ones up front), so it is not computed.
+   there (``Configs`` marks the dead ones up front), so it is not computed.  A level whose
+   live pairs hold few tokens below them (``TAIL_TOKENS``) goes on in Python, depth first.
+
+Part 2 is skipped when no token can cross: a configuration of one thread whose lexeme, once
+scanned, leaves the parser expecting nothing (``_may_cross``).  Every mask of a one-terminal
+grammar is then part 1 alone (chess, vllm-sql: a cold mask ~30-40 us instead of ~300-450).
 
 Where the parser's work went (the pkg_schema sample of MaskBench, 688 masks along its
 valid instances): 83,513 configuration transitions computed at the session-3 state; 70,275
