@@ -113,19 +113,16 @@ class HitExpander:
             tagged.append(place[~on_class][owner] * self._vocab_size + trie.sorted_tokens[positions])
         return np.concatenate(tagged)
 
-    def token_bounds(self, hit_sets: list[np.ndarray]) -> np.ndarray:
-        """Per hit set, how many tokens its nodes end: its mask's size, eos aside (for ``--max-memory``)."""
-        if not hit_sets:
-            return np.zeros(0, np.int64)
-        hits = np.concatenate(hit_sets)
+    def token_bounds(self, hits: np.ndarray, owner: np.ndarray, n_sets: int) -> np.ndarray:
+        """Per hit set (the hit sets end to end, ``owner``: each hit's set), how many tokens its
+        nodes end: its mask's size, eos aside (for ``--max-memory``)."""
         per_hit = self._counts[np.maximum(hits, 0)]
         on_bytes = np.flatnonzero(hits < 0)
         if on_bytes.size:
             trie = self.plan.byte_trie
             nodes = -1 - hits[on_bytes]
             per_hit[on_bytes] = trie.token_end[nodes].astype(np.int64) - trie.token_start[nodes]
-        owner = np.repeat(np.arange(len(hit_sets)), [h.size for h in hit_sets])
-        return np.bincount(owner, weights=per_hit, minlength=len(hit_sets)).astype(np.int64)
+        return np.bincount(owner, weights=per_hit, minlength=n_sets).astype(np.int64)
 
 
 def tokens_of_class_nodes(plan: WalkPlan, nodes: np.ndarray) -> np.ndarray:
