@@ -174,3 +174,36 @@ def test_random_exit_lists_agree_with_the_plain_reading():
         offsets = [0, *cuts, n_exits]
         found = loop_exits._exits_ascend_within_loops(exits.astype("<i4"), memoryview(np.array(offsets, "<i4")))
         assert found == ascend_within_loops_plainly(exits.tolist(), offsets), (exits, offsets)
+
+
+def test_a_lexer_loop_set_a_format_3_file_does_not_store_is_narrow_without_a_build(monkeypatch):
+    """``of_lexer_loop``: the compiler stores the region of every lexer state's wide self-loop
+    set, so a set it did not store is answered None without building a region; a stored one is
+    the stored region; a version 2 file (nothing stored) still builds."""
+    index = indexc_runtime.load(RAW)
+    stored = index._stored_regions
+    assert stored.lexer_loops_complete and stored.rows
+    lexer = index._lexer
+    asked = [lexer.next[q] == q for q in range(index.n_states)]
+    narrow = [loop for loop in asked if loop.any() and np.packbits(loop).tobytes() not in stored.rows]
+    kept = [loop for loop in asked if np.packbits(loop).tobytes() in stored.rows]
+    assert narrow and kept  # the golden grammar has both kinds
+    built = []
+
+    def counting(*args, **kwargs):
+        built.append(1)
+        return real_find_region(*args, **kwargs)
+
+    real_find_region = loop_exits.find_region
+    monkeypatch.setattr(loop_exits, "find_region", counting)
+    exits = loop_exits.LoopExits(index._trie, 32 * index.mask_words, stored)
+    assert all(exits.of_lexer_loop(loop) is None for loop in narrow)
+    for loop in kept:
+        found = exits.of_lexer_loop(loop)
+        assert found is not None and found is exits.of(loop)
+    assert not built
+    unstored = loop_exits.LoopExits(index._trie, 32 * index.mask_words,
+                                    loop_exits.StoredRegions.empty(index.n_classes))
+    for loop in narrow:
+        unstored.of_lexer_loop(loop)
+    assert built  # a version 2 file: the region is built to learn that it is narrow

@@ -385,7 +385,7 @@ class MaskWalker:
             return None
         found = self._state_loops.get(state, False)
         if found is False:
-            found = self._state_loops[state] = self._loop_exits.of(self._lexer.next[state] == state)
+            found = self._state_loops[state] = self._loop_exits.of_lexer_loop(self._lexer.next[state] == state)
         return found
 
     def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage, visited: int) -> np.ndarray:
