@@ -37,7 +37,8 @@ class TrieOrderMasks:
     def __init__(self, masks: MaskStore, sorted_tokens: np.ndarray):
         self._masks = masks
         self._sorted_tokens = sorted_tokens
-        self._gather: np.ndarray | None = None  # sorted_tokens as intp, made on the first dense row
+        self._gather: np.ndarray | None = None  # sorted_tokens as intp, made on the second dense row
+        self._laid_out = False  # a dense row was laid out already
         self.words = (sorted_tokens.size + 31) // 32 + 1  # one spare zero word: a run may end at the last token
         self._rows: dict[int, np.ndarray] = {}
         self._scratch = np.zeros((1, masks.words), dtype=np.int32)
@@ -84,12 +85,17 @@ class TrieOrderMasks:
     def _from_words(self, words: np.ndarray) -> np.ndarray:
         """The trie-order row of a vocabulary-order row of int32 words: unpack, gather, pack.
 
-        The gather goes by an ``intp`` copy of the trie's token order: numpy's fancy indexing
-        by the stored int32 array cost ~430 us for Llama-3's 128k tokens, by intp ~230 us (the
-        copy, ~70 us, is made once per index)."""
-        if self._gather is None:
-            self._gather = self._sorted_tokens.astype(np.intp)
-        flags = np.unpackbits(words.view(np.uint8), bitorder="little")[self._gather]
+        From the second row on, the gather goes by an ``intp`` copy of the trie's token order:
+        numpy's fancy indexing by the stored int32 array cost ~430 us for Llama-3's 128k tokens,
+        by intp ~230 us.  The first row (the first mask of a fresh process) gathers by the
+        stored order: the copy (~70 us warm, ~0.4 ms in a fresh process with its page faults)
+        only pays from the second gather on, and many serving indexes lay out one row only."""
+        order = self._gather
+        if order is None and self._laid_out:
+            order = self._gather = self._sorted_tokens.astype(np.intp)
+        elif order is None:
+            order, self._laid_out = self._sorted_tokens, True
+        flags = np.unpackbits(words.view(np.uint8), bitorder="little")[order]
         found = np.zeros(self.words, dtype=np.uint32)
         packed = np.packbits(flags, bitorder="little")
         found.view(np.uint8)[: packed.size] = packed
