@@ -291,8 +291,10 @@ class MaskWalker:
         loops on a wide region (whose tokens are flagged here), else the root's children."""
         configs = self._configs
         row = configs.table[config]
-        if _count(row[self._root_class_set] == UNKNOWN):  # what the walk's first level asks anyway
-            configs.resolve(np.full(self._root_class_set.size, config, dtype=np.int64), self._root_class_set)
+        ask = self._may_loop(config)[self._root_class_set] & (row[self._root_class_set] == UNKNOWN)
+        if _count(ask):
+            asked = self._root_class_set[ask]
+            configs.resolve(np.full(asked.size, config, dtype=np.int64), asked)
             row = configs.table[config]
         loop = row == config  # a class not asked yet counts as leaving: its nodes are walked (exact)
         exits = self._loop_exits.of(loop) if _count(loop) else None
@@ -300,6 +302,19 @@ class MaskWalker:
             return self._root_children, self._root_classes
         np.bitwise_or(flags, exits.token_flags, out=flags)
         return exits.nodes, exits.classes
+
+    def _may_loop(self, config: int) -> np.ndarray:
+        """Per class: whether some thread's lexer state goes back to itself on it: how a
+        configuration is itself again on a class (its thread stays inside its lexeme).
+        ``_starts`` asks the parser for those classes only; the others are asked by the walk's
+        first level where it needs them, and not at all under a subtree a precomputed mask
+        covers.  A configuration that could only be itself again by its threads trading places
+        is then walked as one that leaves, which is exact (its loop is just not jumped)."""
+        lexer = self._lexer
+        found = np.zeros(lexer.n_classes, dtype=bool)
+        for state in {state for _, _, state in self._configs.threads[config]}:
+            found[lexer.loop_classes(state)] = True
+        return found
 
     def _loop_jumps(self, nodes: np.ndarray, configs_at: np.ndarray, region_runs: dict):
         """Jump over the loop regions of a frontier's pairs: (pairs kept, exit pairs) or None.
