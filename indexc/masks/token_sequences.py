@@ -60,5 +60,6 @@ def class_sequence_groups(trie: TokenTrie, class_of_byte: np.ndarray, token_ids:
     live) get -1.
     """
     number_of_token = np.full(int(trie.sorted_tokens.max(initial=-1)) + 2, -1, dtype=np.int64)
-    number_of_token[trie.sorted_tokens] = np.repeat(sequence_numbers(trie, class_of_byte), trie.token_end - trie.token_start)
+    tokens_at_node = trie.token_end - trie.token_start  # sorted_tokens are grouped by node, in id order
+    number_of_token[trie.sorted_tokens] = np.repeat(sequence_numbers(trie, class_of_byte), tokens_at_node)
     return number_of_token[np.minimum(token_ids, number_of_token.size - 1)]

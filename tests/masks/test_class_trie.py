@@ -93,7 +93,8 @@ def test_another_trie_never_reuses_a_view():
 
 
 def test_the_cache_is_bounded_and_forgets_dead_tries():
-    tries = [build_trie(vocabulary_from_tokens([bytes([65 + i]), b"zz"])) for i in range(class_trie.MAX_CACHED_TRIES + 2)]
+    count = class_trie.MAX_CACHED_TRIES + 2
+    tries = [build_trie(vocabulary_from_tokens([bytes([65 + i]), b"zz"])) for i in range(count)]
     for each in tries:
         breadth_first(each)
     assert len(class_trie._BREADTH_FIRST) <= class_trie.MAX_CACHED_TRIES
