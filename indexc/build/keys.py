@@ -43,7 +43,10 @@ def compiler_identity(kind: str) -> str:
     digest = hashlib.sha256()
     files = [file for package in KIND_SOURCES[kind] for file in sorted((root / package).rglob("*"))
              if file.suffix in (".py", ".npy") and "__pycache__" not in file.parts]
-    for file in [*files, Path(indexc_runtime.format.__file__)]:
+    formats = [Path(indexc_runtime.format.__file__)]  # the section tables the writer follows
+    if kind != "regex":
+        formats.append(Path(indexc_runtime.format.__file__).parent / "grammar" / "format.py")
+    for file in [*files, *formats]:
         digest.update(file.name.encode() + b"\x00" + file.read_bytes())
     return f"{indexc.__version__}+{digest.hexdigest()[:16]}"
 
