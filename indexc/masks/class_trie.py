@@ -22,12 +22,14 @@ number of surviving nodes: a digits regex over Llama-3 touches a few thousand of
 nodes (~1 ms), where marking dead subtrees over the whole trie first cost ~10-15 ms whatever
 the regex.
 
-Numbers (Llama-3, 274k byte nodes, median of 5, in process, warm): a JSON Schema's 49-class
-muted alphabet (MaskBench kb_128: 135,725 class nodes, byte nodes kept) ~28 ms, ~50 ms before
-the breadth-first view (the children expanded by byte-node id, ``np.unique`` per level, then
-two whole-trie sorts for the tokens and byte nodes); the https regex of seed 002 (the bench's
-``url``, 104 byte classes, 82,225 class nodes) ~31 ms, ~80 ms before.  BENCHMARKS.md's
-ablation table gives the node counts of every bench regex.
+Numbers (Llama-3, 274k byte nodes, CPU, median of 7, in process, warm, interleaved with the
+previous builder on a busy host): a JSON Schema's 49-class muted alphabet (MaskBench kb_128:
+135,725 class nodes, byte nodes kept) 62 -> 40 ms (50 -> 28 ms wall on a quieter host; before:
+the children expanded by byte-node id for every level, ``np.unique`` per level, then two
+whole-trie sorts for the tokens and byte nodes); the https regex of seed 002 (the bench's
+``url``, 104 byte classes, 82,225 class nodes) 41 -> 30 ms; a date regex (260 class nodes,
+every level narrow, no view built) 0.7 ms either way.  BENCHMARKS.md's ablation table gives
+the node counts of every bench regex.
 
 With token classes switched off the "class" of a byte is the byte itself and the class trie
 is the (pruned) byte trie.
