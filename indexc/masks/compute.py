@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
@@ -390,16 +391,23 @@ class StartHits:
         content, position = expand_runs(lo, self._offsets[held_by + 1] - lo)
         return key_of_content[content], self._nodes[position].astype(np.int64)
 
-    def token_bounds(self, expander: HitExpander) -> np.ndarray:
-        """Tokens ended by each content's nodes (all contents gathered at once: a slice per
-        content cost ~1 us each, thousands of them)."""
+    @cached_property
+    def _content_nodes(self) -> np.ndarray:
+        """Every distinct content's int32 nodes end to end (at most the size of all the hits),
+        gathered at once: a slice per content cost ~1 us each, thousands of them."""
         lo = self._offsets[self._first]
-        owner, position = expand_runs(lo, self._offsets[self._first + 1] - lo)
-        return expander.token_bounds(self._nodes[position].astype(np.int64), owner, len(self))
+        return self._nodes[expand_runs(lo, self._offsets[self._first + 1] - lo)[1]]
+
+    def token_bounds(self, expander: HitExpander) -> np.ndarray:
+        """Tokens ended by each content's nodes."""
+        sizes = self._offsets[self._first + 1] - self._offsets[self._first]
+        owner = np.repeat(np.arange(len(self), dtype=np.int64), sizes)
+        return expander.token_bounds(self._content_nodes.astype(np.int64), owner, len(self))
 
     def mark_all(self, expander: HitExpander, flags: np.ndarray) -> None:
-        """Flag every token some start reaches (node flags over all the hits: no sort)."""
-        expander.mark_union(self._nodes, flags)
+        """Flag every token some start reaches: the union of the distinct contents (node flags,
+        no sort), not of every start's hits (JME_41: 798k hits, 8,927 starts, 1,520 contents)."""
+        expander.mark_union(self._content_nodes, flags)
 
 
 def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np.ndarray, slices: Slices,
