@@ -26,7 +26,7 @@ Two parts:
 
 Part 2 is skipped when no token can cross: a configuration of one thread whose lexeme, once
 scanned, leaves the parser expecting nothing (``_may_cross``).  Every mask of a one-terminal
-grammar is then part 1 alone (chess, vllm-sql: a cold mask ~30-40 us instead of ~300-450).
+grammar is then part 1 alone (chess, vllm-sql: a cold mask p50 ~30-40 us instead of ~460).
 
 Where the parser's work went (the pkg_schema sample of MaskBench, 688 masks along its
 valid instances): 83,513 configuration transitions computed at the session-3 state; 70,275
@@ -69,8 +69,8 @@ DEEP_NARROW = 64
 # tail at once, whatever their number: it was the usual level (recursive MaskBench schemas'
 # first instances, 59k numpy levels: median 8 live pairs after a frontier of more than
 # NARROW), and a numpy level's cover, jump and expansion steps cost ~40 calls whatever the
-# frontier's size.  256: 12% less CPU on the 5 slowest of those walks than 0 (the old rule), 1,024 the
-# same within noise, 4,096 35% more (min of 3 interleaved runs each).
+# frontier's size.  256: 12% less CPU on the 5 slowest of those walks than 0 (the old rule),
+# 1,024 the same within noise, 4,096 35% more (min of 3 interleaved runs each).
 TAIL_TOKENS = 256
 
 
@@ -114,7 +114,8 @@ class MaskWalker:
         else:
             row = self._lexeme_row(mask_ids).copy()
             if self._configs.accepting[config]:
-                np.bitwise_or.at(row.view(np.uint32), self._eos >> 5, np.left_shift(np.uint32(1), (self._eos & 31).astype(np.uint32)))
+                bits = np.left_shift(np.uint32(1), (self._eos & 31).astype(np.uint32))
+                np.bitwise_or.at(row.view(np.uint32), self._eos >> 5, bits)
         self._memo[config] = row
         if len(self._memo) > MASK_MEMO:
             self._memo.popitem(last=False)
@@ -128,7 +129,7 @@ class MaskWalker:
         no terminal (and no terminal is ignored) can only be continued inside its lexeme,
         whose in-lexeme mask holds exactly those tokens.  That is every configuration of a
         grammar that is one terminal (a regular GBNF grammar folds into one: ``vllm-sql``,
-        ``chess``: a cold mask ~280 us -> ~20 us), and the last lexeme of a document.  Its one
+        ``chess``: a cold mask p50 459 -> 41 and 29 us), and the last lexeme of a document.  Its one
         scan is one the walk would make at the lexeme's first end anyway; a configuration of
         several threads is walked without asking (their scans are not all needed by the walk:
         asking them all took C's cold walk from 54 to 80 ms CPU, min of 3)."""
