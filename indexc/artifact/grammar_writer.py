@@ -7,8 +7,7 @@ regex writer's (``layout.plan_container`` with the grammar's section table,
 masks go through the regex writer's ``encode_masks`` (dense, sparse or complement words), so
 the runtime's ``MaskStore`` reads them unchanged.  The loop regions (``loop_region_sections``)
 go as packed bit rows, one per loop set: Llama-3's 274k trie nodes and 128k tokens are ~34 KB +
-16 KB a region, plus its exit node ids.  The dense masks go a second time in the trie's token
-order (``trie_order_rows``, format 4), which the live walk's pruning test reads.
+16 KB a region, plus its exit node ids.
 """
 
 from __future__ import annotations
@@ -30,8 +29,6 @@ from indexc_runtime.grammar.format import (
     GRAMMAR_SECTIONS,
     LEXING_ALL_SPLITS,
 )
-
-TRIE_ORDER_BATCH = 64  # dense rows laid out at once: 64 x 128k flag bytes, 8 MB for Llama-3
 
 
 def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, constraint: dict, options: dict,
@@ -86,25 +83,8 @@ def grammar_sections(table: GrammarTable, vocab_size: int, special_ids: np.ndarr
         "token_class_data": table.token_class_data,
         "special_ids": sorted_unique(special_ids),
         **loop_region_sections(table),
-        "trie_dense_masks": trie_order_rows(masks.dense, trie.sorted_tokens),
     }
     return {spec.name: _as_file_dtype(arrays[spec.name], spec.dtypes, spec.name) for spec in GRAMMAR_SECTIONS}, masks
-
-
-def trie_order_rows(dense: np.ndarray, sorted_tokens: np.ndarray) -> np.ndarray:
-    """The ``trie_dense_masks`` section: each dense bitset row (vocabulary order) laid out in
-    the trie's token order, as ``indexc_runtime.grammar.coverage.TrieOrderMasks`` lays one out
-    on first use: bit ``i`` of word ``w`` is the token at trie position ``32 w + i``, one zero
-    word after the last (a token run may end at the last position)."""
-    words = -(-sorted_tokens.size // 32) + 1
-    rows = np.zeros((dense.shape[0], words), dtype="<u4")
-    order = sorted_tokens.astype(np.intp)
-    for lo in range(0, dense.shape[0], TRIE_ORDER_BATCH):
-        batch = np.ascontiguousarray(dense[lo:lo + TRIE_ORDER_BATCH], dtype="<u4")
-        flags = np.unpackbits(batch.view(np.uint8), axis=1, bitorder="little")[:, order]
-        packed = np.packbits(flags, axis=1, bitorder="little")
-        rows[lo:lo + TRIE_ORDER_BATCH].view(np.uint8)[:, : packed.shape[1]] = packed
-    return rows
 
 
 def loop_region_sections(table: GrammarTable) -> dict[str, np.ndarray]:

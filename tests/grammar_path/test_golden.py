@@ -19,7 +19,7 @@ from indexc_runtime.grammar import GrammarIndex
 from tests.grammar_path.helpers import EOS
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-VERSIONS = {"grammar-v2-brackets": 2, "grammar-v3-brackets-strings": 3, "grammar-v4-brackets-strings": 4}
+VERSIONS = {"grammar-v2-brackets": 2, "grammar-v3-brackets-strings": 3}
 
 
 @pytest.mark.parametrize("suffix", [".idx", ".idx.zst"])
@@ -32,8 +32,6 @@ def test_golden_grammar_artifact_gives_the_recorded_masks(name, suffix):
     assert index.section("pair_mask").size > 0  # the golden files exercise boundary masks
     if VERSIONS[name] >= 3:  # and the loop regions, version 3's
         assert index.section("loop_classes").shape[0] > 0
-    if VERSIONS[name] >= 4:  # and the dense masks in trie order, version 4's
-        assert index.section("trie_dense_masks").shape[0] == index.section("dense_masks").shape[0] > 0
     _assert_walk_gives(index, expected)
 
 

@@ -9,9 +9,7 @@ a configuration ORs its masks' trie-order rows and takes a cumulative popcount p
 word (``Coverage``: ~4,000 words), so counting the allowed tokens of any run is two lookups
 and two popcounts, for a whole frontier at once (numpy) or for one node (Python ints).
 This replaced a per-mask gather and cumulative sum over all 128k tokens (2-4 ms a mask on
-this machine).  A format 4 artifact holds the dense masks' rows already laid out
-(``trie_dense_masks``, the compiler's ``grammar_writer.trie_order_rows``): they are read in
-place, and only the sparse masks (and every mask of an older file) are laid out here.
+this machine).
 
 The first set of masks an index lays out is the exception (``TrieOrderMasks.union``): it is
 laid out as one row, by a single gather of the OR of its masks in vocabulary order, and its masks' own rows are left to the later sets that need them.
@@ -26,8 +24,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexc_runtime.errors import ArtifactError
-from indexc_runtime.format import MASK_DENSE
 from indexc_runtime.masks import MaskStore
 
 
@@ -38,10 +34,9 @@ _BITS_BELOW = np.array([(1 << k) - 1 for k in range(32)], dtype=np.uint32)  # th
 class TrieOrderMasks:
     """Stored masks re-laid in the trie's token order, as uint32 bit rows (built on first use)."""
 
-    def __init__(self, masks: MaskStore, sorted_tokens: np.ndarray, stored: np.ndarray | None = None):
+    def __init__(self, masks: MaskStore, sorted_tokens: np.ndarray):
         self._masks = masks
         self._sorted_tokens = sorted_tokens
-        self._stored = stored  # format 4: the dense masks' rows as the compiler laid them out (n_dense, words)
         self._gather: np.ndarray | None = None  # sorted_tokens as intp, made on the second dense row
         self._laid_out = False  # a dense row was laid out already
         self.words = (sorted_tokens.size + 31) // 32 + 1  # one spare zero word: a run may end at the last token
@@ -57,7 +52,7 @@ class TrieOrderMasks:
         others from the masks' kept rows (see the module note)."""
         if not self._first_set_laid:
             self._first_set_laid = True
-            if not self._rows and not all(self._stored_row(mask_id) is not None for mask_id in mask_ids):
+            if not self._rows:
                 if vocabulary_row is None:
                     vocabulary_row = self._vocabulary_union(mask_ids)
                 return self._from_words(vocabulary_row)
@@ -69,8 +64,6 @@ class TrieOrderMasks:
     def row(self, mask_id: int) -> np.ndarray:
         found = self._rows.get(mask_id)
         if found is None:
-            found = self._stored_row(mask_id)
-        if found is None:
             self._masks.fill(mask_id, self._scratch, 0)
             words = self._scratch[0]
             nonzero = np.flatnonzero(words)
@@ -80,25 +73,6 @@ class TrieOrderMasks:
                 found = self._from_words(words)
             self._rows[mask_id] = found
         return found
-
-    def check_stored(self, source: str) -> None:
-        """``ArtifactError`` unless every stored trie-order row is its dense mask laid out here
-        (``verify``: a row that claimed a token the mask does not hold would prune the walk)."""
-        if self._stored is None:
-            return
-        dense = self._masks.dense
-        for row in range(self._stored.shape[0]):
-            if not np.array_equal(self._stored[row], self._from_words(dense[row])):
-                raise ArtifactError(f"row {row} is not dense mask row {row} in the trie's token order",
-                                    source=source, section="trie_dense_masks")
-
-    def _stored_row(self, mask_id: int) -> np.ndarray | None:
-        """A dense mask's row as the file holds it (format 4), else None.  The row number is
-        the one ``MaskStore`` fills from, bounded here by the section's own row count."""
-        if self._stored is None or self._masks.form[mask_id] != MASK_DENSE:
-            return None
-        row = int(self._masks.dense_row[mask_id])
-        return self._stored[row] if 0 <= row < self._stored.shape[0] else None
 
     def _vocabulary_union(self, mask_ids: tuple[int, ...]) -> np.ndarray:
         """The OR of the masks in vocabulary order, int32 words (a fill each: a few us)."""

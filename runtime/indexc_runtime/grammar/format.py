@@ -19,13 +19,6 @@ for each wide lexer self-loop set, the trie nodes and tokens of its region as pa
 load gives them instead of the first mask that needs one building it (7-20 ms for Llama-3).
 Version 2 files (no loop sections) are still read; their regions are built on first use.
 
-Format version 4 adds ``trie_dense_masks``: every dense mask laid out again in the trie's token
-order (``indexc_runtime.grammar.coverage``), the layout the live walk's pruning test reads.
-The runtime made it on a mask's first use, one gather of the vocabulary's 128k bits (~230 us
-a mask, ~0.6 ms on a fresh process's first mask): a cold walk's first masks of JSON or C lay
-out several.  It costs 16 KB a dense mask for Llama-3 (JSON: 59 masks, 0.9 MB of 8.8).
-Version 3 files are still read; their rows are laid out on first use, as before.
-
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
 ``lexing`` (``"all_splits"``: the only rule this version writes).
@@ -36,7 +29,7 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 4  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 3  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 
 GRAMMAR_SECTIONS_V2: tuple[SectionSpec, ...] = (
@@ -89,12 +82,6 @@ LOOP_REGION_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("loop_exit_offsets", ("<i4",), ("n_loops+1",), "loop k's exits are loop_exit_nodes[offsets[k]:offsets[k+1]]"),
     SectionSpec("loop_exit_nodes", ("<i4",), ("n_exits",), "exit node ids, ascending within a loop"),
 )
-TRIE_ORDER_SECTIONS: tuple[SectionSpec, ...] = (
-    SectionSpec("trie_dense_masks", ("<u4",), ("n_dense", "n_trie_words"),
-                "dense mask row r in the trie's token order: bit i of word w is the token at trie "
-                "position 32*w+i; n_trie_words = ceil(n_trie_tokens / 32) + 1 (the last word 0)"),
-)
-GRAMMAR_SECTIONS_V3: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
-GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + TRIE_ORDER_SECTIONS
-GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS}
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
+GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

@@ -86,8 +86,7 @@ class GrammarIndex:
         self._rules = EarleyRules.from_container(container)
         self._trie = TrieArrays.from_container(container)
         self._masks = MaskStore.from_container(container)
-        stored = container.array("trie_dense_masks") if "trie_dense_masks" in header.sections else None
-        self._trie_order = TrieOrderMasks(self._masks, self._trie.sorted_tokens, stored)  # shared: immutable once built
+        self._trie_order = TrieOrderMasks(self._masks, self._trie.sorted_tokens)  # shared: immutable once built
         self._stored_regions = StoredRegions.from_container(container, header.dims["n_nodes"])
         self._loop_exits = LoopExits(self._trie, 32 * self._masks.words, self._stored_regions)  # shared
         special_ids = container.array("special_ids")
@@ -125,16 +124,14 @@ class GrammarIndex:
 
     def verify(self) -> None:
         """Check every section's checksum, every in-lexeme mask, the token class rows and every
-        stored loop region, and that the dense masks' trie-order rows are those masks (``load``
-        checked the other bounds; a mask is otherwise checked on its first use, see
-        ``indexc_runtime.masks``, the class rows on ``advance``'s first read, see
+        stored loop region (``load`` checked the other bounds; a mask is otherwise checked on its
+        first use, see ``indexc_runtime.masks``, the class rows on ``advance``'s first read, see
         ``tables.TokenClassRows``, a region on its first use, see ``loop_exits``)."""
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
         self._masks.check_all(self._container)
         self._trie.classes.check_all()
         self._stored_regions.check_all(self._trie)
-        self._trie_order.check_stored(self.source)
 
     def mask_form_counts(self) -> dict[str, int]:
         return self._masks.form_counts()
