@@ -58,3 +58,35 @@ def test_the_artifact_write_runs_with_the_collector_paused(monkeypatch):
     table = types.SimpleNamespace(stats={})
     result.write(result.CompileResult(table, {}, result.CompileOptions()), None, "unused.idx")
     assert seen == [False] and gc.isenabled()
+
+
+def test_freeze_survivors_moves_what_is_alive_out_of_the_collectors_reach():
+    """What ``freeze_survivors`` froze is in no generation (``gc.get_objects`` no longer lists
+    it), so a full collection after it walks only newer objects; the test unfreezes after."""
+    from indexc.pipeline.collector import freeze_survivors
+
+    survivor = [[] for _ in range(10)]
+    assert any(item is survivor for item in gc.get_objects())
+    before = gc.get_freeze_count()
+    try:
+        freeze_survivors()
+        assert gc.get_freeze_count() > before
+        assert not any(item is survivor for item in gc.get_objects())
+    finally:
+        gc.unfreeze()
+
+
+def test_the_command_line_freezes_after_its_tokenizer_load(monkeypatch):
+    import argparse
+    from pathlib import Path
+
+    from indexc.cli import common
+    from indexc.pipeline import collector
+
+    frozen = []
+    monkeypatch.setattr(collector, "freeze_survivors", lambda: frozen.append(1))
+    tokenizer = Path(__file__).resolve().parent / "data" / "tokenizers" / "gpt2.json.zst"
+    args = argparse.Namespace(tokenizer=str(tokenizer), tokenizer_config=None, eos=None, vocab_size=None,
+                              no_cache=True)
+    vocab, trie, _, _ = common.load_tokenizer_and_trie(args)
+    assert vocab.size > 50_000 and frozen == [1]

@@ -33,10 +33,12 @@ class IndexcEngine:
     def load_tokenizer(self, tokenizer_path: str, eos_ids: Sequence[int]):
         import indexc.pipeline  # noqa: F401  (imports are not compile time, for any engine)
         from indexc.allocator import reuse_freed_memory
+        from indexc.pipeline.collector import freeze_survivors
         from indexc.trie.cache import load_vocabulary_and_trie
 
         reuse_freed_memory()  # as the `indexc` command does before its tokenizer load (``indexc.allocator``)
         vocab, trie, _ = load_vocabulary_and_trie(tokenizer_path, eos_ids=list(eos_ids))
+        freeze_survivors()  # and after it (``indexc.pipeline.collector``)
         return vocab, trie
 
     def compile(self, tokenizer, regex: str) -> Compiled:

@@ -62,6 +62,7 @@ def vocabulary_and_trie(spec: TokenizerSpec, files: TokenizerFiles | None = None
 
 def _load(spec: TokenizerSpec, files: TokenizerFiles | None):
     from indexc.allocator import reuse_freed_memory
+    from indexc.pipeline.collector import freeze_survivors
     from indexc.trie.cache import load_vocabulary_and_trie
 
     reuse_freed_memory()  # a worker process compiles many pairs: freed pages are reused (``indexc.allocator``)
@@ -69,6 +70,7 @@ def _load(spec: TokenizerSpec, files: TokenizerFiles | None):
     def load(path: str, config: str | None):
         vocab, trie, _ = load_vocabulary_and_trie(path, config_path=config, eos_ids=spec.eos,
                                                   vocab_size=spec.vocab_size)
+        freeze_survivors()  # the vocabulary outlives every compile: out of the collector's reach
         return vocab, trie
 
     return load(spec.path, spec.config) if files is None else load(*files.materialize())

@@ -38,6 +38,7 @@ def load_tokenizer(args: argparse.Namespace):
 
 def load_tokenizer_and_trie(args: argparse.Namespace):
     """(Vocabulary, TokenTrie, load time in ms, cache hit) for the tokenizer options of ``args``."""
+    from indexc.pipeline.collector import freeze_survivors
     from indexc.trie.cache import load_vocabulary_and_trie
 
     t0 = time.perf_counter()
@@ -45,6 +46,7 @@ def load_tokenizer_and_trie(args: argparse.Namespace):
         args.tokenizer, config_path=args.tokenizer_config, eos_ids=args.eos, vocab_size=args.vocab_size,
         cache_dir=None if getattr(args, "no_cache", False) else "default",
     )
+    freeze_survivors()  # this process is ours: its compiles' collections skip the vocabulary (``pipeline.collector``)
     return vocab, trie, round((time.perf_counter() - t0) * 1000.0, 3), hit
 
 
