@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from indexc.arrays import expand_runs, groups_by_first_appearance, ragged_unique
+from indexc.arrays import expand_runs, groups_by_first_appearance, offsets_of, ragged_unique
 from indexc_runtime.format import TOKEN_ROWS_BY_ID, TOKEN_ROWS_LIVE, TOKEN_ROWS_SHARED
 
 U16_ROWS = 1 << 16  # row numbers fit uint16 below this many rows (row 0 included)
@@ -81,12 +81,12 @@ def token_rows(live: np.ndarray, offsets: np.ndarray, data: np.ndarray, vocab_si
     if layout == TOKEN_ROWS_BY_ID:
         by_id = np.zeros(vocab_size, dtype=np.int64)
         by_id[live] = lengths
-        return TokenRows(layout, np.zeros(0, np.int64), _offsets_of(by_id), data, _empty_rows())
+        return TokenRows(layout, np.zeros(0, np.int64), offsets_of(by_id), data, _empty_rows())
     row_of_id = np.zeros(vocab_size, dtype=np.uint16 if row_bytes == 2 else np.int32)
     row_of_id[live] = row_of_live + 1
     row_lengths = np.concatenate(([0], lengths[first]))
     _, positions = expand_runs(offsets[first], lengths[first])
-    return TokenRows(layout, np.zeros(0, np.int64), _offsets_of(row_lengths), data[positions], row_of_id)
+    return TokenRows(layout, np.zeros(0, np.int64), offsets_of(row_lengths), data[positions], row_of_id)
 
 
 def first_appearance(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -120,12 +120,6 @@ def shared_size_floor(coarse: np.ndarray, lengths: np.ndarray, vocab_size: int) 
     rows = int(used.sum())
     row_bytes = 2 if rows + 1 < U16_ROWS else 4
     return row_bytes * vocab_size + 4 * (rows + 2) + int(shortest[used].sum())
-
-
-def _offsets_of(lengths: np.ndarray) -> np.ndarray:
-    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return offsets
 
 
 def _empty_rows() -> np.ndarray:

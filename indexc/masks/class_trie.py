@@ -44,7 +44,7 @@ from functools import cached_property
 
 import numpy as np
 
-from indexc.arrays import expand_runs, stable_argsort
+from indexc.arrays import expand_runs, offsets_of, stable_argsort
 from indexc.trie import TokenTrie
 
 
@@ -215,7 +215,7 @@ def build_class_trie(
                           dead_pair if prune_dead else None)
     n_nodes = levels.n_nodes
     nodes = levels.nodes_by_class
-    node_offsets = _offsets_of(np.bincount(levels.class_node[nodes], minlength=n_nodes))
+    node_offsets = offsets_of(np.bincount(levels.class_node[nodes], minlength=n_nodes))
     first = trie.token_start[nodes].astype(np.int64)
     token_counts = trie.token_end[nodes].astype(np.int64) - first
     tokens = trie.sorted_tokens[expand_runs(first, token_counts)[1]].astype(np.int32, copy=False)
@@ -224,7 +224,7 @@ def build_class_trie(
         byte_nodes, byte_node_offsets = nodes, node_offsets
     else:
         byte_nodes, byte_node_offsets = np.zeros(0, np.int64), np.zeros(n_nodes + 1, np.int64)
-    built = ClassTrie(levels.node_class, _offsets_of(np.bincount(levels.parent_of, minlength=n_nodes)) + 1,
+    built = ClassTrie(levels.node_class, offsets_of(np.bincount(levels.parent_of, minlength=n_nodes)) + 1,
                       token_offsets, tokens, int(trie.n_tokens - tokens.size), byte_node_offsets, byte_nodes,
                       levels.max_level_width)
     built.__dict__["parents"] = np.concatenate(([-1], levels.parent_of))  # known here: the cached property's value
@@ -397,11 +397,10 @@ class _SmallLevels:
                     continue
                 kept.append(node)
                 keys.append(parent_key + self.cls[b])
-        distinct = sorted(set(keys))
-        rank = {key: next_id + i for i, key in enumerate(distinct)}
-        for node, key in zip(kept, keys):
-            self.class_node[node] = rank[key]
-        return kept, distinct, [kept[i] for i in sorted(range(len(kept)), key=keys.__getitem__)]
+        distinct, index, order = _ranked(keys)
+        for node, k in zip(kept, index):
+            self.class_node[node] = next_id + k
+        return kept, distinct, [kept[i] for i in order]
 
 
 class _NarrowRun:
@@ -452,15 +451,14 @@ def _number_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         inverse = np.empty(keys.size, dtype=np.int64)
         inverse[order] = np.cumsum(starts) - 1
         return ordered[starts], inverse, order
-    listed = keys.tolist()
-    distinct = sorted(set(listed))
+    distinct, index, order = _ranked(keys.tolist())
+    return (np.array(distinct, dtype=np.int64), np.array(index, dtype=np.int64),
+            np.array(order, dtype=np.int64))
+
+
+def _ranked(keys: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """``_number_keys`` of a narrow level, in Python: (the sorted distinct keys, each key's
+    index among them, the keys' stable sort order)."""
+    distinct = sorted(set(keys))
     rank = {key: i for i, key in enumerate(distinct)}
-    order = np.array(sorted(range(len(listed)), key=listed.__getitem__), dtype=np.int64)
-    return np.array(distinct, dtype=np.int64), np.array([rank[key] for key in listed], dtype=np.int64), order
-
-
-def _offsets_of(counts: np.ndarray) -> np.ndarray:
-    """CSR offsets of groups of ``counts`` members."""
-    offsets = np.zeros(counts.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    return offsets
+    return distinct, [rank[key] for key in keys], sorted(range(len(keys)), key=keys.__getitem__)

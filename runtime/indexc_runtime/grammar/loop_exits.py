@@ -23,7 +23,9 @@ Where the regions come from (``LoopExits``):
   and compares.  That moves the region build (the cold p99 of the JSON and C samples) to the
   compiler.
 - *built*: any other loop set (a configuration-level loop at ``_starts``, a version 2 file) is
-  built on its first use, as before, and kept in a per-index cache of ``MAX_REGIONS`` sets.
+  built on its first use, as before, and kept in a per-index cache of ``MAX_REGIONS`` sets.  A
+  lexer state's own set that a format 3 file does not store is narrow, since the compiler
+  stores every wide one: ``of_lexer_loop`` (the walker's question) answers it without a build.
 
 Only regions of at least ``MIN_REGION_NODES`` nodes are used (a small loop is cheaper to walk
 than to look up); the compiler reads the same constant, so a test that lowers it gets every
