@@ -62,3 +62,18 @@ def test_groups_by_first_appearance_numbers_keys_in_order_of_first_use():
     first, rank = groups_by_first_appearance(keys)
     assert np.array_equal(keys[first][rank], keys)  # each element's group holds its key
     assert np.all(np.diff(first) > 0)  # groups in order of first appearance
+
+
+def test_set_hashes_depend_on_the_set_only():
+    sets = [[], [0], [-5, 2], [1], [-5, 2], [], [0, 1, 7], [1]]
+    offsets = arrays.offsets_of(np.array([len(s) for s in sets]))
+    data = np.array([v for s in sets for v in s], dtype=np.int32)
+    hashes = arrays.set_hashes(offsets, data).tolist()
+    for i, a in enumerate(sets):
+        for j, b in enumerate(sets):
+            assert (hashes[i] == hashes[j]) == (a == b)
+    # hashed apart (another chunk, int64), a set hashes the same
+    alone = arrays.set_hashes(np.array([0, 2]), np.array([-5, 2], dtype=np.int64))
+    assert alone.tolist() == [hashes[2]]
+    first, group = arrays.ragged_groups(offsets, data, arrays.set_hashes(offsets, data))
+    assert group.tolist() == [0, 1, 2, 3, 2, 0, 4, 3] and first.tolist() == [0, 1, 2, 3, 6]

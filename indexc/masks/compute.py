@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import expand_runs, ragged_groups, ragged_hashes, ragged_unique, sorted_unique
+from indexc.arrays import expand_runs, ragged_groups, ragged_unique, set_hashes, sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_byte_pairs, dead_bytes
 from indexc.masks.class_trie import build_class_trie
@@ -343,7 +343,7 @@ def _csr(hit_sets: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.n
     offsets = np.zeros(len(hit_sets) + 1, dtype=np.int64)
     np.cumsum([hits.size for hits in hit_sets], out=offsets[1:])
     nodes = (np.concatenate(hit_sets) if hit_sets else np.zeros(0, np.int64)).astype(np.int32)
-    return offsets, nodes, ragged_hashes(offsets, nodes)
+    return offsets, nodes, set_hashes(offsets, nodes)
 
 
 class StartHits:
