@@ -230,6 +230,32 @@ def test_loop_regions_are_found_once_per_loop_set(monkeypatch):
     assert regions[0].hits.size > 0 and regions[0].exit_node.size > 0
 
 
+@pytest.mark.parametrize("pattern", JUMP_PATTERNS)
+def test_a_loop_region_read_from_its_jump_table_is_the_walked_one(pattern, monkeypatch):
+    import indexc.masks.loop_jumps as loop_jumps
+    import indexc.masks.loop_regions as loop_regions
+    from indexc.masks.alphabet import byte_alphabet
+    from indexc.masks.compute import _walk_plan
+    from indexc.masks.slices import Slices
+
+    monkeypatch.setattr(loop_jumps, "MIN_JUMP_NODES", 0)
+    monkeypatch.setattr(loop_jumps, "MIN_JUMP_STATES", 1)
+    monkeypatch.setattr(loop_regions, "MIN_REGION_NODES", 1)
+    dfa = compile_regex(pattern)
+    plan = _walk_plan(dfa, build_trie(FIXED_VOCAB), byte_alphabet(dfa), Slices.none(dfa.n_states),
+                      MaskOptions(jobs=1, mute_literals=False))
+    loops = plan.class_transitions == np.arange(dfa.n_states)[:, None]
+    compared = 0
+    for state in np.flatnonzero(plan.jumps.table_of_state >= 0).tolist():
+        read = loop_regions._region(plan, loops[state], state)
+        walked = loop_regions._walked_region(plan.class_trie, loops[state])
+        assert read is not None and walked is not None
+        for field in ("hits", "exit_node", "exit_class"):
+            assert np.array_equal(getattr(read, field), getattr(walked, field))
+        compared += 1
+    assert compared
+
+
 def test_worker_processes_give_the_same_table():
     """The joblib path (forced on: no time threshold, tiny chunks) equals the in-process walk."""
     dfa = compile_regex(r"(a|b|1|\.)*-[ab]{1,4}(é|1)?")
