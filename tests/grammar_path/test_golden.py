@@ -2,7 +2,7 @@
 
 ``golden/make_golden.py`` wrote each file once, at its format version (raw and ``.zst``), with
 masks from the brute-force oracle: version 2 (no loop regions), version 3 (a stored loop
-region, which the walk uses).  A failure here after a change means files already shipped no
+region, which the walk uses), version 4 (the stored start mask, which the first mask reads).  A failure here after a change means files already shipped no
 longer read the same: fix the reader, or bump the grammar format version and keep reading these.
 """
 
@@ -19,7 +19,7 @@ from indexc_runtime.grammar import GrammarIndex
 from tests.grammar_path.helpers import EOS
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-VERSIONS = {"grammar-v2-brackets": 2, "grammar-v3-brackets-strings": 3}
+VERSIONS = {"grammar-v2-brackets": 2, "grammar-v3-brackets-strings": 3, "grammar-v4-brackets-strings": 4}
 
 
 @pytest.mark.parametrize("suffix", [".idx", ".idx.zst"])
@@ -32,6 +32,8 @@ def test_golden_grammar_artifact_gives_the_recorded_masks(name, suffix):
     assert index.section("pair_mask").size > 0  # the golden files exercise boundary masks
     if VERSIONS[name] >= 3:  # and the loop regions, version 3's
         assert index.section("loop_classes").shape[0] > 0
+    if VERSIONS[name] >= 4:  # and the start mask, version 4's
+        assert index.section("start_mask").any()
     _assert_walk_gives(index, expected)
 
 

@@ -67,7 +67,7 @@ def test_stored_regions_equal_the_built_ones_on_small_vocabularies(grammar_file,
     ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
     vocab = vocabulary_from_text(text, pieces=80)
     index = compiled_index(ir, vocab, tmp_path, boundary_masks=False)
-    assert index.format_version == 3
+    assert index.format_version >= 3  # the loop sections (version 3 on)
     stored = assert_stored_regions_are_built_ones(index)
     if grammar_file in ("gbnf/json.gbnf", "gbnf/c.gbnf"):  # string bodies, identifiers: the loops to store
         assert stored > 0

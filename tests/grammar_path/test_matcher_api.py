@@ -83,6 +83,7 @@ def test_limits_raise_a_named_error(tmp_path):
         for _ in range(10):
             matcher.advance(1)
     small_walk = index.matcher(GrammarLimits(walk_budget=1))
+    small_walk.advance(1)  # past the start, whose mask the file stores (format 4): this one is walked
     with pytest.raises(GrammarLimitExceeded, match="walk_budget"):
         small_walk.allowed_token_ids()
 
@@ -138,3 +139,21 @@ def test_fill_bitmasks_serves_grammar_matchers_in_a_batch(brackets):
     for row, matcher in enumerate(matchers):
         bits = np.unpackbits(out[row].view(np.uint8), bitorder="little")
         assert np.flatnonzero(bits).tolist() == matcher.allowed_token_ids().tolist()
+
+
+def test_a_start_mask_over_a_limit_is_a_compile_error_and_writes_nothing(tmp_path, monkeypatch):
+    from indexc.errors import LimitError
+    from indexc.pipeline import write
+    from indexc.pipeline.grammar import compile_grammar_ir
+    from indexc.trie import build_trie
+    from indexc_runtime.grammar.walker import MaskWalker
+
+    def over_budget(*_args, **_kwargs):
+        raise GrammarLimitExceeded("walk_budget", 1, "frontier pairs in one mask")
+
+    vocab = small_vocabulary(PIECES)
+    result = compile_grammar_ir(BRACKETS, vocab, build_trie(vocab), source="brackets")
+    monkeypatch.setattr(MaskWalker, "_walk", over_budget)  # the start mask the writer asks the runtime for
+    with pytest.raises(LimitError, match="start mask.*walk_budget"):
+        write(result, vocab, str(tmp_path / "b.idx"))
+    assert list(tmp_path.iterdir()) == []

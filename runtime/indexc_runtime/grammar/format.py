@@ -19,6 +19,13 @@ for each wide lexer self-loop set, the trie nodes and tokens of its region as pa
 load gives them instead of the first mask that needs one building it (7-20 ms for Llama-3).
 Version 2 files (no loop sections) are still read; their regions are built on first use.
 
+Format version 4 adds the *start mask*: the bitmask of the tokens allowed at the start of the
+text (eos where the empty text is a sentence), computed by the compiler with this runtime
+over the version 3 sections, so that a fresh process's first mask is a lookup instead of a
+walk of the trie (arithmetic.gbnf: ~4.8 ms of its 8.2 ms load + first mask on a slow host).
+``verify`` walks it again and compares.  Versions 2 and 3 are still read; their first mask
+is walked.
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
 ``lexing`` (``"all_splits"``: the only rule this version writes).
@@ -29,7 +36,7 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 3  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 4  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 
 GRAMMAR_SECTIONS_V2: tuple[SectionSpec, ...] = (
@@ -82,6 +89,11 @@ LOOP_REGION_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("loop_exit_offsets", ("<i4",), ("n_loops+1",), "loop k's exits are loop_exit_nodes[offsets[k]:offsets[k+1]]"),
     SectionSpec("loop_exit_nodes", ("<i4",), ("n_exits",), "exit node ids, ascending within a loop"),
 )
-GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
-GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS}
+START_MASK_SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("start_mask", ("<u4",), ("mask_words",),
+                "bitset of the tokens allowed at the start of the text (eos: the empty text is a sentence)"),
+)
+GRAMMAR_SECTIONS_V3: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + START_MASK_SECTIONS
+GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

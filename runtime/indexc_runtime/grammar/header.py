@@ -3,7 +3,7 @@
 The common keys are checked as for a DFA artifact (format version, byte order, alignment,
 vocabulary), with the same ``_Checker`` and section-entry checks (``indexc_runtime.header``),
 then the grammar's counts, and every section of its version's table
-(``GRAMMAR_SECTIONS_BY_VERSION``: 2 without the loop regions, 3 with them) against its spec:
+(``GRAMMAR_SECTIONS_BY_VERSION``: 2 without the loop regions, 3 with them, 4 with the start mask) against its spec:
 dtype, rank, symbolic dimensions bound to the header's counts and to each other (and the
 packed bit rows' widths to the node and token counts).  ``GrammarHeader``
 has the attributes ``Container`` and ``MaskStore`` read (``sections``, ``dims``,

@@ -27,12 +27,12 @@ import warnings
 import numpy as np
 
 from indexc_runtime.container import Container, RawArtifact, open_raw
-from indexc_runtime.errors import FingerprintMismatch
+from indexc_runtime.errors import ArtifactError, FingerprintMismatch
 from indexc_runtime.grammar.coverage import TrieOrderMasks
 from indexc_runtime.grammar.loop_exits import LoopExits, StoredRegions
 from indexc_runtime.grammar.errors import GrammarLimits
 from indexc_runtime.grammar.header import parse_grammar_header
-from indexc_runtime.grammar.matcher import GrammarMatcher
+from indexc_runtime.grammar.matcher import GrammarMatcher, ParserMemo
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
 from indexc_runtime.masks import MaskStore
 
@@ -93,6 +93,23 @@ class GrammarIndex:
         container.check_below("special_ids", special_ids, self.vocab_size)
         self.special_token_ids: np.ndarray = special_ids
         self._eos = frozenset(self.eos_token_ids)
+        self._start_mask = self._stored_start_mask()
+
+    def _stored_start_mask(self) -> np.ndarray | None:
+        """A version 4 file's start mask as an int32 row (a view), or None (the first mask is walked).
+
+        Its checksum is checked at load (a small section); so is that it sets no bit past the
+        vocabulary and no special token but an eos, which ``advance`` would refuse: a mask is
+        only ever a subset of what ``advance`` accepts.  That it is *the* start mask is
+        ``verify``'s check (one walk)."""
+        if "start_mask" not in self._container.header.sections:
+            return None
+        row = self._container.array("start_mask").view(np.int32)
+        bits = np.unpackbits(row.view(np.uint8), bitorder="little")
+        refused = [t for t in self.special_token_ids.tolist() if t not in self._eos]  # no np.setdiff1d: it imports numpy.ma (~20 ms)
+        if bits[self.vocab_size:].any() or bits[refused].any():
+            raise ArtifactError("the start mask sets a bit past the vocabulary or a special token", source=self.source)
+        return row
 
     def matcher(self, limits: GrammarLimits | None = None) -> GrammarMatcher:
         return GrammarMatcher(self, limits or self.limits)
@@ -132,6 +149,15 @@ class GrammarIndex:
         self._masks.check_all(self._container)
         self._trie.classes.check_all()
         self._stored_regions.check_all(self._trie)
+        self._check_start_mask()
+
+    def _check_start_mask(self) -> None:
+        """A stored start mask is the one a walk gives (a fresh memo, nothing pinned)."""
+        if self._start_mask is None:
+            return
+        walked = ParserMemo(self, self.limits, pin_start=False)
+        if not np.array_equal(walked.walker.mask(walked.configs.initial), self._start_mask):
+            raise ArtifactError("the stored start mask differs from the grammar's", source=self.source)
 
     def mask_form_counts(self) -> dict[str, int]:
         return self._masks.form_counts()

@@ -52,11 +52,13 @@ MAX_FORCED = 256
 class ParserMemo:
     """One generation of an index's parser memo: its Earley sets, configurations and masks."""
 
-    def __init__(self, index, limits: GrammarLimits):
+    def __init__(self, index, limits: GrammarLimits, *, pin_start: bool = True):
         self.sets = EarleySets(index._rules, limits)
         self.configs = Configs(index._lexer, self.sets, index._rules.ignore, index.n_classes, limits)
         self.walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, index._loop_exits,
                                  self.configs, index.eos_token_ids, limits)
+        if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
+            self.walker.pin(self.configs.initial, index._start_mask)
         self._limits = limits
 
     def is_large(self) -> bool:

@@ -86,6 +86,7 @@ class MaskWalker:
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
         self._limits = limits
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
         self._jump_marks = np.zeros(0, dtype=np.int8)  # per configuration, see _jumpable
         self._jump_known = 0  # configurations whose mark is set
@@ -98,11 +99,18 @@ class MaskWalker:
         # the classes of the root's children, ascending (in Python: np.unique's first call costs ~0.1 ms of a first mask)
         self._root_class_set = np.array(sorted(set(self._root_classes.tolist())), dtype=np.int64)
 
+    def pin(self, config: int, row: np.ndarray) -> None:
+        """Serve ``row`` as ``config``'s mask from now on (the file's start mask, format 4)."""
+        self._pinned[config] = row
+
     def mask(self, config: int) -> np.ndarray:
         """The int32 bitmask row of ``config`` (memoised: do not modify it)."""
         row = self._memo.get(config)
         if row is not None:
             self._memo.move_to_end(config)
+            return row
+        row = self._pinned.get(config)
+        if row is not None:
             return row
         mask_ids = self._precomputed_masks(config)
         if self._may_cross(config):

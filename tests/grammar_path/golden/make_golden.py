@@ -5,7 +5,8 @@
 Run once per grammar format version: it writes ``grammar-v<version>-<name>``, so the files of
 earlier versions stay as they were shipped.  Version 2: nested brackets with ignored spaces
 (``grammar-v2-brackets``).  Version 3: the same with quoted strings as items, compiled with
-``MIN_REGION_NODES`` at 1 so that the string body's loop region is stored.  The expected
+``MIN_REGION_NODES`` at 1 so that the string body's loop region is stored.  Version 4: the
+same grammar and walk, now with the stored start mask (``grammar-v4-brackets-strings``).  The expected
 masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
 runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
 """
