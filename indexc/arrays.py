@@ -199,12 +199,21 @@ def groups_by_first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 def _same_rows(offsets: np.ndarray, lengths: np.ndarray, data: np.ndarray, rows: np.ndarray,
                representative: np.ndarray) -> bool:
-    """Is each row ``rows[i]`` equal to the row ``representative[i]``?"""
-    if not np.array_equal(lengths[representative], lengths[rows]):
+    """Is each row ``rows[i]`` equal to the row ``representative[i]``?
+
+    Positions as int32 where the data allows (half the memory traffic of ``expand_runs``' int64),
+    the representative's as an offset of the row's: the walk's duplicate hit sets are most of its
+    hits (21M of 25M on 25 median MaskBench schemas), so this is ~2x faster there (3.2M
+    elements: 80 -> 35 ms)."""
+    counts = lengths[rows]
+    if not np.array_equal(lengths[representative], counts):
         return False
-    _, mine = expand_runs(offsets[rows], lengths[rows])
-    _, theirs = expand_runs(offsets[representative], lengths[rows])
-    return bool(np.array_equal(data[mine], data[theirs]))
+    index_type = np.int32 if data.size < 1 << 31 else np.int64
+    mine = np.repeat((offsets[rows] - (np.cumsum(counts) - counts)).astype(index_type), counts)
+    mine += np.arange(int(counts.sum()), dtype=index_type)
+    theirs = np.repeat((offsets[representative] - offsets[rows]).astype(index_type), counts)
+    theirs += mine
+    return bool(np.array_equal(data.take(mine), data.take(theirs)))
 
 
 def _ragged_unique_exact(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

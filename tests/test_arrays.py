@@ -77,3 +77,14 @@ def test_set_hashes_depend_on_the_set_only():
     assert alone.tolist() == [hashes[2]]
     first, group = arrays.ragged_groups(offsets, data, arrays.set_hashes(offsets, data))
     assert group.tolist() == [0, 1, 2, 3, 2, 0, 4, 3] and first.tolist() == [0, 1, 2, 3, 6]
+
+
+@pytest.mark.parametrize("rows", [[[1, 2], [3], [1, 2], [3]], [[1, 2], [1, 3], [1, 2]], [[4], [4, 4], []]])
+def test_ragged_groups_compare_rows_that_share_a_hash(rows):
+    """Every row given the same hash: the grouping is still exact (rows compared element by element)."""
+    offsets = arrays.offsets_of(np.array([len(r) for r in rows]))
+    data = np.array([v for r in rows for v in r], dtype=np.int32)
+    first, group = arrays.ragged_groups(offsets, data, np.zeros(len(rows), dtype=np.uint64))
+    distinct = list(dict.fromkeys(map(tuple, rows)))
+    assert group.tolist() == [distinct.index(tuple(r)) for r in rows]
+    assert [tuple(rows[f]) for f in first.tolist()] == distinct
