@@ -12,8 +12,10 @@ go as packed bit rows, one per loop set: Llama-3's 274k trie nodes and 128k toke
 The start mask (format 4, ``start_mask``) is the runtime's own answer: the version 3 sections
 are planned in memory, loaded by ``indexc_runtime`` from those bytes and asked for their first
 mask, whose row is then written beside them (16 KB for Llama-3).  A serving process then
-reads its first mask instead of walking the trie; the cost here is one in-memory container
-and one walk (~10-20 ms for the bundled grammars).
+reads its first mask instead of walking the trie; the cost here is one more container planned
+in memory, a load and a walk, and the self-check's second walk (``verify``): CPU of a write,
+min of 4, before -> after: arithmetic 23.5 -> 29.1 ms, C 45.3 -> 45.8, JSON 29.6 -> 34.7,
+RFC-XML 18.6 -> 40.7 (its 2,252 lexer states loaded twice more).
 """
 
 from __future__ import annotations
