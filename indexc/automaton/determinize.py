@@ -14,31 +14,32 @@ states or ``max_table_cells`` table cells, before the table is allocated; it che
 limit at every state and the memory limit every 1,024 states (``indexc.limits``).
 
 Each NFA state's moves are grouped once (``_StateMoves``: per target, the atoms that lead
-there and the target's closure), and a subset whose states' atoms do not overlap (most of
-them; the states' atoms as bit sets tell) takes those groups as they are: no set union, one
-dictionary lookup per group.  Overlapping ones are merged atom by atom (``_merged``), as
-before.  On the JSON Schema DFA path most NFA states fall into a single subset, so the
-grouping must cost no more than the union it replaces: a Thompson state (one edge) is one
-tuple, and an embedded DFA's state (one edge per live column, most of them to one target) is
-joined by target first.  The table is filled from the groups at the end, by numpy unless it
-is small.
+there as a bit set, and the target's closure), and a subset whose states' atoms do not
+overlap (the states' masks tell) takes those groups as they are: no set union, one
+dictionary lookup per group.  Overlapping ones are cut into cells of atoms that no group
+splits (``_merged``: one bit-set test per group and cell, instead of the set update per atom
+and group it replaced).  On the JSON Schema DFA path most NFA states fall into a single
+subset, so the grouping must cost no more than the union it replaces: a Thompson state (one
+edge) is one tuple, and the states of an embedded automaton (``nfa.TableBlock``, copied once
+per occurrence) take the groups of its table's rows, joined by target once per table for all
+its copies.  The table is filled from the groups at the end, by numpy unless it is small.
 
-Cost (best of 7-200 runs, in one process against the previous version on the same NFA): a
-regex whose subsets mostly overlap pays the grouping for nothing, 5-15% (``email`` 59 -> 66
-us, ``complex_phone`` 0.59 -> 0.63 ms, the https regex, 78 subsets, 0.85 -> 0.89 ms; two
-other ways of merging, tried, were slower still); the others gain (``json_person`` 0.98 ->
-0.45 ms, ``iso_datetime`` 0.21 -> 0.16 ms, the relation-extraction regex, 1,460 NFA states
-and 454 subsets over 35 atoms, 5.8 -> 5.0 ms); ``(x|y){0,20000}`` (120,002 NFA states,
-20,001 subsets) takes 0.18 s.  The schema path gains most: "any JSON value" (5,640 NFA
-states, 2,632 subsets over 29 atoms) 22 -> 15 ms, MaskBench Glaiveai2K send_email (1,146
-subsets, 46 atoms) 12 -> 7 ms, Github_easy o60843 (3,639 subsets, 49 atoms) 40 -> 23 ms,
-Github_medium o42810 (14,724 subsets, 51 atoms) 257 -> 231 ms (its subsets overlap more).
+Cost of the schema path's subset construction (process time, min of 3, same NFAs, before ->
+after the bit sets, cells and table blocks; 2-core host shared with other jobs):
+Github_easy o9901 (340,687 NFA states -> 94,939 subsets over 50 atoms, 90% of them
+overlapping) 2.16 -> 1.20 s; Github_hard o12291 (123,616 -> 84,903 over 60 atoms, 32,175 NFA
+states in embedded automata) 0.74 -> 0.50 s; o30745 0.55 -> 0.40 s; o2045 0.19 -> 0.14 s;
+the 25 median DFA-path MaskBench schemas 351 -> 303 ms in all.  Small regexes pay a little
+for the bit sets (``email`` 89 -> 97 us, ``complex_phone`` 0.86 -> 0.88 ms, the
+relation-extraction regex 6.5 -> 6.9 ms, in one process, min of 60 interleaved; ``url`` 1.19
+-> 0.90 ms gains).  Before that (best of 7-200 runs): "any JSON value" (5,640 NFA states,
+2,632 subsets over 29 atoms) 22 -> 15 ms against per-atom rows, ``(x|y){0,20000}`` (120,002
+NFA states, 20,001 subsets) 0.18 s.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
@@ -46,7 +47,7 @@ from indexc import limits as compile_limits
 from indexc.automaton.atom_partition import AtomPartition
 from indexc.automaton.byte_dfa import DEAD
 from indexc.automaton.limits import AutomatonLimits
-from indexc.automaton.nfa import NFA
+from indexc.automaton.nfa import NFA, TableBlock
 from indexc.errors import LimitError
 
 
@@ -68,6 +69,9 @@ class _Closures:
     def __init__(self, nfa: NFA):
         self.epsilon = nfa.epsilon
         self.important = [bool(edges) for edges in nfa.edges]
+        for block in nfa.blocks:
+            live_rows = (block.table != DEAD).any(axis=1).tolist()
+            self.important[block.first:block.first + len(live_rows)] = live_rows
         self.important[nfa.accept] = True
         self.memo: dict[int, frozenset[int]] = {}
 
@@ -89,22 +93,35 @@ class _Closures:
 
 
 _PYTHON_FILL_CELLS = 1_024  # tables up to this size are filled in Python (``_table``)
+_BITS_CHUNK_CELLS = 1 << 22  # at most this many (group, atom) cells unpacked at a time
 
-Group = tuple[tuple[int, ...], frozenset[int]]  # atoms, and the closed target they move to
+Group = tuple[int, frozenset[int]]  # atoms as a bit set, and the closed target they move to
+
+
+RowMoves = tuple[list[tuple[int, int]], int, bool]  # (atoms, target) groups, all atoms, overlap
 
 
 class _StateMoves:
-    """Per NFA state with edges: its moves as ``Group``s, memoised.
+    """Per NFA state with moves: its moves as ``Group``s, memoised.
 
     A subset's moves are the union of its states' moves; precomputing them per state (the
-    atoms of each set, the closure of each target) leaves the subset construction one
-    dictionary lookup per group when the states' atoms do not overlap, which is most subsets
-    (a bit set of each state's atoms tells)."""
+    atoms of each edge as a bit set, the closure of each target) leaves the subset
+    construction one dictionary lookup per group when the states' atoms do not overlap.
+    The states of a ``TableBlock`` take their groups from the table's rows, grouped once per
+    table (``_rows``) for all the copies of an embedded automaton."""
 
     def __init__(self, nfa: NFA, closures: _Closures, set_atoms: list[tuple[int, ...]]):
-        self.edges, self.closures, self.set_atoms = nfa.edges, closures, set_atoms
+        self.edges, self.closures = nfa.edges, closures
         self.set_masks = [sum(1 << atom for atom in atoms) for atoms in set_atoms]
         self.memo: dict[int, tuple[list[Group], int]] = {}
+        self.in_block: list[tuple[int, list[RowMoves]] | None] = [None] * nfa.n_states
+        tables: dict[tuple[int, tuple[int, ...]], list[RowMoves]] = {}
+        for block in nfa.blocks:
+            key = (id(block.table), block.set_indices)
+            rows = tables.get(key)
+            if rows is None:
+                rows = tables[key] = self._rows(block)
+            self.in_block[block.first:block.first + block.n_states] = [(block.first, rows)] * block.n_states
 
     def of(self, q: int) -> tuple[list[Group], int]:
         """(the groups of ``q``, all their atoms as a bit set)."""
@@ -114,32 +131,45 @@ class _StateMoves:
         return found
 
     def _group(self, q: int) -> tuple[list[Group], int]:
-        """One group per edge (a Thompson state has one edge); an embedded DFA's state has one
-        edge per live column, often many to one target (a string body), so its edges are
-        joined by target first.  Groups are merged only if two of them share an atom."""
+        """One group per edge (a Thompson state has one edge), or per target of a table row."""
+        block = self.in_block[q]
+        if block is not None:
+            first, rows = block
+            row_groups, mask, overlap = rows[q - first]
+            of = self.closures.of
+            groups = [(atoms, of(first + target)) for atoms, target in row_groups]
+            return (_merged(groups) if overlap else groups), mask
         edges = self.edges[q]
         if len(edges) == 1:
             (set_index, target), = edges
-            return [(self.set_atoms[set_index], self.closures.of(target))], self.set_masks[set_index]
-        by_target: dict[int, list[int]] = {}
-        mask, overlap = 0, False
-        for set_index, target in edges:
-            set_mask = self.set_masks[set_index]
-            overlap = overlap or bool(mask & set_mask)
-            mask |= set_mask
-            found = by_target.get(target)
-            if found is None:
-                by_target[target] = [set_index]
-            else:
-                found.append(set_index)
-        groups = [self._joined(sets, self.closures.of(target)) for target, sets in by_target.items()]
+            mask = self.set_masks[set_index]
+            return [(mask, self.closures.of(target))], mask
+        row_groups, mask, overlap = _joined(self.set_masks, edges)
+        of = self.closures.of
+        groups = [(atoms, of(target)) for atoms, target in row_groups]
         return (_merged(groups) if overlap else groups), mask
 
-    def _joined(self, sets: list[int], closure: frozenset[int]) -> Group:
-        """The group of the edges on ``sets`` to one target."""
-        if len(sets) == 1:
-            return self.set_atoms[sets[0]], closure
-        return tuple(chain.from_iterable(self.set_atoms[i] for i in sets)), closure
+    def _rows(self, block: TableBlock) -> list[RowMoves]:
+        """Each row's moves joined by (relative) target."""
+        sources, columns = np.nonzero(block.table != DEAD)
+        targets = block.table[sources, columns].tolist()
+        set_indices = np.asarray(block.set_indices, dtype=np.int64)[columns].tolist()
+        bounds = np.searchsorted(sources, np.arange(block.n_states + 1)).tolist()
+        edges = list(zip(set_indices, targets))
+        return [_joined(self.set_masks, edges[bounds[s]:bounds[s + 1]]) for s in range(block.n_states)]
+
+
+def _joined(set_masks: list[int], edges: list[tuple[int, int]]) -> RowMoves:
+    """A state's edges joined by target (an embedded automaton's row: a string body moves to one
+    state on most of its columns), and whether two targets share an atom."""
+    by_target: dict[int, int] = {}
+    mask, overlap = 0, False
+    for set_index, target in edges:
+        set_mask = set_masks[set_index]
+        overlap = overlap or bool(mask & set_mask)
+        mask |= set_mask
+        by_target[target] = by_target.get(target, 0) | set_mask
+    return [(atoms, target) for target, atoms in by_target.items()], mask, overlap
 
 
 def determinize(
@@ -147,11 +177,12 @@ def determinize(
 ) -> AtomDFA:
     """The DFA of the reachable subsets, numbered in discovery order (start = 0); not trimmed."""
     closures = _Closures(nfa)
-    moves = _StateMoves(nfa, closures, [tuple(a.tolist()) for a in partition.set_atoms])
+    set_atoms = [tuple(a.tolist()) for a in partition.set_atoms]
+    moves = _StateMoves(nfa, closures, set_atoms)
     start = closures.of(nfa.start)
     index = {start: 0}
     order = [start]
-    group_atoms: list[tuple[int, ...]] = []  # every state's groups in turn: their atoms, target
+    group_masks: list[int] = []  # every state's groups in turn: their atoms, target
     group_targets: list[int] = []
     groups_per_state: list[int] = []
     n_atoms = partition.n_atoms
@@ -160,7 +191,7 @@ def determinize(
     for subset in order:  # grows while iterating: breadth-first
         guard.check_time("subset construction")
         groups = _subset_moves(subset, moves)
-        for atoms, target in groups:
+        for mask, target in groups:
             t = index.get(target)
             if t is None:
                 t = index[target] = len(order)
@@ -171,33 +202,51 @@ def determinize(
                 if len(order) % 1024 == 0:
                     guard.check_memory(_estimated_bytes(len(order), n_atoms, subset_items),
                                        "the subset construction")
-            group_atoms.append(atoms)
+            group_masks.append(mask)
             group_targets.append(t)
         groups_per_state.append(len(groups))
-    transitions = _table(len(order), n_atoms, group_atoms, group_targets, groups_per_state)
+    transitions = _table(len(order), n_atoms, group_masks, group_targets, groups_per_state, moves.set_masks,
+                         set_atoms)
     accepting = np.array([nfa.accept in s for s in order], dtype=bool)
     return AtomDFA(transitions, accepting)
 
 
-def _table(n_states: int, n_atoms: int, group_atoms: list[tuple[int, ...]], group_targets: list[int],
-           groups_per_state: list[int]) -> np.ndarray:
+def _table(n_states: int, n_atoms: int, group_masks: list[int], group_targets: list[int],
+           groups_per_state: list[int], set_masks: list[int], set_atoms: list[tuple[int, ...]]) -> np.ndarray:
     """The transition table from the groups, filled by numpy (a group covers many atoms), or
     for a small table (a typical regex) in Python, which is then cheaper than the numpy calls."""
     if n_states * n_atoms <= _PYTHON_FILL_CELLS:
         rows = [[DEAD] * n_atoms for _ in range(n_states)]
+        atoms_of = dict(zip(set_masks, set_atoms))  # a mask's atoms (most masks are one set's)
         group = 0
         for row, count in zip(rows, groups_per_state):
-            for atoms, target in zip(group_atoms[group:group + count], group_targets[group:group + count]):
+            for mask, target in zip(group_masks[group:group + count], group_targets[group:group + count]):
+                atoms = atoms_of.get(mask)
+                if atoms is None:
+                    atoms = atoms_of[mask] = tuple(a for a in range(mask.bit_length()) if mask >> a & 1)
                 for atom in atoms:
                     row[atom] = target
             group += count
         return np.array(rows, dtype=np.int32).reshape(n_states, n_atoms)
     transitions = np.full((n_states, n_atoms), DEAD, dtype=np.int32)
-    atoms_per_group = np.fromiter(map(len, group_atoms), dtype=np.int64, count=len(group_atoms))
-    atoms = np.fromiter(chain.from_iterable(group_atoms), dtype=np.int64, count=int(atoms_per_group.sum()))
     sources = np.repeat(np.arange(n_states), groups_per_state)
-    transitions[np.repeat(sources, atoms_per_group), atoms] = np.repeat(group_targets, atoms_per_group)
+    targets = np.array(group_targets, dtype=np.int32)
+    chunk = max(1, _BITS_CHUNK_CELLS // n_atoms)
+    for lo in range(0, len(group_masks), chunk):
+        rows, atoms = np.nonzero(_bits(group_masks[lo:lo + chunk], n_atoms))
+        transitions[sources[lo + rows], atoms] = targets[lo + rows]
     return transitions
+
+
+def _bits(masks: list[int], n_atoms: int) -> np.ndarray:
+    """``masks`` as a ``(len(masks), n_atoms)`` 0/1 matrix (bit ``a`` of a mask is column ``a``)."""
+    if n_atoms < 64:
+        packed = np.fromiter(masks, dtype="<i8", count=len(masks)).view(np.uint8).reshape(-1, 8)
+    else:
+        width = (n_atoms + 7) // 8
+        packed = np.frombuffer(b"".join([m.to_bytes(width, "little") for m in masks]), dtype=np.uint8)
+        packed = packed.reshape(-1, width)
+    return np.unpackbits(packed, axis=1, count=n_atoms, bitorder="little")
 
 
 def _estimated_bytes(n_states: int, n_atoms: int, subset_items: int) -> int:
@@ -213,8 +262,10 @@ def _subset_moves(subset: frozenset[int], moves: _StateMoves) -> list[Group]:
     groups: list[Group] = []
     seen_atoms = 0
     overlap = False
+    memo = moves.memo
     for q in subset:
-        state_groups, mask = moves.of(q)
+        found = memo.get(q)  # inlined ``moves.of``: one call less per item
+        state_groups, mask = found if found is not None else moves.of(q)
         if state_groups:
             overlap = overlap or bool(seen_atoms & mask)
             seen_atoms |= mask
@@ -223,21 +274,35 @@ def _subset_moves(subset: frozenset[int], moves: _StateMoves) -> list[Group]:
 
 
 def _merged(groups: list[Group]) -> list[Group]:
-    """Overlapping groups -> disjoint ones: each atom's target is the union of its groups'
-    (atom by atom: tried against cutting bit sets into cells, this is as fast on the schema
-    DFAs and 10-25% faster on regexes, whose few atoms make the cells overhead)."""
-    by_atom: dict[int, set[int]] = {}
-    for atoms, target in groups:
-        for atom in atoms:
-            found = by_atom.get(atom)
-            if found is None:
-                by_atom[atom] = set(target)
-            else:
-                found.update(target)
-    by_target: dict[frozenset[int], list[int]] = {}
-    for atom, targets in by_atom.items():
-        by_target.setdefault(frozenset(targets), []).append(atom)
-    return [(tuple(atoms), union) for union, atoms in by_target.items()]
+    """Overlapping groups -> disjoint ones: each atom's target is the union of its groups'.
+
+    The atoms are cut into *cells* (bit sets) that no group's atoms split, each with the list
+    of closures of the groups covering it; a group costs one bit-set test per cell, not one
+    set update per atom (a subset of the schema path has ~5 groups of ~9 atoms, ~1.5 cells).
+    Cells with the same union are joined, so every target appears once."""
+    cells: list[list] = []  # [atoms, closures], disjoint
+    covered = 0  # the atoms of all cells
+    for mask, closure in groups:
+        seen = mask & covered  # atoms already in some cell: those cells take ``closure`` too
+        if seen != mask:
+            cells.append([mask ^ seen, [closure]])
+            covered |= mask
+        i = 0
+        while seen:  # ends before the cells appended here (they hold no atom of ``seen``)
+            cell = cells[i]
+            i += 1
+            common = cell[0] & seen
+            if common:
+                if common != cell[0]:
+                    cells.append([cell[0] ^ common, cell[1][:]])
+                    cell[0] = common
+                cell[1].append(closure)
+                seen ^= common
+    by_union: dict[frozenset[int], int] = {}
+    for mask, closures in cells:
+        union = closures[0] if len(closures) == 1 else frozenset().union(*closures)
+        by_union[union] = by_union.get(union, 0) | mask
+    return [(mask, union) for union, mask in by_union.items()]
 
 
 def _too_many_states(limits: AutomatonLimits, n_atoms: int, source: str) -> LimitError:

@@ -1,7 +1,11 @@
 """Thompson construction: regex tree -> NFA with epsilon moves and character-set edges.
 
 States are integers; ``epsilon[q]`` lists the epsilon successors of ``q`` and ``edges[q]``
-its ``(set_index, target)`` moves.  One start and one accepting state.
+its ``(set_index, target)`` moves.  One start and one accepting state.  A run of states may
+instead take its moves from a DFA table (``TableBlock``: the JSON Schema path embeds ready
+automata, copied many times); such states have no ``edges`` of their own, so the copy costs
+no Python object per move and the subset construction groups a table's rows once for all
+its copies.
 
 Bounded repetition is expanded by copying the body, in the *nested* form
 ``x{2,5} = x x (x (x (x)?)?)?``: after skipping one optional copy the match is over, so the
@@ -15,9 +19,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from indexc.automaton.limits import AutomatonLimits
 from indexc.automaton.regex_tree import Alternation, Chars, Concat, Node, Repeat, nfa_size, repeat_copies
 from indexc.errors import LimitError
+
+
+@dataclass(frozen=True, eq=False)
+class TableBlock:
+    """States ``first .. first + n - 1`` moving as the rows of a DFA table: state ``first + s``
+    moves on set ``set_indices[c]`` to ``first + table[s, c]`` (none where the cell is ``DEAD``).
+    Copies of one automaton share ``table`` and ``set_indices`` (the same objects)."""
+
+    first: int
+    table: np.ndarray  # int32 (n, columns), DEAD = -1
+    set_indices: tuple[int, ...]
+
+    @property
+    def n_states(self) -> int:
+        return int(self.table.shape[0])
 
 
 @dataclass
@@ -26,6 +47,7 @@ class NFA:
     edges: list[list[tuple[int, int]]] = field(default_factory=list)
     start: int = 0
     accept: int = 0
+    blocks: list[TableBlock] = field(default_factory=list)
 
     @property
     def n_states(self) -> int:

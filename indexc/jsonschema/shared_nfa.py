@@ -14,7 +14,10 @@ The output is ``indexc.automaton.nfa.NFA``, so the automaton's subset constructi
 minimisation and UTF-8 expansion run on it unchanged.  Bounded repetitions use the same
 nested form as the automaton's builder (``x{2,4} = x x (x (x)?)?``), for the same reason
 (closures stay small).  An ``EmbeddedDFA`` leaf (the product automaton of an
-``Intersection`` lexeme) is copied state for state.
+``Intersection`` lexeme, or the closed "any JSON value") gets one state per DFA state, whose
+moves are the DFA's table itself (``nfa.TableBlock``): no edge list per copy, and the subset
+construction groups the table's rows once for all its copies (Github_hard o12291 copies
+32,175 such states, 249,777 moves).
 
 A sequence's or a repetition's entry only moves on, by one epsilon move, to its first part:
 such an entry is an alias of that state, not a state (``SharedNFABuilder.alias``), which
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc.automaton import regex_tree as rt
-from indexc.automaton.nfa import NFA
+from indexc.automaton.nfa import NFA, TableBlock
 from indexc.errors import LimitError
 from indexc.jsonschema.intersection import CharDFA
 
@@ -130,20 +133,15 @@ class SharedNFABuilder:
         return self._repeat(node, follow)
 
     def _embedded(self, node: EmbeddedDFA, follow: int) -> int:
-        """One NFA state per DFA state, one edge per live cell; accepting states go on to ``follow``."""
-        n = node.dfa.n_states
-        states = self.states(n)
-        first = states[0]
-        sources, columns, targets = node.dfa.live_cells()  # by source, then column
-        set_indices = np.asarray(node.set_indices, dtype=np.int64)[columns]
-        pairs = list(zip(set_indices.tolist(), (targets + first).tolist()))
-        bounds = np.searchsorted(sources, np.arange(n + 1)).tolist()
-        for state in range(n):  # one slice per state, not one append per edge
-            self.nfa.edges[first + state] = pairs[bounds[state]:bounds[state + 1]]
+        """One NFA state per DFA state, moving as the DFA's rows (a ``TableBlock``, no edge
+        lists); accepting states go on to ``follow``."""
+        first = self.states(node.dfa.n_states)[0]
+        self.nfa.blocks.append(TableBlock(first, node.dfa.transitions, node.set_indices))
         follow_state = self.resolve(follow)
+        epsilon = self.nfa.epsilon
         for accepting in np.flatnonzero(node.dfa.accepting).tolist():
-            self.nfa.epsilon[states[accepting]].append(follow_state)
-        return states[0]
+            epsilon[first + accepting].append(follow_state)
+        return first
 
     def _repeat(self, node: rt.Repeat, follow: int) -> int:
         current = follow
