@@ -34,7 +34,7 @@ Code map, in reading order:
 - ``negation``      ``not`` with a positive form; dependencies as ``anyOf`` branches
 - ``validator``     a small validator: ``enum`` values decided against the whole schema
 - ``intersection``  one lexeme matching several regexes: the product of their automata
-- ``one_of``        proving ``oneOf`` branches disjoint
+- ``one_of``        proving ``oneOf`` branches disjoint (or rewriting required-only ones as the ``anyOf`` they mean)
 - ``lowering``      the driver: schema -> ``LoweredSchema``
 - ``to_regex``      the DFA path as regex text (``schema_to_regex``, for tools and tests)
 - ``to_automaton``  the DFA path as used by the compiler: tree -> byte DFA, no text round trip
@@ -45,7 +45,7 @@ Not supported (refused with the pointer, or ignored with a warning in lenient mo
 beside an ``enum``/``const``, where every keyword is decided value by value:
 ``if/then/else``, ``contains``, ``propertyNames``, ``unevaluated*``, ``uniqueItems: true``,
 ``not`` without a positive form, two different
-``pattern``s (or ``format``s) merged from ``allOf`` parts, ``oneOf`` branches not provably disjoint, min/maxProperties over optional properties
+``pattern``s (or ``format``s) merged from ``allOf`` parts, ``oneOf`` branches not provably disjoint (but required-only ones: "exactly one key set complete"), min/maxProperties over optional properties
 (except "at least one"), ``multipleOf`` other than powers of ten (numbers) or bounded/whole
 (integers).  Remote ``$ref``s are refused.
 """

@@ -162,7 +162,8 @@ class Lowerer:
                 folded = {k: v for k, v in schema.items() if k != "not"}
             return self.lower(folded, pointer) if isinstance(folded, bool) else self.lower_flat(folded, pointer)
         if "anyOf" in schema or "oneOf" in schema:
-            return self.lower_branches(schema, pointer)
+            required_sets = one_of.exactly_one_required(schema)
+            return self.lower_branches(required_sets or schema, pointer)
         types = self.types_of(schema, pointer)
         options = []
         for type_name in TYPE_ORDER:

@@ -19,6 +19,16 @@ the branches are disjoint.  Two proofs, cheapest first:
    property that the other forbids (``additionalProperties: false`` without it, or ``false``
    for it), or both require a property whose ``const``/``enum`` values differ.
 
+4. required sets (``exactly_one_required``, before lowering): branches that only list
+   ``required`` keys say "exactly one of these key sets is complete", which is regular: for
+   branch ``i``, its keys present and, for every other branch ``j``, one key of ``j`` absent
+   (``properties: {k: false}``), one ``anyOf`` alternative per choice of absent keys (at most
+   ``MAX_REQUIRED_ALTERNATIVES``).  The alternatives of different branches are disjoint by
+   construction.  A non-object matches every such branch (``required`` says nothing about it),
+   so with two or more branches it matches none under ``oneOf``: the alternatives are objects.
+   MaskBench: ``calculate_area``'s ``[{required: [length, width]}, {required: [radius]},
+   {required: [base, height]}]`` (2 + 4 + 2 alternatives), o65668, o69083.
+
 Anything else is refused with the pointer (``--lenient`` or ``x-guidance.coerce_one_of``
 accepts it as ``anyOf``, which can accept a value that matches two branches).
 """
@@ -34,6 +44,7 @@ from indexc.automaton.byte_dfa import DEAD, ByteDFA
 from indexc.automaton.product import reachable_pairs
 from indexc.errors import IndexcError
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws
+from indexc.jsonschema.keywords import SUPPORTED, UNSUPPORTED
 from indexc.jsonschema.merge import json_equal
 from indexc.jsonschema.patterns import ecma_to_python
 from indexc.jsonschema.punctuation import OPEN_OBJECT
@@ -41,6 +52,57 @@ from indexc.jsonschema.to_automaton import expr_to_dfa
 
 MAX_BRANCH_STATES = 2_000
 MAX_PRODUCT_PAIRS = 1_000_000
+MAX_REQUIRED_ALTERNATIVES = 64
+
+
+def exactly_one_required(schema: dict) -> dict | None:
+    """A ``oneOf`` of required-only branches as the ``anyOf`` it means (rule 4 of the module
+    note), or None where it does not apply (another kind of branch, fewer than two, a branch
+    that can never be the only one, or more than ``MAX_REQUIRED_ALTERNATIVES`` alternatives)."""
+    branches = schema.get("oneOf")
+    if "anyOf" in schema or not isinstance(branches, list) or len(branches) < 2:
+        return None
+    key_sets = [_required_only(branch) for branch in branches]
+    if any(keys is None for keys in key_sets):
+        return None
+    alternatives = []
+    for i, keys in enumerate(key_sets):
+        choices = _absent_choices([other - keys for j, other in enumerate(key_sets) if j != i])
+        if choices is None:
+            return None
+        for absent in choices:
+            alternatives.append({"type": "object", "required": sorted(keys),
+                                 "properties": {name: False for name in sorted(absent)}})
+            if len(alternatives) > MAX_REQUIRED_ALTERNATIVES:
+                return None
+    if not alternatives:
+        return None
+    rest = {k: v for k, v in schema.items() if k != "oneOf"}
+    return {**rest, "anyOf": alternatives}
+
+
+def _required_only(branch: object) -> frozenset[str] | None:
+    """The keys of a branch whose only assertion is a non-empty ``required``, else None."""
+    if not isinstance(branch, dict):
+        return None
+    assertions = [k for k in branch if k in SUPPORTED or k in UNSUPPORTED]
+    required = branch.get("required")
+    if assertions != ["required"] or not isinstance(required, list) or not required:
+        return None
+    if not all(isinstance(name, str) for name in required):
+        return None
+    return frozenset(required)
+
+
+def _absent_choices(missing: list[frozenset[str]]) -> list[frozenset[str]] | None:
+    """Every way to leave out one key of each set (an empty set: no way), deduplicated, in a
+    fixed order; None past ``MAX_REQUIRED_ALTERNATIVES``."""
+    choices = {frozenset()}
+    for keys in missing:
+        choices = {chosen | {name} for chosen in choices for name in keys}
+        if len(choices) > MAX_REQUIRED_ALTERNATIVES:
+            return None
+    return sorted(choices, key=sorted)
 
 
 def check_disjoint(lw, branches: list[Expr], pointer: str, schemas: list[object] | None = None) -> None:

@@ -172,3 +172,27 @@ def test_one_of_branches_that_share_values_in_different_key_orders_are_not_prove
 def test_one_of_automaton_proof_still_separates_object_free_branches():
     schema = {"oneOf": [{"type": "string", "pattern": "^a+$"}, {"type": "string", "pattern": "^b+$"}]}
     assert accepts(schema, '"aa"') and accepts(schema, '"b"') and not accepts(schema, '"ab"')
+
+
+def test_one_of_required_sets_means_exactly_one_complete_set():
+    """Every subset of four keys, against "exactly one branch's required keys are all present"."""
+    from itertools import combinations
+
+    names = ["a", "b", "c", "d"]
+    branches = [["a", "b"], ["c"], ["b", "d"]]
+    schema = {"properties": {n: {"type": "integer"} for n in names}, "oneOf": [{"required": r} for r in branches]}
+    for size in range(len(names) + 1):
+        for present in combinations(names, size):
+            complete = sum(all(key in present for key in keys) for keys in branches)
+            text = json.dumps({name: 1 for name in present})
+            assert accepts(schema, text) == (complete == 1), text
+    assert not accepts(schema, '"x"') and not accepts(schema, "1")  # a non-object matches every branch
+
+
+def test_one_of_required_sets_where_a_branch_is_never_alone():
+    nested = {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["a", "b"]}]}
+    assert accepts(nested, '{"a": 1}') and accepts(nested, '{"a": 1, "c": 2}')
+    assert not accepts(nested, '{"a": 1, "b": 2}') and not accepts(nested, "{}")
+    same = {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["a"], "description": "same"}]}
+    with pytest.raises(JsonSchemaError, match=r"oneOf"):  # never exactly one: refused as before
+        schema_to_regex(same)
