@@ -177,6 +177,8 @@ class Lowerer:
         if not isinstance(branches, list) or not branches:
             raise self.error(f"{keyword} must be a non-empty array", child_pointer(pointer, keyword))
         rest = {k: v for k, v in schema.items() if k != keyword}
+        if keyword == "oneOf" and not self.options.coerce_one_of:
+            branches = one_of.objects_only_branches(self, branches, child_pointer(pointer, "oneOf")) or branches
         exprs, nodes = [], []
         for i, branch in enumerate(branches):
             branch_pointer = child_pointer(pointer, keyword, i)

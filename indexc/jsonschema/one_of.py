@@ -29,6 +29,12 @@ the branches are disjoint.  Two proofs, cheapest first:
    MaskBench: ``calculate_area``'s ``[{required: [length, width]}, {required: [radius]},
    {required: [base, height]}]`` (2 + 4 + 2 alternatives), o65668, o69083.
 
+5. object branches (``objects_only_branches``): when no branch says anything about
+   non-objects (object keywords only, no ``type``), a non-object matches every branch, so
+   with two or more branches ``oneOf`` rejects it, and the branches are read with ``type:
+   object`` added, which rules 1-3 can then prove disjoint: MaskBench o17700's seven error
+   objects (a required ``name`` with a different ``enum`` each), o13024's three materials.
+
 Anything else is refused with the pointer (``--lenient`` or ``x-guidance.coerce_one_of``
 accepts it as ``anyOf``, which can accept a value that matches two branches).
 """
@@ -79,6 +85,26 @@ def exactly_one_required(schema: dict) -> dict | None:
         return None
     rest = {k: v for k, v in schema.items() if k != "oneOf"}
     return {**rest, "anyOf": alternatives}
+
+
+OBJECT_KEYWORDS = frozenset({
+    "properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties",
+    "dependencies", "dependentRequired", "dependentSchemas",
+})
+
+
+def objects_only_branches(lw, branches: list, pointer: str) -> list | None:
+    """The ``oneOf`` branches with ``type: object`` added, when each one (flattened: its
+    ``$ref``s and ``allOf``s merged) asserts object keywords only (rule 5), else None."""
+    if len(branches) < 2 or not all(isinstance(branch, dict) and "type" not in branch for branch in branches):
+        return None
+    for i, branch in enumerate(branches):
+        flat = lw.flattener.flatten(branch, f"{pointer}/{i}")
+        if not isinstance(flat, dict):
+            return None
+        if any(k not in OBJECT_KEYWORDS for k in flat if k in SUPPORTED or k in UNSUPPORTED):
+            return None
+    return [{**branch, "type": "object"} for branch in branches]
 
 
 def _required_only(branch: object) -> frozenset[str] | None:

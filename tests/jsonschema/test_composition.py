@@ -196,3 +196,17 @@ def test_one_of_required_sets_where_a_branch_is_never_alone():
     same = {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["a"], "description": "same"}]}
     with pytest.raises(JsonSchemaError, match=r"oneOf"):  # never exactly one: refused as before
         schema_to_regex(same)
+
+
+def test_one_of_untyped_object_branches_are_read_as_objects():
+    """A non-object matches both untyped branches, so oneOf rejects it; objects are told apart by ``k``."""
+    tagged = {"oneOf": [{"required": ["k"], "properties": {"k": {"enum": ["a"]}, "n": {"type": "integer"}}},
+                        {"$ref": "#/$defs/b"}],
+              "$defs": {"b": {"required": ["k"], "properties": {"k": {"const": "b"}}, "additionalProperties": False}}}
+    assert accepts(tagged, '{"k": "a", "n": 1}') and accepts(tagged, '{"k": "b"}')
+    for text in ('"x"', "1", "null", "[]", "{}", '{"k": "c"}', '{"k": "b", "n": 1}', '{"k": "a", "n": "x"}'):
+        assert not accepts(tagged, text), text
+    with_string_keyword = {"oneOf": [{"required": ["k"], "properties": {"k": {"const": "a"}}},
+                                     {"required": ["k"], "properties": {"k": {"const": "b"}}, "minLength": 2}]}
+    with pytest.raises(JsonSchemaError, match=r"oneOf"):  # "x...": a string of 2+ matches branch 0 and 1
+        schema_to_regex(with_string_keyword)
