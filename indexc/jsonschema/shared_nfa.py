@@ -27,11 +27,24 @@ would share more (the closed "any JSON value" NFA: 8,183 -> 1,048 states, 2,632 
 subsets, for the same minimal DFA) but would also move some schemas under the auto-mode
 limits that today send them to the grammar path (4 of 120 MaskBench files), which changes
 their artifacts; that is a routing decision, not an optimisation, so it is not made here.
+
+A bounded repetition is a chain of copies of its body, each built into the previous one, so
+after the first (which continues to the chain's follow and may reuse fragments built
+elsewhere) every copy shares nothing with the rest of the NFA and has the same layout: once
+two copies in a row have the same shape, the others are the last one shifted by its size
+(``SharedNFABuilder._copies``), in numpy, with no walk of the tree.  The NFA is the same
+state for state (the tests build both ways and compare).  Github_easy o9901 (three strings
+of ``maxLength`` 1,024, lowered to nested 32 x 32 chains: 340,687 NFA states) builds in ~0.24
+s instead of ~0.95 s (process time, garbage collector paused, as the compile runs); schemas
+without long repetitions build as before (short chains, under 256 states to copy, are walked:
+the numpy calls would cost more).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate, chain
 
 import numpy as np
 
@@ -50,6 +63,11 @@ class EmbeddedDFA:
     set_indices: tuple[int, ...]
 
 
+# Copies of a repetition are shifted rather than walked once this many states and aliases are
+# left to make (below it, the clone's numpy calls cost more than the walk: ``\\u[0-9a-f]{4}``).
+_CLONE_FROM = 256
+
+
 class SharedNFABuilder:
     """Fragments are named by *handles*: a state's number, or for a pass-through entry (a
     sequence's, a repetition's, a one-option alternation's, whose only move is one epsilon
@@ -65,6 +83,7 @@ class SharedNFABuilder:
         self.memo: dict[tuple[int, int], int] = {}
         self.keep_alive: list[rt.Node] = []
         self.aliases: list[int] = []  # handle -1 - i stands for state aliases[i]
+        self.clone_copies = True  # lay out repeated copies by shifting (``_copies``); off: walk each
 
     def build(self, tree: rt.Node) -> NFA:
         accept = self.state()
@@ -150,18 +169,87 @@ class SharedNFABuilder:
             self.nfa.epsilon[loop].append(self.resolve(follow))
             self.nfa.epsilon[loop].append(self.resolve(self._fresh(node.body, loop)))
             current = loop
-            mandatory = node.min
-        else:
-            for _ in range(node.max - node.min):  # nested optional copies, innermost first
+        else:  # nested optional copies, innermost first
+            def optional_copy(inner: int) -> int:
                 optional = self.state()
                 self.nfa.epsilon[optional].append(self.resolve(follow))
-                self.nfa.epsilon[optional].append(self.resolve(self._fresh(node.body, current)))
-                current = optional
-            mandatory = node.min
-        for _ in range(mandatory):
-            current = self._fresh(node.body, current)
+                self.nfa.epsilon[optional].append(self.resolve(self._fresh(node.body, inner)))
+                return optional
+            current = self._copies(node.max - node.min, optional_copy, current)
+        current = self._copies(node.min, lambda inner: self._fresh(node.body, inner), current)
         return self.alias(current)
 
     def _fresh(self, body: rt.Node, follow: int) -> int:
         """A copy of ``body`` into ``follow`` (memoised per continuation like everything else)."""
         return self.into(body, follow)
+
+    def _copies(self, count: int, copy: Callable[[int], int], current: int) -> int:
+        """``current = copy(current)``, ``count`` times; the handle of the last copy's entry.
+
+        A copy built into the previous copy shares nothing with the rest of the NFA (every memo
+        key names a continuation inside the chain), so two copies in a row with the same shape
+        lay out every further copy: it is the last one shifted (``_clone``), which costs no
+        tree walk.  The first copy may reuse fragments built elsewhere (it continues to the
+        chain's follow), so it can differ; shapes are compared, not assumed."""
+        previous_shape = None
+        for done in range(count):
+            mark = self._mark()
+            current = copy(current)
+            shape = tuple(after - before for after, before in zip(self._mark(), mark))
+            left = count - done - 1
+            if shape == previous_shape and left * (shape[0] + shape[1]) >= _CLONE_FROM and self.clone_copies:
+                return self._clone(mark, shape, current, left)
+            previous_shape = shape
+        return current
+
+    def _mark(self) -> tuple[int, int, int]:
+        return len(self.nfa.epsilon), len(self.aliases), len(self.nfa.blocks)
+
+    def _clone(self, mark: tuple[int, int, int], shape: tuple[int, int, int], last: int, copies: int) -> int:
+        """Append ``copies`` copies of the states, aliases and blocks made since ``mark`` (the
+        last copy of a chain, whose predecessor has the same ``shape``).  A reference into the
+        predecessor or the copy moves by one copy's size each time; any other (the chain's
+        follow) stays.  Returns the handle ``last`` stands for in the last new copy."""
+        first_state, first_alias, first_block = mark
+        n_states, n_aliases, n_blocks = shape
+        total = len(self.nfa.epsilon) + copies * n_states + len(self.aliases) + copies * n_aliases
+        if total > self.max_states:
+            raise LimitError(f"the schema's automaton needs over {self.max_states:,} NFA states", source=self.source)
+        moved_from = first_state - n_states  # references at or above this belong to the chain
+        shifts = np.arange(1, copies + 1, dtype=np.int64) * n_states
+        epsilon, edges = self.nfa.epsilon, self.nfa.edges
+        for shifted in _shifted_lists(epsilon[first_state:], moved_from, shifts):
+            epsilon.extend(shifted)
+        copied_edges = edges[first_state:]
+        labels = [label for state_edges in copied_edges for label, _ in state_edges]
+        targets = [[target for _, target in state_edges] for state_edges in copied_edges]
+        spans = _spans(targets)
+        for shifted in _shifted(targets, moved_from, shifts):
+            moves = list(zip(labels, shifted))  # one tuple per edge, made in one call
+            edges.extend([moves[lo:hi] for lo, hi in spans])
+        self.aliases.extend(_shifted([self.aliases[first_alias:]], moved_from, shifts).reshape(-1).tolist())
+        blocks = self.nfa.blocks[first_block:]
+        for shift in shifts.tolist():
+            self.nfa.blocks.extend(TableBlock(block.first + shift, block.table, block.set_indices) for block in blocks)
+        if last >= 0:
+            return last + int(shifts[-1]) if last >= moved_from else last
+        alias_index = -1 - last
+        return -1 - (alias_index + copies * n_aliases) if alias_index >= first_alias else last
+
+
+def _shifted(lists: list[list[int]], moved_from: int, shifts: np.ndarray) -> np.ndarray:
+    """Per shift (a row), the values of ``lists`` end to end, each ``>= moved_from`` increased by it."""
+    flat = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=sum(map(len, lists)))
+    return flat[None, :] + shifts[:, None] * (flat >= moved_from)
+
+
+def _spans(lists: list[list[int]]) -> list[tuple[int, int]]:
+    """Where each of ``lists`` lies in their concatenation."""
+    bounds = list(accumulate(map(len, lists), initial=0))
+    return list(zip(bounds, bounds[1:]))
+
+
+def _shifted_lists(lists: list[list[int]], moved_from: int, shifts: np.ndarray) -> list[list[list[int]]]:
+    """Per shift, ``lists`` with every value ``>= moved_from`` increased by the shift."""
+    spans = _spans(lists)
+    return [[row[lo:hi] for lo, hi in spans] for row in _shifted(lists, moved_from, shifts).tolist()]
