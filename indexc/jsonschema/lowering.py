@@ -160,7 +160,9 @@ class Lowerer:
             if folded is None:
                 self.unsupported("this 'not' has no positive form here", child_pointer(pointer, "not"), "not")
                 folded = {k: v for k, v in schema.items() if k != "not"}
-            return self.lower(folded, pointer) if isinstance(folded, bool) else self.lower_flat(folded, pointer)
+            if isinstance(folded, bool) or "allOf" in folded:  # an anyOf of absent names comes as an allOf part
+                return self.lower(folded, pointer)
+            return self.lower_flat(folded, pointer)
         if "anyOf" in schema or "oneOf" in schema:
             required_sets = one_of.exactly_one_required(schema)
             return self.lower_branches(required_sets or schema, pointer)

@@ -8,8 +8,12 @@ schemas use are mostly simple (counts from the MaskBench dev split: ``not: {}`` 
 - ``not: false``: no constraint;
 - ``not: {type: T}``: the types other than ``T`` (``integer`` cannot be removed from
   ``number`` this way: refused);
-- ``not: {required: [a]}`` and ``not: {anyOf: [{required: [a]}, {required: [b]}]}``: objects
-  without ``a`` (and ``b``): the properties become ``false``; other types are unaffected;
+- ``not: {required: [a, b]}``: objects without ``a`` or without ``b`` (an ``anyOf`` of
+  ``properties: {a: false}`` and ``properties: {b: false}``); ``not: {anyOf: [{required: [a]},
+  {required: [b, c]}]}``: objects without ``a`` and without one of ``b``, ``c``, one
+  alternative per choice (``one_absent_each``, at most ``MAX_ABSENT_CHOICES``).  Only objects:
+  ``required`` says nothing about other types, so they match the negated schema and the
+  ``not`` rejects them (before session 8 they were let through: invalid instances accepted);
 - ``not: {enum: [...]}`` / ``not: {const: v}``: refused (for now).
 
 ``apply_not`` returns the schema with the ``not`` folded in, or None when the negation has no
@@ -40,13 +44,17 @@ def apply_not(schema: dict, flattener: Flattener, pointer: str) -> dict | bool |
     flat = {k: v for k, v in normalize_legacy(flat).items() if has_assertions({k: v})}
     if set(flat) == {"type"}:
         return _without_types(rest, flat["type"])
-    forbidden = _forbidden_names(flat)
-    if forbidden is not None:
-        properties = dict(rest.get("properties", {}))
-        for name in forbidden:
-            properties[name] = False
-        return {**rest, "properties": properties}
-    return None
+    absent = _absent_alternatives(flat)
+    if absent is None:
+        return None
+    objects = _without_types(rest, [t for t in _TYPES if t != "object"])
+    if len(absent) > 1:
+        branches = {"anyOf": [{"properties": {name: False for name in names}} for names in absent]}
+        return {**objects, "allOf": [*objects.get("allOf", []), branches]}
+    properties = dict(objects.get("properties", {}))
+    for name in absent[0] if absent else ():
+        properties[name] = False
+    return {**objects, "properties": properties} if absent else False
 
 
 def _without_types(rest: dict, removed: object) -> dict | None:
@@ -60,18 +68,42 @@ def _without_types(rest: dict, removed: object) -> dict | None:
     return {**rest, "type": [t for t in _TYPES if t in current_set and t not in removed_set]}
 
 
-def _forbidden_names(flat: dict) -> list[str] | None:
-    """Names N such that ``flat`` = "the object has one of N" (so ``not`` = "has none of N")."""
-    if set(flat) == {"required"} and isinstance(flat["required"], list) and len(flat["required"]) == 1:
-        return list(flat["required"])
-    if set(flat) == {"anyOf"} and isinstance(flat["anyOf"], list):
-        names = []
-        for branch in flat["anyOf"]:
-            if not (isinstance(branch, dict) and set(branch) == {"required"} and len(branch["required"]) == 1):
-                return None
-            names.append(branch["required"][0])
-        return names
-    return None
+MAX_ABSENT_CHOICES = 64
+
+
+def _absent_alternatives(flat: dict) -> list[frozenset[str]] | None:
+    """``not flat`` for an object, as alternatives of names that must all be absent: ``flat`` is
+    ``required: R`` (one alternative per name of R) or an ``anyOf`` of such (one name of each);
+    None for any other shape or past ``MAX_ABSENT_CHOICES``."""
+    if set(flat) == {"required"}:
+        required = [_required_names(flat)]
+    elif set(flat) == {"anyOf"} and isinstance(flat["anyOf"], list):
+        required = [_required_names(b) if isinstance(b, dict) and set(b) == {"required"} else None
+                    for b in flat["anyOf"]]
+    else:
+        return None
+    if any(names is None for names in required):
+        return None
+    return one_absent_each(required)
+
+
+def _required_names(schema: dict) -> frozenset[str] | None:
+    names = schema["required"]
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        return None
+    return frozenset(names)
+
+
+def one_absent_each(key_sets: list[frozenset[str]]) -> list[frozenset[str]] | None:
+    """Every way to pick one name of each set (the names left out of an object so that none of
+    the sets is complete), deduplicated, in a fixed order; none if a set is empty; None past
+    ``MAX_ABSENT_CHOICES``."""
+    choices = {frozenset()}
+    for keys in key_sets:
+        choices = {chosen | {name} for chosen in choices for name in keys}
+        if len(choices) > MAX_ABSENT_CHOICES:
+            return None
+    return sorted(choices, key=sorted)
 
 
 DEPENDENCY_KEYWORDS = ("dependencies", "dependentRequired", "dependentSchemas")

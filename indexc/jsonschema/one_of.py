@@ -52,13 +52,14 @@ from indexc.errors import IndexcError
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws
 from indexc.jsonschema.keywords import SUPPORTED, UNSUPPORTED
 from indexc.jsonschema.merge import json_equal
+from indexc.jsonschema.negation import MAX_ABSENT_CHOICES, one_absent_each
 from indexc.jsonschema.patterns import ecma_to_python
 from indexc.jsonschema.punctuation import OPEN_OBJECT
 from indexc.jsonschema.to_automaton import expr_to_dfa
 
 MAX_BRANCH_STATES = 2_000
 MAX_PRODUCT_PAIRS = 1_000_000
-MAX_REQUIRED_ALTERNATIVES = 64
+MAX_REQUIRED_ALTERNATIVES = MAX_ABSENT_CHOICES
 
 
 def exactly_one_required(schema: dict) -> dict | None:
@@ -73,7 +74,7 @@ def exactly_one_required(schema: dict) -> dict | None:
         return None
     alternatives = []
     for i, keys in enumerate(key_sets):
-        choices = _absent_choices([other - keys for j, other in enumerate(key_sets) if j != i])
+        choices = one_absent_each([other - keys for j, other in enumerate(key_sets) if j != i])
         if choices is None:
             return None
         for absent in choices:
@@ -120,15 +121,6 @@ def _required_only(branch: object) -> frozenset[str] | None:
     return frozenset(required)
 
 
-def _absent_choices(missing: list[frozenset[str]]) -> list[frozenset[str]] | None:
-    """Every way to leave out one key of each set (an empty set: no way), deduplicated, in a
-    fixed order; None past ``MAX_REQUIRED_ALTERNATIVES``."""
-    choices = {frozenset()}
-    for keys in missing:
-        choices = {chosen | {name} for chosen in choices for name in keys}
-        if len(choices) > MAX_REQUIRED_ALTERNATIVES:
-            return None
-    return sorted(choices, key=sorted)
 
 
 def check_disjoint(lw, branches: list[Expr], pointer: str, schemas: list[object] | None = None) -> None:

@@ -106,6 +106,22 @@ def test_not_with_a_positive_form():
     assert accepts(neither, '{"z": 1}') and not accepts(neither, '{"y": 1}')
 
 
+def test_not_required_several_names_and_non_objects():
+    """``required`` holds for every non-object, so ``not: {required: ...}`` rejects them all."""
+    from itertools import combinations
+
+    names = ["a", "b", "c"]
+    untyped = {"properties": {n: {"type": "integer"} for n in names}, "not": {"required": ["a", "b"]}}
+    assert not accepts(untyped, '"x"') and not accepts(untyped, "1") and not accepts(untyped, "null")
+    nested = {"properties": untyped["properties"], "not": {"anyOf": [{"required": ["a"]}, {"required": ["b", "c"]}]}}
+    assert not accepts(nested, "[]")
+    for size in range(len(names) + 1):
+        for present in combinations(names, size):
+            text = json.dumps({name: 1 for name in present})
+            assert accepts(untyped, text) == (not {"a", "b"} <= set(present)), text
+            assert accepts(nested, text) == ("a" not in present and not {"b", "c"} <= set(present)), text
+
+
 def test_enum_decides_every_other_keyword_value_by_value():
     schema = {"allOf": [{"enum": [[1, 1], [1, 2], {"a": 1}, {"a": 1, "b": 2}, 4.5, "x"]},
                         {"not": {"anyOf": [{"type": "string"}, {"type": "number", "multipleOf": 1.5}]}},
