@@ -131,7 +131,8 @@ def _walk(plan: WalkPlan, alphabet: ByteAlphabet, origins: np.ndarray,
     say) and their hit sets."""
     if options.first_step_sharing:
         equivalent = alphabet.class_transitions if options.equivalent_starts else None
-        steps = first_steps(plan, origins, regions=options.loop_regions, state_transitions=equivalent)
+        steps = first_steps(plan, origins, regions=options.loop_regions, state_transitions=equivalent,
+                            state_class_of_byte=alphabet.class_of_byte)
     else:
         steps = root_starts(plan, origins)
     return steps, StartHits(_walk_all_starts(plan, steps, options) + [_csr(steps.fixed)])
@@ -248,7 +249,7 @@ def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Sl
     if options.loop_regions and options.first_step_sharing and not (slices.slice_of_state >= 0).any():
         jumps = loop_jumps(class_trie, class_transitions, muted)
     return WalkPlan(class_trie, class_transitions, trie, np.ascontiguousarray(dfa.transitions), muted,
-                    slices.slice_of_state, jumps)
+                    slices.slice_of_state, jumps, walk_alphabet.class_of_byte)
 
 
 def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) -> list[tuple]:

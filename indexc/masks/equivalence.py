@@ -30,6 +30,16 @@ set is exactly the one it had, so masks and artifacts are byte-identical.  The h
 bounds the depth, not the paths: those 18,147 starts held only 3,382 distinct hit sets, most
 of the rest below tall nodes, which ``first_step`` therefore splits (``SPLIT_HEIGHT``).
 
+``equivalent_within`` asks the same question over a subset of the classes: the ones found
+below a trie node, for the starts on it (``first_step``).  A walk from the node reads no other
+class, so states that only another class tells apart (two string bodies that differ after the
+closing quote, below a node with only letters under it) give the same hit set.  It refines
+locally, over the states those classes reach from the starts, since with a few classes (a
+string body's letters loop) that is a handful of rows.  Exactness: the hit set of a start is
+decided by the (dead, muted) flags along the class paths below its node; a path in byte mode
+(after a muted state) reads bytes whose classes are among those found below the node, or it
+holds a pruned token, which dies wherever it started.
+
 Not done with slices on: a slice path's hits depend on the state it loops at, not on its
 block only (``first_step`` then numbers starts by their own state).
 """
@@ -133,3 +143,54 @@ class _Refinement:
             offsets = np.searchsorted(target[live][by_target], np.arange(n_states + 1))
             self._predecessors = offsets, predecessors
         return self._predecessors
+
+
+def equivalent_within(transitions: np.ndarray, muted: np.ndarray, states: np.ndarray, depths: np.ndarray,
+                      columns: np.ndarray) -> np.ndarray:
+    """For each query (``states[i]``, ``depths[i]``): a number shared only by states that no string
+    of at most ``depths[i]`` classes *from* ``columns`` tells apart (``first_step``: the classes
+    found below trie nodes); numbers of queries of different depths are not comparable.
+
+    A local refinement: only the states such strings reach from ``states`` have rows that matter,
+    a few where the classes are a string body's (letters loop); a state reached beyond them is
+    given a block of its own, which can only split more, never wrongly merge.
+    """
+    reached = sorted_unique(states)
+    frontier = reached
+    for _ in range(int(depths.max()) if depths.size else 0):
+        targets = transitions[frontier][:, columns].ravel()
+        targets = sorted_unique(targets[targets >= 0])
+        frontier = targets[~_contains(reached, targets)]
+        if not frontier.size:
+            break
+        reached = sorted_unique(np.concatenate([reached, frontier]))
+    local = transitions[reached][:, columns].astype(np.int64)
+    known = (local >= 0) & _contains(reached, local)
+    position = np.where(known, np.searchsorted(reached, local), 0)
+    # A target: its block in ``reached`` (``n`` + block, filled per round), the dead state -1, or a
+    # state outside ``reached`` (-2 - state: a block of its own).
+    n = reached.size
+    outside = np.where(local >= 0, -2 - local, -1)
+    block = muted[reached].astype(np.int64)
+    n_blocks = sorted_unique(block).size
+    at = np.searchsorted(reached, states)
+    answers = np.empty(states.size, dtype=np.int64)
+    final = False
+    for depth in range(int(depths.max()) + 1 if depths.size else 0):
+        asked = depths == depth if not final else depths >= depth
+        answers[asked] = block[at[asked]]
+        if final:
+            break
+        successor = np.where(known, n + block[position], outside)
+        first, block = unique_rows(np.column_stack([block, successor]))
+        final = first.size == n_blocks  # a round only splits: the same count of blocks is final
+        n_blocks = first.size
+    return answers
+
+
+def _contains(ordered: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Which of ``values`` are in the sorted array ``ordered``."""
+    if not ordered.size:
+        return np.zeros(values.size, dtype=bool)
+    at = np.minimum(np.searchsorted(ordered, values), ordered.size - 1)
+    return ordered[at] == values

@@ -59,6 +59,7 @@ class WalkPlan:
     muted: np.ndarray  # bool (n_states,)
     slice_of_state: np.ndarray  # int64 (n_states,): the state's slice id or -1 (see ``slices``)
     jumps: LoopJumps | None = None  # wide self-loops jumped over mid-walk (``loop_jumps``)
+    class_of_byte: np.ndarray | None = None  # uint8 (256,): the walk class of each byte (``first_step``)
 
 
 @dataclass

@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexc.masks.equivalence import equivalent_states
+from indexc.masks.equivalence import equivalent_states, equivalent_within
 
 
 def flags_along(table: np.ndarray, muted: np.ndarray, state: int, depth: int) -> tuple:
@@ -61,3 +61,35 @@ def test_a_counter_far_from_its_bound_is_one_block():
     got = equivalent_states(table, muted, np.arange(21), np.full(21, 4))
     assert len(set(got[:17].tolist())) == 1
     assert len(set(got[16:].tolist())) == 5
+
+
+@settings(max_examples=150, deadline=None)
+@given(table_and_muted=tables(), data=st.data())
+def test_equivalent_within_some_classes_match_the_definition(table_and_muted, data):
+    """Only strings of the chosen classes count: states told apart by another class only are one."""
+    table, muted = table_and_muted
+    n_states, n_classes = table.shape
+    columns = np.array(sorted(data.draw(st.sets(st.integers(0, n_classes - 1)))), dtype=np.int64)
+    depths = np.array(data.draw(st.lists(st.integers(0, 5), min_size=1, max_size=12)), dtype=np.int64)
+    states = np.array(data.draw(st.lists(st.integers(0, n_states - 1), min_size=depths.size,
+                                         max_size=depths.size)), dtype=np.int64)
+    got = equivalent_within(table, muted, states, depths, columns)
+    restricted = table[:, columns]
+    for i, j in itertools.combinations(range(states.size), 2):
+        if depths[i] != depths[j]:
+            continue
+        expected = (flags_along(restricted, muted, states[i], depths[i])
+                    == flags_along(restricted, muted, states[j], depths[j]))
+        assert (got[i] == got[j]) == expected, (table.tolist(), muted.tolist(), columns, states[i], states[j], depths[i])
+
+
+def test_string_bodies_followed_by_different_keys_are_one_below_letters():
+    """Two string bodies (a letter loops, a quote leaves to different states) are one block for
+    strings of letters only, two as soon as the quote counts."""
+    # classes: 0 letter, 1 quote, 2 comma, 3 brace; states 0, 1 bodies; 2 wants a comma, 3 a brace
+    table = np.array([[0, 2, -1, -1], [1, 3, -1, -1], [-1, -1, 4, -1], [-1, -1, -1, 4], [-1] * 4], dtype=np.int32)
+    muted = np.zeros(5, dtype=bool)
+    letters = equivalent_within(table, muted, np.array([0, 1]), np.array([6, 6]), np.array([0]))
+    assert letters[0] == letters[1]
+    with_quote = equivalent_within(table, muted, np.array([0, 1]), np.array([6, 6]), np.array([0, 1, 2]))
+    assert with_quote[0] != with_quote[1]

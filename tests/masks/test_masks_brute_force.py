@@ -256,6 +256,39 @@ def test_a_loop_region_read_from_its_jump_table_is_the_walked_one(pattern, monke
     assert compared
 
 
+@pytest.mark.parametrize("pattern", PATTERNS + JUMP_PATTERNS + [r'("[ab1.é-]*",)*"[ab]*"', r"[^-]*-[^.]*\.[ab]*"])
+def test_starts_merged_by_the_classes_below_their_node_give_the_same_masks(pattern, monkeypatch):
+    import indexc.masks.first_step as first_step
+
+    monkeypatch.setattr(first_step, "MIN_CROWDED_STARTS", 1)
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, mute_literals=False))
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1, byte_classes=False))
+
+
+def test_string_bodies_share_their_starts_below_letters(monkeypatch):
+    """Two string bodies that differ only after their closing quote: on a node with only letters
+    below it, their starts are one (and the masks are still exact)."""
+    import indexc.masks.first_step as first_step
+    from indexc.masks.alphabet import byte_alphabet
+    from indexc.masks.compute import _walk_plan
+    from indexc.masks.slices import Slices
+
+    pattern = r'"[ab]*"-"[ab]*"\.'
+    vocab = small_vocab([b"a", b"b", b"ab", b"ba", b"aba", b'"', b"-", b".", b'b"', b'"-'])
+    dfa = compile_regex(pattern)
+    plan = _walk_plan(dfa, build_trie(vocab), byte_alphabet(dfa), Slices.none(dfa.n_states),
+                      MaskOptions(jobs=1, mute_literals=False))
+    counted = {}
+    for crowded in (10**9, 1):
+        monkeypatch.setattr(first_step, "MIN_CROWDED_STARTS", crowded)
+        steps = first_step.first_steps(plan, np.arange(dfa.n_states), state_transitions=byte_alphabet(dfa).class_transitions,
+                                       state_class_of_byte=byte_alphabet(dfa).class_of_byte)
+        counted[crowded] = len(steps.starts)
+    assert counted[1] < counted[10**9]
+    assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, mute_literals=False))
+
+
 def test_worker_processes_give_the_same_table():
     """The joblib path (forced on: no time threshold, tiny chunks) equals the in-process walk."""
     dfa = compile_regex(r"(a|b|1|\.)*-[ab]{1,4}(é|1)?")
