@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from indexc.jsonschema.errors import child_pointer
 
+# The patterns a string must not match: indexc's own keyword, what ``negation`` folds a
+# ``not: {pattern: P}`` into (merged as a list by ``merge``, lowered by ``strings``).  It is
+# an assertion like the others, so a schema that spells it out gets its meaning.
+EXCLUDED_PATTERNS = "x-indexc-excluded-patterns"
+
 SUPPORTED = frozenset({
+    EXCLUDED_PATTERNS,
     "type", "enum", "const", "nullable",
     "$ref", "allOf", "anyOf", "oneOf",
     "properties", "required", "additionalProperties", "patternProperties",

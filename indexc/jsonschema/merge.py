@@ -21,7 +21,7 @@ from decimal import Decimal
 
 from indexc.jsonschema.document import SchemaDocument
 from indexc.jsonschema.errors import JsonSchemaError, child_pointer
-from indexc.jsonschema.keywords import SUPPORTED, UNSUPPORTED
+from indexc.jsonschema.keywords import EXCLUDED_PATTERNS, SUPPORTED, UNSUPPORTED
 
 MAX_REF_CHAIN = 64
 MAX_BRANCH_PRODUCT = 256
@@ -168,6 +168,8 @@ def _merge_keyword(key: str, left: object, right: object, a: dict, b: dict, poin
         return left  # rebuilt by _merge_properties
     if key == "not":
         return {"anyOf": [left, right]}  # not A and not B = not (A or B)
+    if key == EXCLUDED_PATTERNS:
+        return [*left, *(p for p in right if p not in left)]
     return left  # annotations and unsupported keywords: the left one (still reported)
 
 

@@ -14,6 +14,11 @@ schemas use are mostly simple (counts from the MaskBench dev split: ``not: {}`` 
   alternative per choice (``one_absent_each``, at most ``MAX_ABSENT_CHOICES``).  Only objects:
   ``required`` says nothing about other types, so they match the negated schema and the
   ``not`` rejects them (before session 8 they were let through: invalid instances accepted);
+- ``not: {pattern: P}``: the strings in which ``P`` does not match (a non-string matches
+  ``pattern`` vacuously, so the ``not`` rejects it), carried to ``strings`` as
+  ``EXCLUDED_PATTERNS`` and built as the ``excluded`` part of an ``Intersection`` lexeme
+  (MaskBench: three Github_ultra schemas' names, not made only of punctuation and spaces);
+  ``not: {anyOf: [{pattern: P}, {pattern: Q}]}`` (two ``not``s merged) excludes both;
 - ``not: {enum: [...]}`` / ``not: {const: v}``: refused (for now).
 
 ``apply_not`` returns the schema with the ``not`` folded in, or None when the negation has no
@@ -22,6 +27,7 @@ such form (the caller then refuses it with its pointer, or ignores it in lenient
 
 from __future__ import annotations
 
+from indexc.jsonschema.keywords import EXCLUDED_PATTERNS
 from indexc.jsonschema.merge import Flattener, has_assertions, normalize_legacy
 
 _TYPES = ("null", "boolean", "object", "array", "string", "number", "integer")
@@ -44,6 +50,10 @@ def apply_not(schema: dict, flattener: Flattener, pointer: str) -> dict | bool |
     flat = {k: v for k, v in normalize_legacy(flat).items() if has_assertions({k: v})}
     if set(flat) == {"type"}:
         return _without_types(rest, flat["type"])
+    patterns = _patterns_of(flat)
+    if patterns is not None:
+        strings = _without_types(rest, [t for t in _TYPES if t != "string"])
+        return {**strings, EXCLUDED_PATTERNS: [*strings.get(EXCLUDED_PATTERNS, []), *patterns]}
     absent = _absent_alternatives(flat)
     if absent is None:
         return None
@@ -66,6 +76,14 @@ def _without_types(rest: dict, removed: object) -> dict | None:
     if "integer" in removed_set and "number" in current_set and "number" not in removed_set:
         return None
     return {**rest, "type": [t for t in _TYPES if t in current_set and t not in removed_set]}
+
+
+def _patterns_of(flat: dict) -> list[str] | None:
+    """The patterns P such that ``flat`` = "a string in which some P matches", else None."""
+    branches = flat["anyOf"] if set(flat) == {"anyOf"} and isinstance(flat["anyOf"], list) else [flat]
+    if not all(isinstance(b, dict) and set(b) == {"pattern"} and isinstance(b["pattern"], str) for b in branches):
+        return None
+    return [b["pattern"] for b in branches] or None
 
 
 MAX_ABSENT_CHOICES = 64

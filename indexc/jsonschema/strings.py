@@ -13,6 +13,8 @@ other combination (a length the pattern does not imply, a ``pattern`` beside a `
 is one ``Intersection`` lexeme: the regex dialect cannot write it, so both paths build the
 product of the automata (``intersection``).  An unknown ``format`` is an annotation (the
 specification's default): ignored, with a warning so the user knows it is not checked.
+A ``not: {pattern}`` (``negation``'s ``EXCLUDED_PATTERNS``) makes the lexeme an
+``Intersection`` whose ``excluded`` regexes are those patterns' strings.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from indexc.jsonschema.errors import child_pointer
 from indexc.jsonschema.expr import EMPTY_SET, EPSILON, Expr, Intersection, Lex, alt, optional, quantified, repeat, seq
 from indexc.jsonschema.json_text import ANY_CHAR, ANY_CHAR_RUN_UNIT
-from indexc.jsonschema.keywords import count_keyword
+from indexc.jsonschema.keywords import EXCLUDED_PATTERNS, count_keyword
 from indexc.jsonschema.patterns import PatternError, TranslatedPattern, translate_format, translate_pattern
 
 # A counted string body is one lexeme up to this many characters.  Each counted character is
@@ -44,13 +46,17 @@ def lower_string(lw, schema: dict, pointer: str) -> Expr:
     if high is not None and high < low:
         return EMPTY_SET
     constraints = _pattern_and_format(lw, schema, pointer, low, high)
-    if not constraints:
+    excluded = _excluded_patterns(lw, schema, pointer)
+    if not constraints and not excluded:
         return _plain_string(low, high)
     if any(_outside(t, low, high) for t in constraints):
         return EMPTY_SET
     regexes = [f'"(?:{t.body_regex})"' for t in constraints]
     if not any(_within(t, low, high) for t in constraints):
         regexes.append('"' + _plain_body(low, high) + '"')
+    if excluded:  # every character spelled as ``ANY_CHAR`` spells it: "\u0061" is not a way round "a"
+        strict = '"' + quantified(ANY_CHAR, low, high) + '"'
+        return Intersection((*regexes, strict), tuple(f'"(?:{t.body_regex})"' for t in excluded))
     return Lex(regexes[0]) if len(regexes) == 1 else Intersection(tuple(regexes))
 
 
@@ -116,6 +122,20 @@ def _plain_body(low: int, high: int | None) -> str:
         counted = quantified(ANY_CHAR, low, low) if low else ""
         return counted + quantified(ANY_CHAR_RUN_UNIT, 0, None)
     return quantified(ANY_CHAR, low, high)
+
+
+def _excluded_patterns(lw, schema: dict, pointer: str) -> list[TranslatedPattern]:
+    """The patterns the string must not match (``not: {pattern}``, see ``negation``), translated."""
+    patterns = schema.get(EXCLUDED_PATTERNS, [])
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise lw.error(f"{EXCLUDED_PATTERNS} must be a list of patterns", child_pointer(pointer, EXCLUDED_PATTERNS))
+    translated = []
+    for pattern in patterns:
+        try:
+            translated.append(translate_pattern(pattern))
+        except PatternError as error:
+            lw.unsupported(str(error), child_pointer(pointer, "not"), "not")
+    return translated
 
 
 def _pattern_and_format(lw, schema: dict, pointer: str, low: int, high: int | None) -> list[TranslatedPattern]:

@@ -226,3 +226,14 @@ def test_one_of_untyped_object_branches_are_read_as_objects():
                                      {"required": ["k"], "properties": {"k": {"const": "b"}}, "minLength": 2}]}
     with pytest.raises(JsonSchemaError, match=r"oneOf"):  # "x...": a string of 2+ matches branch 0 and 1
         schema_to_regex(with_string_keyword)
+
+
+def test_not_pattern_excludes_the_strings_it_matches():
+    schema = {"type": "string", "minLength": 1, "not": {"pattern": "^[.,*\\\\\\-\\s{}()]+$"}}  # MaskBench o65415
+    assert accepts(schema, '"Ann"') and accepts(schema, '"a-b"') and accepts(schema, '"-x"')
+    for text in ('"-"', '"..."', '"( )"', '"\\\\"', '""', "1"):
+        assert not accepts(schema, text), text
+    untyped = {"not": {"pattern": "a"}, "allOf": [{"not": {"pattern": "^b"}}]}  # two, merged; non-strings out
+    assert accepts(untyped, '"xyz"') and accepts(untyped, '"cb"')
+    for text in ('"xa"', '"bc"', '"\\u0061"', "null", "{}"):
+        assert not accepts(untyped, text), text
