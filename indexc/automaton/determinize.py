@@ -22,17 +22,23 @@ and group it replaced).  On the JSON Schema DFA path most NFA states fall into a
 subset, so the grouping must cost no more than the union it replaces: a Thompson state (one
 edge) is one tuple, and the states of an embedded automaton (``nfa.TableBlock``, copied once
 per occurrence) take the groups of its table's rows, joined by target once per table for all
-its copies.  The table is filled from the groups at the end, by numpy unless it is small.
+its copies.  A state with one edge (nearly every state of a schema's NFA) has its group
+made up front, in one loop with the common closure inlined (``_StateMoves._single_edges``):
+the three calls per state of the lazy path were most of the time left.  The table is filled
+from the groups at the end, by numpy unless it is small.
 
 Cost of the schema path's subset construction (process time, min of 3, same NFAs, before ->
 after the bit sets, cells and table blocks; 2-core host shared with other jobs):
 Github_easy o9901 (340,687 NFA states -> 94,939 subsets over 50 atoms, 90% of them
 overlapping) 2.16 -> 1.20 s; Github_hard o12291 (123,616 -> 84,903 over 60 atoms, 32,175 NFA
 states in embedded automata) 0.74 -> 0.50 s; o30745 0.55 -> 0.40 s; o2045 0.19 -> 0.14 s;
-the 25 median DFA-path MaskBench schemas 351 -> 303 ms in all.  Small regexes pay a little
-for the bit sets (``email`` 89 -> 97 us, ``complex_phone`` 0.86 -> 0.88 ms, the
-relation-extraction regex 6.5 -> 6.9 ms, in one process, min of 60 interleaved; ``url`` 1.19
--> 0.90 ms gains).  Before that (best of 7-200 runs): "any JSON value" (5,640 NFA states,
+the 25 median DFA-path MaskBench schemas 351 -> 303 ms in all.  Then the one-edge states
+made up front: o9901 1.62-1.72 -> 0.91-1.13 s, o12291 0.65 -> 0.44-0.55 s, o30745 0.40-0.50 ->
+0.30-0.40 s, the median 25 306-365 -> 261-285 ms (two interleaved runs each; the host was
+busy).  The bench regexes are at parity or faster than before both steps (in one process, min
+of 60 interleaved: ``email`` 98 -> 102 us, ``complex_phone`` 0.71 -> 0.69 ms, the
+relation-extraction regex 5.2 ms either way, ``json_person`` 0.49 -> 0.42, ``url`` 1.23 ->
+0.99 ms).  Before that (best of 7-200 runs): "any JSON value" (5,640 NFA states,
 2,632 subsets over 29 atoms) 22 -> 15 ms against per-atom rows, ``(x|y){0,20000}`` (120,002
 NFA states, 20,001 subsets) 0.18 s.
 """
@@ -92,6 +98,7 @@ class _Closures:
         return found
 
 
+_NOTHING: frozenset[int] = frozenset()
 _PYTHON_FILL_CELLS = 1_024  # tables up to this size are filled in Python (``_table``)
 _BITS_CHUNK_CELLS = 1 << 22  # at most this many (group, atom) cells unpacked at a time
 
@@ -113,7 +120,8 @@ class _StateMoves:
     def __init__(self, nfa: NFA, closures: _Closures, set_atoms: list[tuple[int, ...]]):
         self.edges, self.closures = nfa.edges, closures
         self.set_masks = [sum(1 << atom for atom in atoms) for atoms in set_atoms]
-        self.memo: dict[int, tuple[list[Group], int]] = {}
+        self.single: list[Group | None] = self._single_edges(nfa)  # the one group of a one-edge state
+        self.memo: list[tuple[list[Group], int] | None] = [None] * nfa.n_states  # the other states'
         self.in_block: list[tuple[int, list[RowMoves]] | None] = [None] * nfa.n_states
         tables: dict[tuple[int, tuple[int, ...]], list[RowMoves]] = {}
         for block in nfa.blocks:
@@ -123,9 +131,28 @@ class _StateMoves:
                 rows = tables[key] = self._rows(block)
             self.in_block[block.first:block.first + block.n_states] = [(block.first, rows)] * block.n_states
 
+    def _single_edges(self, nfa: NFA) -> list[Group | None]:
+        """The moves of every state with one edge (nearly all of a schema's NFA), in one loop
+        with the common closure (a target without epsilon moves) inlined: a call per state
+        was most of the construction's time on the large schema NFAs."""
+        set_masks, closures = self.set_masks, self.closures
+        epsilon, important, closure_memo = closures.epsilon, closures.important, closures.memo
+        single: list[Group | None] = [None] * nfa.n_states
+        for q, edges in enumerate(nfa.edges):
+            if len(edges) == 1:
+                (set_index, target), = edges
+                closure = closure_memo.get(target)
+                if closure is None:
+                    if epsilon[target]:
+                        closure = closures.of(target)
+                    else:
+                        closure = closure_memo[target] = frozenset((target,)) if important[target] else _NOTHING
+                single[q] = (set_masks[set_index], closure)
+        return single
+
     def of(self, q: int) -> tuple[list[Group], int]:
-        """(the groups of ``q``, all their atoms as a bit set)."""
-        found = self.memo.get(q)
+        """(the groups of ``q``, all their atoms as a bit set), for a state without one edge."""
+        found = self.memo[q]
         if found is None:
             found = self.memo[q] = self._group(q)
         return found
@@ -139,12 +166,7 @@ class _StateMoves:
             of = self.closures.of
             groups = [(atoms, of(first + target)) for atoms, target in row_groups]
             return (_merged(groups) if overlap else groups), mask
-        edges = self.edges[q]
-        if len(edges) == 1:
-            (set_index, target), = edges
-            mask = self.set_masks[set_index]
-            return [(mask, self.closures.of(target))], mask
-        row_groups, mask, overlap = _joined(self.set_masks, edges)
+        row_groups, mask, overlap = _joined(self.set_masks, self.edges[q])
         of = self.closures.of
         groups = [(atoms, of(target)) for atoms, target in row_groups]
         return (_merged(groups) if overlap else groups), mask
@@ -262,12 +284,21 @@ def _subset_moves(subset: frozenset[int], moves: _StateMoves) -> list[Group]:
     groups: list[Group] = []
     seen_atoms = 0
     overlap = False
-    memo = moves.memo
+    single, memo = moves.single, moves.memo
     for q in subset:
-        found = memo.get(q)  # inlined ``moves.of``: one call less per item
+        group = single[q]
+        if group is not None:  # most states: one edge
+            mask = group[0]
+            if seen_atoms & mask:
+                overlap = True
+            seen_atoms |= mask
+            groups.append(group)
+            continue
+        found = memo[q]  # inlined ``moves.of``: one call less per item
         state_groups, mask = found if found is not None else moves.of(q)
         if state_groups:
-            overlap = overlap or bool(seen_atoms & mask)
+            if seen_atoms & mask:
+                overlap = True
             seen_atoms |= mask
             groups.extend(state_groups)
     return _merged(groups) if overlap else groups
