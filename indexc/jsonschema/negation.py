@@ -19,7 +19,9 @@ schemas use are mostly simple (counts from the MaskBench dev split: ``not: {}`` 
   ``EXCLUDED_PATTERNS`` and built as the ``excluded`` part of an ``Intersection`` lexeme
   (MaskBench: three Github_ultra schemas' names, not made only of punctuation and spaces);
   ``not: {anyOf: [{pattern: P}, {pattern: Q}]}`` (two ``not``s merged) excludes both;
-- ``not: {enum: [...]}`` / ``not: {const: v}``: refused (for now).
+- ``not: {enum: [...]}`` / ``not: {const: v}`` of strings only: each value excluded as the
+  anchored pattern of its text (other types are unaffected: they are not in the enum);
+  values of other types are refused (for now).
 
 ``apply_not`` returns the schema with the ``not`` folded in, or None when the negation has no
 such form (the caller then refuses it with its pointer, or ignores it in lenient mode).
@@ -50,6 +52,9 @@ def apply_not(schema: dict, flattener: Flattener, pointer: str) -> dict | bool |
     flat = {k: v for k, v in normalize_legacy(flat).items() if has_assertions({k: v})}
     if set(flat) == {"type"}:
         return _without_types(rest, flat["type"])
+    literals = _string_literals_of(flat)
+    if literals is not None:
+        return {**rest, EXCLUDED_PATTERNS: [*rest.get(EXCLUDED_PATTERNS, []), *literals]}
     patterns = _patterns_of(flat)
     if patterns is not None:
         strings = _without_types(rest, [t for t in _TYPES if t != "string"])
@@ -76,6 +81,17 @@ def _without_types(rest: dict, removed: object) -> dict | None:
     if "integer" in removed_set and "number" in current_set and "number" not in removed_set:
         return None
     return {**rest, "type": [t for t in _TYPES if t in current_set and t not in removed_set]}
+
+
+_ECMA_SPECIAL = frozenset("\\^$.|?*+()[]{}/")
+
+
+def _string_literals_of(flat: dict) -> list[str] | None:
+    """``flat`` = "one of these strings": each as an anchored ECMA pattern of exactly its text."""
+    values = flat.get("enum") if set(flat) == {"enum"} else None
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+        return None
+    return ["^" + "".join("\\" + c if c in _ECMA_SPECIAL else c for c in value) + "$" for value in values]
 
 
 def _patterns_of(flat: dict) -> list[str] | None:

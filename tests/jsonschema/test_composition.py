@@ -237,3 +237,12 @@ def test_not_pattern_excludes_the_strings_it_matches():
     assert accepts(untyped, '"xyz"') and accepts(untyped, '"cb"')
     for text in ('"xa"', '"bc"', '"\\u0061"', "null", "{}"):
         assert not accepts(untyped, text), text
+
+
+def test_not_enum_of_strings_excludes_exactly_those_strings():
+    schema = {"type": ["string", "integer"], "not": {"enum": ["test", "a.b", "(x)*", "é", "\\"]}}  # one backslash
+    for text in ('"tests"', '"atb"', '"x"', '"(x)"', '"e"', "1"):
+        assert accepts(schema, text), text
+    for text in ('"test"', '"a.b"', '"(x)*"', '"é"', '"\\u00e9"', '"\\\\"', '"\\u005c"'):
+        assert not accepts(schema, text), text
+    assert not accepts({"type": "string", "not": {"const": "x"}}, '"x"')
