@@ -88,7 +88,9 @@ _ECMA_SPECIAL = frozenset("\\^$.|?*+()[]{}/")
 
 def _string_literals_of(flat: dict) -> list[str] | None:
     """``flat`` = "one of these strings": each as an anchored ECMA pattern of exactly its text."""
-    values = flat.get("enum") if set(flat) == {"enum"} else None
+    declared = flat.get("type", "string")
+    strings_typed = declared == "string" or (isinstance(declared, list) and "string" in declared)
+    values = flat.get("enum") if set(flat) <= {"enum", "type"} and strings_typed else None  # {type: string, enum} too
     if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
         return None
     return ["^" + "".join("\\" + c if c in _ECMA_SPECIAL else c for c in value) + "$" for value in values]

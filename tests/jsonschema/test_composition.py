@@ -246,3 +246,5 @@ def test_not_enum_of_strings_excludes_exactly_those_strings():
     for text in ('"test"', '"a.b"', '"(x)*"', '"é"', '"\\u00e9"', '"\\\\"', '"\\u005c"'):
         assert not accepts(schema, text), text
     assert not accepts({"type": "string", "not": {"const": "x"}}, '"x"')
+    typed = {"type": "string", "not": {"type": "string", "enum": ["null", "int"]}}  # avro-avsc's primitiveType
+    assert accepts(typed, '"record"') and not accepts(typed, '"int"')
