@@ -31,7 +31,7 @@ Code map, in reading order:
 - ``any_value``     "any JSON value" (recursive; depth-bounded on the DFA path)
 - ``complement``    keys matching no ``patternProperties`` (automaton complement)
 - ``strings``, ``objects``, ``arrays``, ``literals``   one JSON type each; enum/const
-- ``negation``      ``not`` with a positive form; dependencies as ``anyOf`` branches
+- ``negation``      ``not`` with a positive form (``not: {pattern}``: excluded strings); dependencies as ``anyOf`` branches
 - ``validator``     a small validator: ``enum`` values decided against the whole schema
 - ``intersection``  one lexeme matching several regexes: the product of their automata
 - ``one_of``        proving ``oneOf`` branches disjoint (or rewriting required-only ones as the ``anyOf`` they mean)
@@ -44,8 +44,10 @@ Code map, in reading order:
 Not supported (refused with the pointer, or ignored with a warning in lenient mode), except
 beside an ``enum``/``const``, where every keyword is decided value by value:
 ``if/then/else``, ``contains``, ``propertyNames``, ``unevaluated*``, ``uniqueItems: true``,
-``not`` without a positive form, two different
-``pattern``s (or ``format``s) merged from ``allOf`` parts, ``oneOf`` branches not provably disjoint (but required-only ones: "exactly one key set complete"), min/maxProperties over optional properties
+``not`` without a positive form (the positive forms: ``negation``'s note: types, required
+names, patterns, string enums), two different ``pattern``s (or ``format``s) merged from
+``allOf`` parts, ``oneOf`` branches not provably disjoint (``one_of``'s note lists the
+proofs and rewrites), min/maxProperties over optional properties
 (except "at least one"), ``multipleOf`` other than powers of ten (numbers) or bounded/whole
 (integers).  Remote ``$ref``s are refused.
 """
