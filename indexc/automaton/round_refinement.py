@@ -8,8 +8,11 @@ takes every block of the worklist at once, with numpy:
 
 - the predecessors of all their states are gathered (one CSR expansion);
 - each predecessor ``s`` gets a signature, the set of ``(symbol, block of the target)`` it
-  has into those blocks, hashed to one uint64 (a sum of mixed keys: the pairs of one state
-  are distinct, a DFA having one move per symbol);
+  has into those blocks, hashed to one uint64: the sum over the pairs of ``mix64(block + 1)``
+  times the symbol's odd weight.  That sum adds up over any grouping of the symbols, so it is
+  taken per (source, target) pair with the weights of its symbols summed once
+  (``_Predecessors``): a string body moves on most symbols to one state, and Github_hard
+  o12291's 1,354,260 moves are 169,311 pairs;
 - each touched block splits by signature.  The part of a block no predecessor touched keeps
   the block's number; when there is none, the block's largest group does.  Every other part
   is a new block and goes on the worklist (Hopcroft's rule is "all parts but the largest";
@@ -19,7 +22,11 @@ Rounds follow distinguishing depth (11 for "any JSON value", 20 for o60843, 263 
 o42810), each a few dozen numpy calls over the blocks in play.  Measured (process time, best of
 3, against ``minimize`` on the same input): "any JSON value" 2,632 -> 461 states 10.6 -> 4.2
 ms, Glaiveai2K send_email 1,146 -> 607 states 10.8 -> 3.3 ms, o60843 3,639 -> 1,131 states 34
--> 13 ms, o42810 14,724 -> 10,994 states 313 -> 66 ms.
+-> 13 ms, o42810 14,724 -> 10,994 states 313 -> 66 ms.  Hashing (source, target) pairs instead
+of moves (process time, min of 2, same input): o12291 84,903 -> 10,237 states 410 -> 248 ms,
+o30745 44,624 -> 3,738 174 -> 95 ms, o2045 22,998 -> 8,190 116 -> 64 ms; Github_easy o9901
+(94,939 -> 56,455 states, 1,032 rounds: a ``maxLength`` of 1,024 is distinguishing depth)
+544 -> 507 ms, its rounds being numpy calls on small arrays.
 
 Exactness does not rest on the hash: a signature collision could only leave two states
 together that should be apart, so the result is checked to be a congruence (every state's
@@ -71,26 +78,45 @@ def _read_in_blocks(rows: np.ndarray, block_number: np.ndarray) -> np.ndarray:
 
 
 class _Predecessors:
-    """Per target state, the (symbol, source) pairs of its real moves, as CSR arrays."""
+    """Per target state, its predecessors ``s`` with the symbols of ``s`` into it, as CSR arrays.
+
+    A string body moves on most of its symbols to one state, so there are far fewer (source,
+    target) pairs than moves (Github_hard o12291: 169,311 pairs for 1,354,260 moves): each pair
+    carries the sum of its symbols' weights (``symbol_sums``), and a round hashes pairs."""
 
     def __init__(self, transitions: np.ndarray):
-        n = transitions.shape[0]
-        sources, symbols = np.nonzero(transitions != DEAD)
-        targets = transitions[sources, symbols].astype(np.int64)
-        order = stable_argsort(targets)
-        self.sources, self.symbols = sources[order], symbols[order].astype(np.int64)
-        self.offsets = np.searchsorted(targets[order], np.arange(n + 1))
+        n, k = transitions.shape
+        cells = np.flatnonzero(transitions != DEAD)  # by source, then symbol
+        targets = transitions.reshape(-1)[cells]
+        order = stable_argsort(targets)  # by target, then source, then symbol
+        cells, targets = cells[order], targets[order].astype(np.int64)
+        sources = cells // k
+        starts_pair = np.ones(len(cells), dtype=bool)
+        starts_pair[1:] = (targets[1:] != targets[:-1]) | (sources[1:] != sources[:-1])
+        starts = np.flatnonzero(starts_pair)
+        with np.errstate(over="ignore"):
+            weights = _symbol_weights(k)[cells % k]
+            self.symbol_sums = np.add.reduceat(weights, starts) if len(starts) else weights
+        self.sources = sources[starts]
+        self.offsets = np.searchsorted(targets[starts], np.arange(n + 1))
 
     def of(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(index into ``states`` of the target, symbol, source) of every move into ``states``."""
+        """(index into ``states`` of the target, symbol weight sum, source) of every pair into ``states``."""
         owner, flat = expand_runs(self.offsets[states], self.offsets[states + 1] - self.offsets[states])
-        return owner, self.symbols[flat], self.sources[flat]
+        return owner, self.symbol_sums[flat], self.sources[flat]
+
+
+def _symbol_weights(n_symbols: int) -> np.ndarray:
+    """An odd well-mixed uint64 per symbol: a state's moves on the symbols ``S`` into block ``b``
+    hash to ``mix64(b + 1) * sum(weights[S])``, which adds up over any cut of ``S`` (two states with
+    the same (symbol, block) pairs get the same sum however their targets group them)."""
+    return mix64(np.arange(n_symbols, dtype=np.int64) + (1 << 40)) | np.uint64(1)
 
 
 def _coarsest_partition(transitions: np.ndarray, accepting: np.ndarray) -> np.ndarray:
     """Block of each state; the implicit dead state is never a splitter (Hopcroft may leave
     one initial block out of the worklist: that one, so moves into it are never scanned)."""
-    n, n_symbols = transitions.shape
+    n = transitions.shape[0]
     predecessors = _Predecessors(transitions)
     block = np.where(accepting, 0, 1).astype(np.int64)
     sizes = np.bincount(block, minlength=2)
@@ -98,11 +124,12 @@ def _coarsest_partition(transitions: np.ndarray, accepting: np.ndarray) -> np.nd
     touched_flags = np.zeros(n, dtype=bool)
     splitter_states = np.arange(n)
     while len(splitter_states):
-        owner, symbols, sources = predecessors.of(splitter_states)
+        owner, symbol_sums, sources = predecessors.of(splitter_states)
         if not len(sources):
             break
-        keys = block[splitter_states[owner]] * n_symbols + symbols
-        np.add.at(hashes, sources, mix64(keys))
+        with np.errstate(over="ignore"):
+            # + 1: mix64(0) is 0, which would make moves into block 0 invisible
+            np.add.at(hashes, sources, mix64(block[splitter_states[owner]] + 1) * symbol_sums)
         touched_flags[sources] = True
         touched = np.flatnonzero(touched_flags)
         touched_flags[touched] = False
