@@ -155,25 +155,29 @@ def equivalent_within(transitions: np.ndarray, muted: np.ndarray, states: np.nda
     a few where the classes are a string body's (letters loop); a state reached beyond them is
     given a block of its own, which can only split more, never wrongly merge.
     """
-    reached = sorted_unique(states)
-    frontier = reached
+    seen = np.zeros(transitions.shape[0], dtype=bool)
+    seen[states] = True
+    frontier = sorted_unique(states)
     for _ in range(int(depths.max()) if depths.size else 0):
-        targets = transitions[frontier][:, columns].ravel()
-        targets = sorted_unique(targets[targets >= 0])
-        frontier = targets[~_contains(reached, targets)]
+        targets = transitions[frontier[:, None], columns].ravel()
+        targets = targets[targets >= 0]
+        frontier = sorted_unique(targets[~seen[targets]])
         if not frontier.size:
             break
-        reached = sorted_unique(np.concatenate([reached, frontier]))
-    local = transitions[reached][:, columns].astype(np.int64)
-    known = (local >= 0) & _contains(reached, local)
-    position = np.where(known, np.searchsorted(reached, local), 0)
+        seen[frontier] = True
+    reached = np.flatnonzero(seen)
+    index_of = np.full(transitions.shape[0], -1, dtype=np.int64)
+    index_of[reached] = np.arange(reached.size)
+    local = transitions[reached[:, None], columns].astype(np.int64)
+    position = np.where(local >= 0, index_of[local], -1)
+    known = position >= 0
     # A target: its block in ``reached`` (``n`` + block, filled per round), the dead state -1, or a
     # state outside ``reached`` (-2 - state: a block of its own).
     n = reached.size
     outside = np.where(local >= 0, -2 - local, -1)
     block = muted[reached].astype(np.int64)
     n_blocks = sorted_unique(block).size
-    at = np.searchsorted(reached, states)
+    at = index_of[states]
     answers = np.empty(states.size, dtype=np.int64)
     final = False
     for depth in range(int(depths.max()) + 1 if depths.size else 0):
@@ -187,10 +191,3 @@ def equivalent_within(transitions: np.ndarray, muted: np.ndarray, states: np.nda
         n_blocks = first.size
     return answers
 
-
-def _contains(ordered: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Which of ``values`` are in the sorted array ``ordered``."""
-    if not ordered.size:
-        return np.zeros(values.size, dtype=bool)
-    at = np.minimum(np.searchsorted(ordered, values), ordered.size - 1)
-    return ordered[at] == values
