@@ -91,11 +91,13 @@ class SharedNFABuilder:
         self.nfa.start = self.resolve(self.into(tree, accept))
         return self.nfa
 
-    def state(self) -> int:
+    def state(self, edge: tuple[int, int] | None = None) -> int:
+        """A new state, with ``edge`` (a character set and its target) if given."""
         epsilon = self.nfa.epsilon
-        self._count(len(epsilon) + 1)
+        if len(epsilon) + 1 + len(self.aliases) > self.max_states:  # ``_count``, inlined: the hot path
+            self._count(len(epsilon) + 1)
         epsilon.append([])
-        self.nfa.edges.append([])
+        self.nfa.edges.append([] if edge is None else [edge])
         return len(epsilon) - 1
 
     def states(self, count: int) -> list[int]:
@@ -114,9 +116,11 @@ class SharedNFABuilder:
 
     def alias(self, handle: int) -> int:
         """A new handle for a pass-through entry that moves on to ``handle``."""
-        self._count(len(self.nfa.epsilon) + 1)
-        self.aliases.append(self.resolve(handle))
-        return -len(self.aliases)
+        aliases = self.aliases
+        if len(self.nfa.epsilon) + 1 + len(aliases) > self.max_states:  # ``_count``, inlined
+            self._count(len(self.nfa.epsilon) + 1)
+        aliases.append(handle if handle >= 0 else aliases[-1 - handle])
+        return -len(aliases)
 
     def resolve(self, handle: int) -> int:
         """The NFA state a handle stands for."""
@@ -133,9 +137,7 @@ class SharedNFABuilder:
 
     def _fragment(self, node: rt.Node, follow: int) -> int:
         if isinstance(node, rt.Chars):
-            entry = self.state()
-            self.nfa.edges[entry].append((node.set_index, self.resolve(follow)))
-            return entry
+            return self.state((node.set_index, follow if follow >= 0 else self.aliases[-1 - follow]))
         if isinstance(node, rt.Concat):
             current = follow
             for part in reversed(node.parts):
@@ -145,7 +147,7 @@ class SharedNFABuilder:
             if len(node.options) == 1:
                 return self.alias(self.into(node.options[0], follow))
             entry = self.state()
-            self.nfa.epsilon[entry].extend(self.resolve(self.into(option, follow)) for option in node.options)
+            self.nfa.epsilon[entry].extend([self.resolve(self.into(option, follow)) for option in node.options])
             return entry
         if isinstance(node, EmbeddedDFA):
             return self._embedded(node, follow)
@@ -191,13 +193,17 @@ class SharedNFABuilder:
         lay out every further copy: it is the last one shifted (``_clone``), which costs no
         tree walk.  The first copy may reuse fragments built elsewhere (it continues to the
         chain's follow), so it can differ; shapes are compared, not assumed."""
+        if count < 3 or not self.clone_copies:  # no copy is left once two have been compared
+            for _ in range(count):
+                current = copy(current)
+            return current
         previous_shape = None
         for done in range(count):
             mark = self._mark()
             current = copy(current)
             shape = tuple(after - before for after, before in zip(self._mark(), mark))
             left = count - done - 1
-            if shape == previous_shape and left * (shape[0] + shape[1]) >= _CLONE_FROM and self.clone_copies:
+            if shape == previous_shape and left * (shape[0] + shape[1]) >= _CLONE_FROM:
                 return self._clone(mark, shape, current, left)
             previous_shape = shape
         return current
