@@ -146,18 +146,20 @@ class _Refinement:
 
 
 def equivalent_within(transitions: np.ndarray, muted: np.ndarray, states: np.ndarray, depths: np.ndarray,
-                      columns: np.ndarray) -> np.ndarray:
+                      columns: np.ndarray, most_states: int | None = None) -> np.ndarray | None:
     """For each query (``states[i]``, ``depths[i]``): a number shared only by states that no string
     of at most ``depths[i]`` classes *from* ``columns`` tells apart (``first_step``: the classes
     found below trie nodes); numbers of queries of different depths are not comparable.
 
     A local refinement: only the states such strings reach from ``states`` have rows that matter,
     a few where the classes are a string body's (letters loop); a state reached beyond them is
-    given a block of its own, which can only split more, never wrongly merge.
+    given a block of its own, which can only split more, never wrongly merge.  None if those
+    states are more than ``most_states``: the rounds cost in proportion to them.
     """
     seen = np.zeros(transitions.shape[0], dtype=bool)
     seen[states] = True
     frontier = sorted_unique(states)
+    reached_count = frontier.size
     for _ in range(int(depths.max()) if depths.size else 0):
         targets = transitions[frontier[:, None], columns].ravel()
         targets = targets[targets >= 0]
@@ -165,6 +167,9 @@ def equivalent_within(transitions: np.ndarray, muted: np.ndarray, states: np.nda
         if not frontier.size:
             break
         seen[frontier] = True
+        reached_count += frontier.size
+        if most_states is not None and reached_count > most_states:
+            return None
     reached = np.flatnonzero(seen)
     index_of = np.full(transitions.shape[0], -1, dtype=np.int64)
     index_of[reached] = np.arange(reached.size)

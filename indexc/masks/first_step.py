@@ -36,9 +36,11 @@ nodes (the letters' root children) whose subtrees hold no quote at all.  So star
 holding at least ``MIN_CROWDED_STARTS`` are numbered again by ``equivalence.equivalent_within``
 over the classes of the bytes found below the node (a string there reads no other), one local
 refinement per set of start states, skipped where those classes are most of the alphabet (the
-full refinement's case: ~5 ms a group, for few merges).  Median25, process time summed, A/B
-interleaved: first steps ~0.95 -> ~1.35 s, walk chunks ~3.3 -> ~1.75 s, grouping the hit sets
-~0.5 -> ~0.1 s.
+full refinement's case: ~5 ms a group, for few merges) or where they reach more than
+``REACH_PER_START`` states a start (a counter's rounds: o59980, 15,847 states, spent 0.2 s
+there to save 0.1 s of walk; with the bound 75 ms, 92% of the merges).  Median25, process
+time summed, A/B interleaved: first steps ~0.9 -> ~1.0-1.3 s, walk chunks ~2.9-3.3 -> ~1.7-2.1
+s, grouping the hit sets ~0.5 -> ~0.1 s; o59980: walk 0.94-1.05 -> 0.70 s, first steps the same.
 
 Muted origins (inside a long literal, walked on the byte trie) keep a start of their own at the
 byte-trie root: their walks are narrow.  A first step that lands in a muted state starts on the
@@ -67,6 +69,7 @@ MIN_EQUIVALENCE_STARTS = 8_192
 SPLIT_HEIGHT = 24  # steps on taller class nodes start one level down (their children are mostly shallow)
 SPLIT_MIN_STARTS = 256  # ... when the node still holds this many starts once equivalent ones are merged
 MIN_CROWDED_STARTS = 16  # starts on one class node for the classes below it to be looked at
+REACH_PER_START = 2  # ... unless strings of those classes reach more states than this per start (+ 64)
 
 
 @dataclass(frozen=True)
@@ -192,8 +195,10 @@ def _merge_within_subtrees(plan: WalkPlan, state_transitions: np.ndarray, state_
         if used.sum() * 2 > used.size:  # most classes: little to gain over the full refinement, ~5 ms a group
             continue
         members = np.concatenate([by_node[first[k]:first[k] + counts[k]] for k in ks])
-        number[members] = state.size + equivalent_within(state_transitions, plan.muted, state[members],
-                                                         ct.heights[node[members]], np.flatnonzero(used))
+        blocks = equivalent_within(state_transitions, plan.muted, state[members], ct.heights[node[members]],
+                                   np.flatnonzero(used), REACH_PER_START * members.size + 64)
+        if blocks is not None:
+            number[members] = state.size + blocks
     return _numbered(ct, number, node, on_bytes, np.zeros(state.size, dtype=bool))
 
 

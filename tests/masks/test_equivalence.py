@@ -93,3 +93,13 @@ def test_string_bodies_followed_by_different_keys_are_one_below_letters():
     assert letters[0] == letters[1]
     with_quote = equivalent_within(table, muted, np.array([0, 1]), np.array([6, 6]), np.array([0, 1, 2]))
     assert with_quote[0] != with_quote[1]
+
+
+def test_equivalent_within_gives_up_past_its_reach_bound():
+    """A chain of 10 states read by its one class: from state 0 every state is within reach."""
+    table = np.array([[s + 1 if s < 9 else -1] for s in range(10)], dtype=np.int32)
+    muted = np.zeros(10, dtype=bool)
+    states, depths = np.array([0, 1]), np.array([9, 9])
+    assert equivalent_within(table, muted, states, depths, np.array([0]), most_states=5) is None
+    got = equivalent_within(table, muted, states, depths, np.array([0]), most_states=10)
+    assert got is not None and got[0] != got[1]  # 0 lives 9 steps, 1 dies at the 9th
