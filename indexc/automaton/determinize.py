@@ -16,9 +16,9 @@ limit at every state and the memory limit every 1,024 states (``indexc.limits``)
 Each NFA state's moves are grouped once (``_StateMoves``: per target, the atoms that lead
 there as a bit set, and the target's closure), and a subset whose states' atoms do not
 overlap (the states' masks tell) takes those groups as they are: no set union, one
-dictionary lookup per group.  Overlapping ones are cut into cells of atoms that no group
-splits (``_merged``: one bit-set test per group and cell, instead of the set update per atom
-and group it replaced).  On the JSON Schema DFA path most NFA states fall into a single
+dictionary lookup per group.  Overlapping ones are joined by atom set, then, if the sets
+still overlap, cut into cells of atoms that no set splits (``_merged``, ``_cells``: one
+bit-set test per set and cell, instead of the set update per atom and group it replaced).  On the JSON Schema DFA path most NFA states fall into a single
 subset, so the grouping must cost no more than the union it replaces: a Thompson state (one
 edge) is one tuple, and the states of an embedded automaton (``nfa.TableBlock``, copied once
 per occurrence) take the groups of its table's rows, joined by target once per table for all
@@ -38,7 +38,9 @@ made up front: o9901 1.62-1.72 -> 0.91-1.13 s, o12291 0.65 -> 0.44-0.55 s, o3074
 busy).  The bench regexes are at parity or faster than before both steps (in one process, min
 of 60 interleaved: ``email`` 98 -> 102 us, ``complex_phone`` 0.71 -> 0.69 ms, the
 relation-extraction regex 5.2 ms either way, ``json_person`` 0.49 -> 0.42, ``url`` 1.23 ->
-0.99 ms).  Before that (best of 7-200 runs): "any JSON value" (5,640 NFA states,
+0.99 ms).  Joining equal atom sets before cutting cells: o9901 0.82-0.87 -> 0.75 s, o30745
+0.29-0.43 -> 0.27 s, o12291 0.40-0.41 -> 0.39-0.42 s; the bench regexes 0-17% faster
+(``complex_phone`` 0.67 -> 0.56 ms, ``email`` 68 -> 74 us).  Before that (best of 7-200 runs): "any JSON value" (5,640 NFA states,
 2,632 subsets over 29 atoms) 22 -> 15 ms against per-atom rows, ``(x|y){0,20000}`` (120,002
 NFA states, 20,001 subsets) 0.18 s.
 """
@@ -163,8 +165,8 @@ class _StateMoves:
         if block is not None:
             first, rows = block
             row_groups, mask, overlap = rows[q - first]
-            of = self.closures.of
-            groups = [(atoms, of(first + target)) for atoms, target in row_groups]
+            known, of = self.closures.memo.get, self.closures.of  # (an empty closure is just looked up again)
+            groups = [(atoms, known(first + target) or of(first + target)) for atoms, target in row_groups]
             return (_merged(groups) if overlap else groups), mask
         row_groups, mask, overlap = _joined(self.set_masks, self.edges[q])
         of = self.closures.of
@@ -307,16 +309,42 @@ def _subset_moves(subset: frozenset[int], moves: _StateMoves) -> list[Group]:
 def _merged(groups: list[Group]) -> list[Group]:
     """Overlapping groups -> disjoint ones: each atom's target is the union of its groups'.
 
-    The atoms are cut into *cells* (bit sets) that no group's atoms split, each with the list
-    of closures of the groups covering it; a group costs one bit-set test per cell, not one
-    set update per atom (a subset of the schema path has ~5 groups of ~9 atoms, ~1.5 cells).
-    Cells with the same union are joined, so every target appears once."""
+    Groups with the same atoms are joined first (the common overlap: a schema's DFA state
+    holding the same place of several copies of a value, e.g. one string body per property
+    that can come next, every copy moving on the same atoms); if the distinct atom sets still
+    overlap, they are cut into cells (``_cells``).  Cells with the same union are joined, so
+    every target appears once."""
+    by_atoms: dict[int, list[frozenset[int]]] = {}
+    for mask, closure in groups:
+        found = by_atoms.get(mask)
+        if found is None:
+            by_atoms[mask] = [closure]
+        else:
+            found.append(closure)
+    seen = 0
+    for mask in by_atoms:
+        if seen & mask:
+            cells = _cells(by_atoms)
+            break
+        seen |= mask
+    else:
+        cells = by_atoms.items()
+    by_union: dict[frozenset[int], int] = {}
+    for mask, closures in cells:
+        union = closures[0] if len(closures) == 1 else frozenset().union(*closures)
+        by_union[union] = by_union.get(union, 0) | mask
+    return [(mask, union) for union, mask in by_union.items()]
+
+
+def _cells(by_atoms: dict[int, list[frozenset[int]]]) -> list[tuple[int, list[frozenset[int]]]]:
+    """Overlapping atom sets -> disjoint cells that no set splits, each with the closures of the
+    sets covering it: one bit-set test per set and cell, not one set update per atom."""
     cells: list[list] = []  # [atoms, closures], disjoint
     covered = 0  # the atoms of all cells
-    for mask, closure in groups:
-        seen = mask & covered  # atoms already in some cell: those cells take ``closure`` too
+    for mask, closures in by_atoms.items():
+        seen = mask & covered  # atoms already in some cell: those cells take ``closures`` too
         if seen != mask:
-            cells.append([mask ^ seen, [closure]])
+            cells.append([mask ^ seen, list(closures)])
             covered |= mask
         i = 0
         while seen:  # ends before the cells appended here (they hold no atom of ``seen``)
@@ -327,13 +355,9 @@ def _merged(groups: list[Group]) -> list[Group]:
                 if common != cell[0]:
                     cells.append([cell[0] ^ common, cell[1][:]])
                     cell[0] = common
-                cell[1].append(closure)
+                cell[1].extend(closures)
                 seen ^= common
-    by_union: dict[frozenset[int], int] = {}
-    for mask, closures in cells:
-        union = closures[0] if len(closures) == 1 else frozenset().union(*closures)
-        by_union[union] = by_union.get(union, 0) | mask
-    return [(mask, union) for union, mask in by_union.items()]
+    return cells
 
 
 def _too_many_states(limits: AutomatonLimits, n_atoms: int, source: str) -> LimitError:
