@@ -203,8 +203,12 @@ class SharedNFABuilder:
             current = copy(current)
             shape = tuple(after - before for after, before in zip(self._mark(), mark))
             left = count - done - 1
-            if shape == previous_shape and left * (shape[0] + shape[1]) >= _CLONE_FROM:
-                return self._clone(mark, shape, current, left)
+            if shape == previous_shape:  # the layout of every further copy
+                if left * (shape[0] + shape[1]) >= _CLONE_FROM:
+                    return self._clone(mark, shape, current, left)
+                for _ in range(left):  # too few states to pay for the numpy calls
+                    current = copy(current)
+                return current
             previous_shape = shape
         return current
 
