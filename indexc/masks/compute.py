@@ -14,8 +14,8 @@ Order of work, each step its own module:
    ``expand``: each distinct mask's token ids (text tokens, plus eos where it accepts);
 5. ``token_sequences``: class sequences of the live tokens, for ``advance``.
 
-Limits (``indexc.limits``): the state tables are checked against ``--max-memory`` first, chunks
-of starts are cut (by subtree size) so that a frontier stays within a quarter of it, and the
+Limits (``indexc.limits``): the state tables are checked against ``--max-memory`` first, a chunk
+of starts whose frontier would outgrow a quarter of it is walked again in halves, and the
 expanded masks' size is estimated from the hit sets (plus what is held: tables and hit sets) before a token id is
 expanded; the time limit is checked after the classes and class trie, per chunk, level and mask.
 """
@@ -50,6 +50,7 @@ from indexc.vocab.model import Vocabulary
 
 SMALL_MASK_TOKENS = 4_096  # masks of at most this many tokens are sorted lists, never a vocabulary-sized row
 MAX_FRONTIER_PAIRS = 4_000_000  # triples in one frontier level of a chunk (~100 MB of arrays, worst case)
+STARTS_PER_CHUNK = 4_096  # starts walked together: their hits sort on 32-bit keys (12 bits of start)
 FRONTIER_BYTES_PER_PAIR = 64  # a triple and the step's temporaries (for the --max-memory estimate)
 
 
@@ -263,19 +264,15 @@ def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) ->
     time (the RFC grammar's boundary masks: a first chunk of 1,443 starts in 0.5 s, then eight
     of ~92 starts in 12-40 ms each, projected at 4.1 s, and its compile went from 2.7 to 5.0 s).
     """
-    # A start's frontier holds at most the nodes of its subtree, and of one level: chunks of
-    # starts are cut so that the sum stays within the pair budget (--max-memory bounds it).
+    # One start's frontier holds at most one level of the trie: that must fit.  Chunks are then
+    # cut by count, and a chunk whose frontier would outgrow the pair budget is walked again in
+    # halves (``traverse.hit_sets_of_starts``).
     widest = plan.class_trie.max_level_width
     if plan.muted.any():  # paths through a literal continue on the byte trie
         widest = max(widest, int(np.diff(plan.byte_trie.level_offsets).max()))
     compile_limits.check_memory(widest * FRONTIER_BYTES_PER_PAIR, "the walk's frontier (one state at a time)")
     pairs = min(MAX_FRONTIER_PAIRS, compile_limits.current().limits.max_memory // 4 // FRONTIER_BYTES_PER_PAIR)
-    n_starts = len(steps.starts)
-    if n_starts * widest <= pairs:  # everything fits at once: no need to weigh the starts
-        weights = np.zeros(n_starts, dtype=np.int64)
-    else:
-        weights = _start_weights(plan, steps.starts, widest)
-    chunks = _chunks(weights, pairs, options.states_per_chunk)
+    chunks = _chunks(len(steps.starts), min(STARTS_PER_CHUNK, options.states_per_chunk))
     if not chunks:
         return []
     jobs = options.jobs if options.jobs > 0 else (os.cpu_count() or 1)
@@ -284,38 +281,19 @@ def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) ->
     for position, chunk in enumerate(chunks):
         left = chunks[position:]
         if jobs > 1 and len(left) > 1 and time.perf_counter() - started >= options.parallel_min_seconds:
-            results += _walk_in_workers(plan, steps, left, min(jobs, len(left)))
+            results += _walk_in_workers(plan, steps, left, min(jobs, len(left)), pairs)
             break
         compile_limits.check_time("the walk")
-        results.append(hit_sets_of_starts(plan, steps.starts, chunk))
+        results.append(hit_sets_of_starts(plan, steps.starts, chunk, pairs))
     return results
 
 
-def _start_weights(plan: WalkPlan, starts: Starts, widest: int) -> np.ndarray:
-    """Most triples a start's frontier can hold at once: its subtree, at most a level."""
-    on_class = ~starts.on_bytes
-    weights = np.empty(len(starts), dtype=np.int64)
-    weights[on_class] = plan.class_trie.subtree_sizes[starts.node[on_class]]
-    weights[~on_class] = plan.byte_trie.subtree_size[starts.node[~on_class]]
-    return np.minimum(weights, widest)
+def _chunks(n_starts: int, most: int) -> list[np.ndarray]:
+    """The starts in consecutive runs of at most ``most``."""
+    return [np.arange(lo, min(lo + most, n_starts)) for lo in range(0, n_starts, most)]
 
 
-def _chunks(weights: np.ndarray, budget: int, most: int) -> list[np.ndarray]:
-    """Consecutive runs of starts whose weights sum to at most ``budget`` (one start at least),
-    and at most ``most`` starts each."""
-    chunks = []
-    total = np.cumsum(weights)
-    lo = 0
-    while lo < weights.size:
-        base = total[lo - 1] if lo else 0
-        hi = int(np.searchsorted(total, base + budget, side="right"))
-        hi = min(max(hi, lo + 1), lo + most, weights.size)
-        chunks.append(np.arange(lo, hi))
-        lo = hi
-    return chunks
-
-
-def _walk_in_workers(plan: WalkPlan, steps: FirstSteps, chunks: list[np.ndarray], jobs: int) -> list:
+def _walk_in_workers(plan: WalkPlan, steps: FirstSteps, chunks: list[np.ndarray], jobs: int, pairs: int) -> list:
     """The chunks' hit sets from joblib workers, in order, under the compile's time limit."""
     from multiprocessing import TimeoutError as WorkerTimeout  # what joblib raises
 
@@ -327,7 +305,7 @@ def _walk_in_workers(plan: WalkPlan, steps: FirstSteps, chunks: list[np.ndarray]
         with warnings.catch_warnings():  # joblib warns of the tasks it cancels when the limit stops it
             warnings.filterwarnings("ignore", message=".*(successfully executed|have been cancelled)")
             walked = Parallel(n_jobs=jobs, return_as="generator", timeout=guard.remaining_seconds())(
-                delayed(hit_sets_of_starts)(plan, steps.starts, chunk) for chunk in chunks)
+                delayed(hit_sets_of_starts)(plan, steps.starts, chunk, pairs) for chunk in chunks)
             try:
                 for chunk_result in walked:
                     guard.check_time("the walk")

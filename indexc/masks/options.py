@@ -23,7 +23,7 @@ class MaskOptions:
     loop_regions: bool = True  # a wide self-loop's part of the trie walked once per loop set, and jumped over mid-walk (no output change)
     equivalent_starts: bool = True  # starts whose states are equivalent below their node walked once (no output change)
     jobs: int = 0  # worker processes for big compiles; 0 = all cores, 1 = in-process
-    states_per_chunk: int = 1 << 20  # walk starts together at most (the frontier's memory bounds them first)
+    states_per_chunk: int = 1 << 20  # walk starts together at most (``compute.STARTS_PER_CHUNK`` bounds them first)
     parallel_min_seconds: float = 2.0  # walk time in process after which the chunks left go to workers
 
     def as_dict(self) -> dict:

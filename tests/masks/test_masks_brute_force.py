@@ -204,7 +204,8 @@ def test_loop_jumps_are_taken_and_cut_the_walk(pattern, monkeypatch):
                                                                    "byte_transitions", "muted", "slice_of_state")])
     stepped = []
     real_step = traverse._step
-    monkeypatch.setattr(traverse, "_step", lambda frontier, *a: stepped.append(len(frontier)) or real_step(frontier, *a))
+    monkeypatch.setattr(traverse, "_step",
+                        lambda frontier, *a, **k: stepped.append(len(frontier)) or real_step(frontier, *a, **k))
     starts = root_starts(with_jumps, np.arange(dfa.n_states)).starts
     ids = np.arange(len(starts))
     hits_with = traverse.hit_sets_of_starts(with_jumps, starts, ids)
@@ -287,6 +288,19 @@ def test_string_bodies_share_their_starts_below_letters(monkeypatch):
         counted[crowded] = len(steps.starts)
     assert counted[1] < counted[10**9]
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, mute_literals=False))
+
+
+@pytest.mark.parametrize("pattern", [r"(ab|1)*-", r"[^a]*", r".{0,3}", r"a1\.ba-ab(1|2)*"] + JUMP_PATTERNS[:1])
+def test_a_chunk_whose_frontier_outgrows_its_budget_is_walked_in_halves(pattern, monkeypatch):
+    import indexc.masks.compute as compute
+    import indexc.masks.traverse as traverse
+
+    halved = []
+    real_joined = traverse._joined
+    monkeypatch.setattr(traverse, "_joined", lambda a, b: halved.append(1) or real_joined(a, b))
+    monkeypatch.setattr(compute, "MAX_FRONTIER_PAIRS", 2)
+    assert_masks_exact(pattern, FIXED_VOCAB, MaskOptions(jobs=1))
+    assert halved  # the budget was hit, and the halves give the exact masks
 
 
 def test_worker_processes_give_the_same_table():
