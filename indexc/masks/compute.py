@@ -260,9 +260,10 @@ def _walk_all_starts(plan: WalkPlan, steps: FirstSteps, options: MaskOptions) ->
     Chunks are walked here until the walk has taken ``parallel_min_seconds``; what is left then
     goes to ``jobs`` joblib workers, so a walk shorter than that never pays for starting
     processes (1-2 s here, with shipping the plan) and a long one uses every core.  Projecting
-    the whole walk from its first chunk did not work: chunks are cut by a memory bound, not by
-    time (the RFC grammar's boundary masks: a first chunk of 1,443 starts in 0.5 s, then eight
-    of ~92 starts in 12-40 ms each, projected at 4.1 s, and its compile went from 2.7 to 5.0 s).
+    the whole walk from its first chunk did not work: chunks are cut by count (then: by a
+    memory bound), not by time (the RFC grammar's boundary masks: a first chunk of 1,443 starts
+    in 0.5 s, then eight of ~92 starts in 12-40 ms each, projected at 4.1 s, and its compile went
+    from 2.7 to 5.0 s).
     """
     # One start's frontier holds at most one level of the trie: that must fit.  Chunks are then
     # cut by count, and a chunk whose frontier would outgrow the pair budget is walked again in
