@@ -178,20 +178,12 @@ def _merge_within_subtrees(plan: WalkPlan, state_transitions: np.ndarray, state_
     crowded = np.flatnonzero(counts >= MIN_CROWDED_STARTS)
     if not crowded.size:
         return _numbered(ct, number, node, on_bytes, np.zeros(state.size, dtype=bool))
-    columns_of = np.zeros((int(plan.class_transitions.shape[1]), state_transitions.shape[1]), dtype=bool)
-    columns_of[plan.class_of_byte, state_class_of_byte] = True  # walk class -> the state table's classes
-    in_preorder = np.empty(ct.n_nodes, dtype=np.int64)
-    in_preorder[ct.preorder] = np.arange(ct.n_nodes)
+    classes_below = _ClassesBelow(plan, state_class_of_byte, state_transitions.shape[1])
     groups: dict[bytes, list[int]] = {}
     for k in crowded.tolist():
         groups.setdefault(state[by_node[first[k]:first[k] + counts[k]]].tobytes(), []).append(k)
     for ks in groups.values():
-        used = np.zeros(columns_of.shape[1], dtype=bool)
-        for k in ks:
-            at = int(nodes[k])
-            below = np.zeros(columns_of.shape[0], dtype=bool)
-            below[ct.node_class[in_preorder[ct.preorder[at] + 1:ct.preorder[at] + ct.subtree_sizes[at]]]] = True
-            used |= columns_of[below].any(axis=0)
+        used = classes_below.of(nodes[ks])
         if used.sum() * 2 > used.size:  # most classes: little to gain over the full refinement, ~5 ms a group
             continue
         members = np.concatenate([by_node[first[k]:first[k] + counts[k]] for k in ks])
@@ -200,6 +192,26 @@ def _merge_within_subtrees(plan: WalkPlan, state_transitions: np.ndarray, state_
         if blocks is not None:
             number[members] = state.size + blocks
     return _numbered(ct, number, node, on_bytes, np.zeros(state.size, dtype=bool))
+
+
+class _ClassesBelow:
+    """Which classes of the state table label the bytes below class-trie nodes: a node's subtree
+    is a range of the pre-order, its walk classes mapped to the bytes' classes in that table."""
+
+    def __init__(self, plan: WalkPlan, state_class_of_byte: np.ndarray, n_state_classes: int):
+        self.ct = plan.class_trie
+        self.columns_of = np.zeros((int(plan.class_transitions.shape[1]), n_state_classes), dtype=bool)
+        self.columns_of[plan.class_of_byte, state_class_of_byte] = True  # walk class -> state table classes
+        self.in_preorder = np.empty(self.ct.n_nodes, dtype=np.int64)
+        self.in_preorder[self.ct.preorder] = np.arange(self.ct.n_nodes)
+
+    def of(self, nodes: np.ndarray) -> np.ndarray:
+        """bool (n_state_classes,): the classes below any of ``nodes`` (not their own edges)."""
+        ct, walk_classes = self.ct, np.zeros(self.columns_of.shape[0], dtype=bool)
+        for at in nodes.tolist():
+            below = self.in_preorder[ct.preorder[at] + 1:ct.preorder[at] + ct.subtree_sizes[at]]
+            walk_classes[ct.node_class[below]] = True
+        return self.columns_of[walk_classes].any(axis=0)
 
 
 def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
