@@ -166,7 +166,8 @@ def walk_hits(plan: WalkPlan, starts: Starts, ids: np.ndarray,
         classes, bytes_ = _jump_loops(plan, classes, bytes_, hits, class_has_tokens)
         stepped = _step(bytes_, plan.byte_trie.child_offsets, None, plan.byte_transitions, plan.byte_trie,
                         most=most_triples)
-        _record(hits.byte_origin, hits.byte_node, stepped, byte_has_tokens)
+        if len(stepped):
+            _record(hits.byte_origin, hits.byte_node, stepped, byte_has_tokens)
         bytes_ = stepped
     return (_cat(hits.class_origin), _cat(hits.class_node), _cat(hits.byte_origin), _cat(hits.byte_node))
 
@@ -199,8 +200,7 @@ def _jump_loops(plan: WalkPlan, classes: Frontier, bytes_: Frontier, hits: Hits,
             break
         kept.append(classes.take(~jumping))
         exits = []
-        for table in np.unique(table_of[jumping]).tolist():
-            pick = table_of == table
+        for table, pick in _by_table(table_of, jumping, len(plan.jumps.tables)):
             hit_origin, hit_node, exit_triples = jump(plan.jumps.tables[table], plan.class_trie, plan.class_transitions,
                                                       classes.origin[pick], classes.current[pick], classes.node[pick])
             hits.class_origin.append(hit_origin)
@@ -208,6 +208,14 @@ def _jump_loops(plan: WalkPlan, classes: Frontier, bytes_: Frontier, hits: Hits,
             exits.append(Frontier(*exit_triples, None, None))
         classes, bytes_ = _settle(plan, _concat_all(exits), bytes_, hits, class_has_tokens)
     return _concat_all(kept), bytes_
+
+
+def _by_table(table_of: np.ndarray, jumping: np.ndarray, n_tables: int) -> list[tuple[int, np.ndarray]]:
+    """(table, the triples jumping with it) per table in use; one table (the usual JSON Schema,
+    its string bodies) needs no grouping."""
+    if n_tables == 1:
+        return [(0, jumping)]
+    return [(table, table_of == table) for table in np.unique(table_of[jumping]).tolist()]
 
 
 def _step(frontier: Frontier, child_offsets: np.ndarray, edge_symbol: np.ndarray | None,
