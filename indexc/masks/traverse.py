@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import expand_runs, offsets_of, set_hashes
+from indexc.arrays import expand_runs, offsets_of, set_hashes, sorted_unique
 from indexc.masks.class_trie import ClassTrie
 from indexc.masks.loop_jumps import LoopJumps, jump
 from indexc.trie import TokenTrie
@@ -215,7 +215,7 @@ def _by_table(table_of: np.ndarray, jumping: np.ndarray, n_tables: int) -> list[
     its string bodies) needs no grouping."""
     if n_tables == 1:
         return [(0, jumping)]
-    return [(table, table_of == table) for table in np.unique(table_of[jumping]).tolist()]
+    return [(table, table_of == table) for table in sorted_unique(table_of[jumping]).tolist()]
 
 
 def _step(frontier: Frontier, child_offsets: np.ndarray, edge_symbol: np.ndarray | None,
