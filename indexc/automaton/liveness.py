@@ -17,17 +17,20 @@ for the 40,001 states of ``[^"]{0,5000}``.  The extraction sorts the runs once, 
 MaskBench Github_easy o60843's tables 2.5 -> 1.0 ms (3,639 x 49 atoms) and 2.2 -> 1.6 ms
 (1,474 x 256 bytes).  On the large schema tables (Github_easy o9901: 94,939 x 50 atoms, then
 78,281 x 256 bytes) the runs are found among the live cells only and only the live cells are
-renumbered: the byte table's trim 301 -> 260 ms (process time, min of 3, interleaved); what is
-left is the two searches in Python (~80 ms) and reading the 20M-cell table (~140 ms).
+renumbered: the byte table's trim 301 -> 260 ms (process time, min of 3, interleaved).  The two
+searches then went level by level (``_reached``): a wide level in numpy, a narrow one in
+Python, one ``seen`` memory under both; the liveness search of o9901's atom table 45-50 ->
+18-24 ms, of o12291's (84,903 states, 83 levels) 52 -> 22-30 ms, its breadth-first numbering
+31 -> 13-19 ms; o9901's 1,055 narrow levels number as before (~30 ms).  A DFA of a few
+thousand states (a regex's) is searched in Python alone and renumbered by one gather, the
+numpy set-up being most of its cost there (bench regexes' trims within -10..+9%).
 """
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
-from indexc.arrays import stable_argsort
+from indexc.arrays import expand_runs, stable_argsort
 from indexc.automaton.byte_dfa import DEAD
 
 
@@ -70,12 +73,17 @@ def trim(transitions: np.ndarray, accepting: np.ndarray) -> tuple[np.ndarray, np
     return _renumbered(transitions[order], new_id), accepting[order].astype(bool)
 
 
+_TAKE_ALL_CELLS = 1 << 16
+
+
 def _renumbered(rows: np.ndarray, new_id: np.ndarray) -> np.ndarray:
     """``rows`` with every state ``s`` replaced by ``new_id[s]``; ``DEAD`` stays.
 
     Only the live cells are looked up: a byte table is mostly ``DEAD`` (Github_easy o9901's
     78,281 x 256 states: 2.1M live cells of 20M), and the masked lookup took 62 ms there
     against 107 for a ``np.take`` of every cell (through an appended slot for ``DEAD``)."""
+    if rows.size <= _TAKE_ALL_CELLS:  # a regex's table: one gather costs less than the masking
+        return np.take(np.append(new_id, np.int32(DEAD)), rows)
     out = np.full(rows.shape, DEAD, dtype=np.int32)
     live = rows != DEAD
     out[live] = new_id[rows[live]]
@@ -91,27 +99,80 @@ def _live_states(offsets: np.ndarray, targets: np.ndarray, accepting: np.ndarray
     n = len(offsets) - 1
     sources = np.repeat(np.arange(n), np.diff(offsets))
     order = np.argsort(targets, kind="stable")
-    pred_offsets = np.searchsorted(targets[order], np.arange(n + 1)).tolist()
-    preds = sources[order].tolist()
-    live = accepting.astype(bool).tolist()
-    queue = deque(i for i, is_live in enumerate(live) if is_live)
-    while queue:
-        q = queue.popleft()
-        for p in preds[pred_offsets[q]:pred_offsets[q + 1]]:
-            if not live[p]:
-                live[p] = True
-                queue.append(p)
-    return np.array(live, dtype=bool)
+    pred_offsets = np.searchsorted(targets[order], np.arange(n + 1))
+    live = np.zeros(n, dtype=bool)
+    live[_reached(pred_offsets, sources[order], np.flatnonzero(accepting), None)] = True
+    return live
 
 
 def _breadth_first_order(offsets: np.ndarray, targets: np.ndarray, live: np.ndarray) -> np.ndarray:
     """Live states reachable from 0 through live states, breadth-first (successors by column)."""
-    offsets_list, targets_list, live_list = offsets.tolist(), targets.tolist(), live.tolist()
-    seen = {0}
-    order = [0]
+    return _reached(offsets, targets, np.zeros(1, dtype=np.int64), live)
+
+
+# A DFA of at most this many states is searched in Python alone (a regex's: the numpy set-up
+# would be most of its cost).
+_NUMPY_FROM_STATES = 4_096
+# A level of the search with at most this many states is walked in Python; a wider one in
+# numpy (a dozen calls, tens of microseconds whatever its size).
+_PYTHON_LEVEL_STATES = 128
+
+
+def _reached(offsets: np.ndarray, targets: np.ndarray, roots: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
+    """The states reachable from ``roots`` through ``allowed`` states (all if None), in breadth-
+    first order: level by level, a level's new states in the order of their first mention in
+    its states' CSR lists, which is the order a queue would give.
+
+    Levels are few and wide on most schema DFAs (Github_hard o12291: 84,903 states in 83
+    levels) and numerous and narrow on a long bounded string (Github_easy o9901: 1,055 levels):
+    wide levels go to numpy, narrow ones to Python lists.  Both read one ``seen`` memory (a
+    bytearray under a numpy view), so switching costs nothing."""
+    n = len(offsets) - 1
+    if n <= _NUMPY_FROM_STATES:
+        return _reached_in_python(offsets, targets, roots, allowed)
+    allowed_bytes = b"\x01" * n if allowed is None else allowed.astype(bool).tobytes()
+    allowed_mask = np.frombuffer(allowed_bytes, dtype=np.bool_)
+    seen_bytes = bytearray(n)
+    seen = np.frombuffer(seen_bytes, dtype=np.bool_)
+    seen[roots] = True
+    lists: tuple[list[int], list[int]] | None = None  # made at the first narrow level
+    order, frontier = roots.tolist(), roots
+    while len(frontier):
+        if len(frontier) > _PYTHON_LEVEL_STATES:
+            states = np.asarray(frontier, dtype=np.int64)
+            _, flat = expand_runs(offsets[states], offsets[states + 1] - offsets[states])
+            mentioned = targets[flat]
+            mentioned = mentioned[allowed_mask[mentioned] & ~seen[mentioned]]
+            _, first = np.unique(mentioned, return_index=True)
+            found_array = mentioned[np.sort(first)]
+            seen[found_array] = True
+            frontier = found_array.tolist()
+            order.extend(frontier)
+            continue
+        if lists is None:
+            lists = (offsets.tolist(), targets.tolist())
+        offsets_list, targets_list = lists
+        found: list[int] = []
+        for q in (frontier.tolist() if isinstance(frontier, np.ndarray) else frontier):
+            for t in targets_list[offsets_list[q]:offsets_list[q + 1]]:
+                if allowed_bytes[t] and not seen_bytes[t]:
+                    seen_bytes[t] = 1
+                    found.append(t)
+        frontier = found
+        order.extend(found)
+    return np.array(order, dtype=np.int64)
+
+
+def _reached_in_python(offsets: np.ndarray, targets: np.ndarray, roots: np.ndarray,
+                       allowed: np.ndarray | None) -> np.ndarray:
+    """``_reached`` for a small DFA: one queue over Python lists."""
+    offsets_list, targets_list = offsets.tolist(), targets.tolist()
+    allowed_list = None if allowed is None else allowed.tolist()
+    order = roots.tolist()
+    seen = set(order)
     for q in order:  # grows while iterating
         for t in targets_list[offsets_list[q]:offsets_list[q + 1]]:
-            if live_list[t] and t not in seen:
+            if t not in seen and (allowed_list is None or allowed_list[t]):
                 seen.add(t)
                 order.append(t)
     return np.array(order, dtype=np.int64)
