@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 
@@ -88,15 +90,23 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     The distinct rows are ``rows[first]``, ordered by hash (not by value); ``inverse`` maps
     every row to its position in ``first``.
     """
-    weights = splitmix64(rows.shape[1]) | np.uint64(1)
     with np.errstate(over="ignore"):
-        hashes = (rows.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+        hashes = (rows.astype(np.uint64) * _row_weights(rows.shape[1])).sum(axis=1, dtype=np.uint64)
     _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     if not np.array_equal(rows[first][inverse], rows):
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
     return first, inverse
+
+
+@lru_cache(maxsize=64)
+def _row_weights(width: int) -> np.ndarray:
+    """``unique_rows``' odd weight per column, made once per width: the refinements call it a few
+    thousand times a compile on narrow rows, where making them cost ~30 us a call."""
+    weights = splitmix64(width) | np.uint64(1)
+    weights.flags.writeable = False
+    return weights
 
 
 def ragged_unique(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
