@@ -31,7 +31,8 @@ Code map, in reading order:
 - ``normalize``        ``re`` syntax -> structure tokens over set indices; every syntax error
 - ``regex_tree``       the syntax tree; NFA size computed before anything is expanded
 - ``parse``            the tokens -> ``regex_tree`` (iterative, one pass)
-- ``nfa``              Thompson construction (nested form for bounded repetition)
+- ``nfa``              Thompson construction (nested form for bounded repetition); ``TableBlock``:
+                       states that move as a ready DFA's rows (embedded automata)
 - ``atom_partition``   code points the regex cannot tell apart -> atoms
 - ``determinize``      subset construction over atoms
 - ``liveness``         trim to reachable and live states, canonical breadth-first numbering

@@ -29,6 +29,18 @@ session's subset construction, pass-through aliases, round refinement and memo:
 Over the 96 files of every 19th MaskBench file that take the DFA path, compiled one after the
 other in one process: median 115 -> 39 ms (81 ms with the memo cleared before each), 90th
 percentile 310 -> 177 ms (222); the byte DFAs, and the routes of the other 24, are identical.
+
+Session 8 (subset construction on bit sets and table blocks, repetitions laid out by
+shifting, round refinement on (source, target) pairs, level-wise trims, the normalisation
+memo): the 25 median DFA-path MaskBench schemas, one pass per process as the MaskBench worker,
+process time, per-file min of 4 interleaved runs, median 38 -> 30 ms (sum 1,031 -> 848); the
+large regular schemas the auto mode sends to the grammar path, compiled with a 200,000-state
+limit (min of 3): Github_easy o9901 (78,281 byte states) 4.44 -> 2.33 s, Github_hard o12291
+1.63 -> 1.08 s, o30745 1.12 -> 0.76 s, o14528 0.58 -> 0.43 s, o2045 0.49 -> 0.37 s, o30141
+0.44 -> 0.31 s, o31337 0.55 -> 0.35 s; every DFA identical.  What is left on o9901: the subset
+construction (~0.8 s: 94,939 subsets, most holding one place of three copies of a string
+body), minimisation (~0.3-0.4 s: 1,032 rounds, a ``maxLength`` of 1,024 being distinguishing
+depth), the UTF-8 expansion and the final trim (~0.25 s each, on a 20M-cell byte table).
 """
 
 from __future__ import annotations
