@@ -6,7 +6,8 @@ Order of work, each step its own module:
    ``literals``: the states of long literals, muted out of the walk's classes;
    ``class_trie``: the token trie over the walk's classes, dead subtrees never entered;
 3. ``first_step``: the walks' starts, each distinct first step of the states once, and
-   (``equivalence``) once for all the states no string as deep as its node tells apart;
+   (``equivalence``) once for all the states no string as deep as its node tells apart (on a
+   crowded node: no string of the classes found below it);
    ``traverse``: the level-by-level frontier walk, in chunks of starts, in worker
    processes (joblib) only when the first chunk's time projects the rest past the pool's
    start-up (~1 s here, more than a whole small compile);
