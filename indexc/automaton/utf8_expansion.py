@@ -229,13 +229,19 @@ class _Relabeling:
         return ids
 
     def resolve(self, level: int, states: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """Byte-state ids of child ``codes`` (at ``level``) seen from character ``states``."""
+        """Byte-state ids of child ``codes`` (at ``level``) seen from character ``states``.
+
+        Atom cells and node cells are looked up apart, each only where it is one (looking
+        every cell up both ways and choosing cost more: the three levels of Github_easy
+        o9901's 56,455 character states 120 -> 81 ms, process time, min of 3)."""
         a = self.tree.n_atoms
-        atom = np.where((codes >= 0) & (codes < a), codes, a)  # NO_ATOM and nodes -> DEAD column
-        ids = self.chain_ids(level, self.with_dead[states, atom])
+        states, codes = np.broadcast_arrays(states, codes)
+        ids = np.full(codes.shape, DEAD, dtype=np.int64)  # NO_ATOM stays DEAD
+        is_atom = (codes >= 0) & (codes < a)
+        ids[is_atom] = self.chain_ids(level, self.with_dead[states[is_atom], codes[is_atom]])
         if level > 0 and len(self.node_keys[level]):
-            node = codes >= a
-            ids = np.where(node, self.node_lookup(level, states, np.maximum(codes - a, 0)), ids)
+            is_node = codes >= a
+            ids[is_node] = self.node_lookup(level, states[is_node], codes[is_node] - a)
         return ids
 
     def node_lookup(self, level: int, states: np.ndarray, nodes: np.ndarray) -> np.ndarray:
