@@ -29,7 +29,14 @@ the children expanded by byte-node id for every level, ``np.unique`` per level, 
 whole-trie sorts for the tokens and byte nodes); the https regex of seed 002 (the bench's
 ``url``, 104 byte classes, 82,225 class nodes) 41 -> 30 ms; a date regex (260 class nodes,
 every level narrow, no view built) 0.7 ms either way.  BENCHMARKS.md's ablation table gives
-the node counts of every bench regex.
+the node counts of every bench regex.  Session 8, the 25 DFA-path MaskBench schemas at the
+compile-time median (~178k class nodes, 129 levels, ~28 of them wide): the class trie with its
+sizes, heights and pre-order 48 -> 39 ms (median of per-schema min of 7, process time, three
+interleaved runs), from a level's keys numbered by one value sort of key-and-position instead
+of a two-pass radix argsort and a gather, the class nodes set through the sorted nodes (no
+inverse scatter), one dead-edge table per compile (byte or pair: one gather an edge), the
+breadth-first view's bytes stored as indices, and a level read whole judged by the frontier's
+share of the level above.
 
 With token classes switched off the "class" of a byte is the byte itself and the class trie
 is the (pruned) byte trie.
@@ -146,9 +153,9 @@ class BreadthFirstTrie:
 
     node: np.ndarray  # int64 (n,): the byte-trie node at each position (``trie.level_nodes``)
     level_offsets: tuple[int, ...]  # level d is positions [level_offsets[d], level_offsets[d + 1])
-    parent: np.ndarray  # int64 (n,): the parent's node id (the root's: 0)
-    byte: np.ndarray  # uint8 (n,): the byte of the edge into the node
-    pair: np.ndarray  # int64 (n,): parent byte * 256 + byte (an index into a flat ``dead_pair``)
+    parent: np.ndarray  # intp (n,): the parent's node id (the root's: 0)
+    byte: np.ndarray  # intp (n,): the byte of the edge into the node (an index: numpy would convert a uint8 one each gather)
+    pair: np.ndarray  # intp (n,): parent byte * 256 + byte (an index into a flat ``dead_pair``)
 
     @property
     def n_positions(self) -> int:
@@ -156,11 +163,11 @@ class BreadthFirstTrie:
 
 
 def _breadth_first_of(trie: TokenTrie) -> BreadthFirstTrie:
-    node = trie.level_nodes.astype(np.int64)
-    parent = np.maximum(trie.parent[node], 0).astype(np.int64)
-    byte = trie.byte[node]
+    node = trie.level_nodes.astype(np.intp)
+    parent = np.maximum(trie.parent[node], 0).astype(np.intp)
+    byte = trie.byte[node].astype(np.intp)
     return BreadthFirstTrie(node, tuple(int(x) for x in trie.level_offsets), parent, byte,
-                            trie.byte[parent].astype(np.int64) * 256 + byte)
+                            trie.byte[parent].astype(np.intp) * 256 + byte)
 
 
 MAX_CACHED_TRIES = 2  # breadth-first views kept (~7 MB each for Llama-3): a process serves one or two tokenizers
@@ -247,7 +254,7 @@ class ClassLevels:
 
 
 SMALL_LEVEL = 64  # frontier nodes up to which a level is done in Python (~15 us, not ~60 us of numpy calls)
-DENSE_LEVEL = 2  # a level is read whole when the frontier's children are more than 1/DENSE_LEVEL of it
+DENSE_LEVEL = 2  # a level is read whole when the frontier is more than 1/DENSE_LEVEL of the level above
 
 
 def class_levels(trie: TokenTrie, class_of_byte: np.ndarray, n_classes: int,
@@ -268,6 +275,7 @@ def class_levels(trie: TokenTrie, class_of_byte: np.ndarray, n_classes: int,
     class_node = np.full(trie.n_nodes, -1, dtype=np.int64)
     class_node[0] = 0
     flat_pair = None if dead_pair is None else np.ascontiguousarray(dead_pair, dtype=bool).reshape(-1)
+    dead_after = _dead_after(dead_byte, flat_pair)
     parents: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     classes: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
     by_class: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
@@ -282,11 +290,11 @@ def class_levels(trie: TokenTrie, class_of_byte: np.ndarray, n_classes: int,
             width = len(distinct)
         else:
             narrow.flush()
-            frontier, unique_keys, order = _level(trie, np.asarray(frontier), depth, cls, dead_byte, flat_pair,
-                                                  class_node, n_classes, next_id)
+            frontier, unique_keys, ordered = _level(trie, np.asarray(frontier), depth, cls, dead_byte, dead_after,
+                                                    class_node, n_classes, next_id)
             parents.append(unique_keys // n_classes)
             classes.append(unique_keys % n_classes)
-            by_class.append(frontier[order])
+            by_class.append(ordered)
             width = unique_keys.size
         if not width:
             break
@@ -320,43 +328,54 @@ def sequence_numbers(trie: TokenTrie, class_of_byte: np.ndarray) -> np.ndarray:
 
 
 def _level(trie: TokenTrie, frontier: np.ndarray, depth: int, cls: np.ndarray, dead_byte: np.ndarray | None,
-           flat_pair: np.ndarray | None, class_node: np.ndarray, n_classes: int,
+           dead_after: np.ndarray | None, class_node: np.ndarray, n_classes: int,
            next_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One wide level, vectorised: (its kept nodes, ascending; the sorted distinct keys
-    numbering their class nodes from ``next_id``; the kept nodes' order by class node,
-    stable); ``class_node`` of the kept ones is set."""
-    first = trie.child_offsets[frontier].astype(np.int64)
-    counts = trie.child_offsets[frontier + 1] - first
+    numbering their class nodes from ``next_id``; the kept nodes by class node, stable);
+    ``class_node`` of the kept ones is set.
+
+    Whether the level is read whole is judged from the frontier's share of the level above
+    (whose children are this level), not from counting the frontier's children: that count
+    cost two gathers over the frontier, ~2 ms a JSON Schema, for a choice that only moves time.
+    """
     lo, hi = int(trie.level_offsets[depth]), int(trie.level_offsets[depth + 1])
-    if int(counts.sum()) * DENSE_LEVEL > hi - lo:  # most of the level: read it whole
-        view = breadth_first(trie)
+    if frontier.size * DENSE_LEVEL > int(trie.level_offsets[depth]) - int(trie.level_offsets[depth - 1]):
+        view = breadth_first(trie)  # most of the level: read it whole
         parent_class = class_node[view.parent[lo:hi]]
         alive = parent_class >= 0
         if dead_byte is not None:
-            alive &= ~_dead_edges(view.byte[lo:hi], view.pair[lo:hi], depth, dead_byte, flat_pair)
+            alive &= ~_dead_edges(view.byte[lo:hi], view.pair[lo:hi], depth, dead_byte, dead_after)
         kept = np.flatnonzero(alive)
         nodes, parent_class, byte = view.node[lo:hi][kept], parent_class[kept], view.byte[lo:hi][kept]
     else:
-        owner, position = expand_runs(first, counts)
+        first = trie.child_offsets[frontier].astype(np.int64)
+        owner, position = expand_runs(first, trie.child_offsets[frontier + 1] - first)
         nodes = trie.children[position].astype(np.int64)
         parent_class = class_node[frontier][owner]
-        byte = trie.byte[nodes]
+        byte = trie.byte[nodes].astype(np.intp)
         if dead_byte is not None:
-            pair = trie.byte[frontier[owner]].astype(np.int64) * 256 + byte
-            alive = ~_dead_edges(byte, pair, depth, dead_byte, flat_pair)
+            pair = trie.byte[frontier[owner]].astype(np.intp) * 256 + byte
+            alive = ~_dead_edges(byte, pair, depth, dead_byte, dead_after)
             nodes, parent_class, byte = nodes[alive], parent_class[alive], byte[alive]
-    unique_keys, inverse, order = _number_keys(parent_class * n_classes + cls[byte])
-    class_node[nodes] = next_id + inverse
-    return nodes, unique_keys, order
+    unique_keys, rank, order = _sorted_keys(parent_class * n_classes + cls[byte])
+    ordered = nodes[order]
+    class_node[ordered] = next_id + rank
+    return nodes, unique_keys, ordered
+
+
+def _dead_after(dead_byte: np.ndarray | None, flat_pair: np.ndarray | None) -> np.ndarray | None:
+    """Bool per (parent byte x 256 + byte): the byte is dead, or dead after the parent's; one
+    gather per edge below the first level instead of two (65,536 flags, made once a trie)."""
+    if dead_byte is None:
+        return None
+    dead = np.tile(np.asarray(dead_byte, dtype=bool), 256)
+    return dead if flat_pair is None else dead | flat_pair
 
 
 def _dead_edges(byte: np.ndarray, pair: np.ndarray, depth: int, dead_byte: np.ndarray,
-                flat_pair: np.ndarray | None) -> np.ndarray:
+                dead_after: np.ndarray | None) -> np.ndarray:
     """Bool per edge: its byte is dead, or (below the first level) dead after its parent's."""
-    dead = dead_byte[byte]
-    if flat_pair is not None and depth > 1:
-        dead |= flat_pair[pair]
-    return dead
+    return dead_byte[byte] if depth == 1 else dead_after[pair]
 
 
 class _SmallLevels:
@@ -433,27 +452,42 @@ class _NarrowRun:
 
 def _number_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(sorted distinct keys, index of each key among them, the keys' stable sort order):
-    ``np.unique`` with ``return_inverse``, plus the order, which groups the level's positions
-    by class node for free (the class trie's tokens and byte nodes are read in that order).
-
-    Keys are (parent class node x n_classes + class), so (minus the smallest) they fit 32 bits
-    and the sort is ``stable_argsort``'s two 16-bit radix passes: as fast as ``np.unique``'s
-    sort on Llama-3's levels (7.6 against 7.9 ms for a JSON Schema's 136k class nodes), where
-    a separate sort of all the positions by class node cost ~5 ms more.  A narrow level uses a
-    Python set.
-    """
+    ``np.unique`` with ``return_inverse``, plus the order.  A narrow level uses a Python set."""
     if keys.size > SMALL_LEVEL:
-        order = stable_argsort(keys - int(keys.min()))
-        ordered = keys[order]
-        starts = np.empty(ordered.size, dtype=bool)
-        starts[0] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+        distinct, rank, order = _sorted_keys(keys)
         inverse = np.empty(keys.size, dtype=np.int64)
-        inverse[order] = np.cumsum(starts) - 1
-        return ordered[starts], inverse, order
+        inverse[order] = rank
+        return distinct, inverse, order
     distinct, index, order = _ranked(keys.tolist())
     return (np.array(distinct, dtype=np.int64), np.array(index, dtype=np.int64),
             np.array(order, dtype=np.int64))
+
+
+def _sorted_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sorted distinct keys, the rank among them of each key in sorted order, the keys' stable
+    sort order), for non-negative int64 keys.
+
+    The order groups the level's positions by class node for free (the class trie's tokens and
+    byte nodes are read in that order).  Each key is packed with its position below it
+    (``key << bits | position``, when that fits 63 bits: keys are parent class node x classes,
+    ~2**26 at most for Llama-3) and the packed values sorted: a value sort, with no ties left
+    to keep stable, is numpy's vectorised one (a 40k-key level: ~0.26 ms), where the argsort
+    by two 16-bit radix passes (``arrays.stable_argsort``) took ~0.6 ms and a gather of the
+    keys after it.  Wider keys take the radix passes.
+    """
+    base = int(keys.min())
+    bits = max(1, (keys.size - 1).bit_length())
+    if (int(keys.max()) - base) >> (62 - bits):
+        order = stable_argsort(keys - base)
+        ordered = keys[order]
+    else:
+        packed = np.sort(((keys - base) << bits) | np.arange(keys.size, dtype=np.int64))
+        order = packed & ((1 << bits) - 1)
+        ordered = (packed >> bits) + base
+    starts = np.empty(ordered.size, dtype=bool)
+    starts[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    return ordered[starts], np.cumsum(starts) - 1, order
 
 
 def _ranked(keys: list[int]) -> tuple[list[int], list[int], list[int]]:
