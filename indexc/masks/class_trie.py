@@ -36,7 +36,7 @@ interleaved runs), from a level's keys numbered by one value sort of key-and-pos
 of a two-pass radix argsort and a gather, the class nodes set through the sorted nodes (no
 inverse scatter), one dead-edge table per compile (byte or pair: one gather an edge), the
 breadth-first view's bytes stored as indices, and a level read whole judged by the frontier's
-share of the level above.
+share of the level above; 35 ms with the tokens of nodes that end at most one each taken by a mask, not by expanding runs.
 
 With token classes switched off the "class" of a byte is the byte itself and the class trie
 is the (pruned) byte trie.
@@ -223,10 +223,8 @@ def build_class_trie(
     n_nodes = levels.n_nodes
     nodes = levels.nodes_by_class
     node_offsets = offsets_of(np.bincount(levels.class_node[nodes], minlength=n_nodes))
-    first = trie.token_start[nodes].astype(np.int64)
-    token_counts = trie.token_end[nodes].astype(np.int64) - first
-    tokens = trie.sorted_tokens[expand_runs(first, token_counts)[1]].astype(np.int32, copy=False)
-    token_offsets = np.concatenate(([0], np.cumsum(token_counts)))[node_offsets]
+    tokens, token_counts = _tokens_of(trie, nodes)
+    token_offsets = offsets_of(token_counts)[node_offsets]
     if with_byte_nodes:
         byte_nodes, byte_node_offsets = nodes, node_offsets
     else:
@@ -236,6 +234,21 @@ def build_class_trie(
                       levels.max_level_width)
     built.__dict__["parents"] = np.concatenate(([-1], levels.parent_of))  # known here: the cached property's value
     return built
+
+
+def _tokens_of(trie: TokenTrie, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int32 tokens ending at ``nodes``, in their order; how many end at each node).
+
+    A byte node ends at most one token unless two tokens have the same bytes, which Llama-3's
+    274k nodes never do: then the tokens are a mask away, where the runs' expansion
+    (``expand_runs``) cost ~3 ms more over a JSON Schema's ~270k kept nodes."""
+    first = trie.token_start[nodes]
+    token_counts = trie.token_end[nodes] - first
+    if int(token_counts.max(initial=0)) <= 1:
+        tokens = trie.sorted_tokens[first[token_counts.astype(bool)]]
+    else:
+        tokens = trie.sorted_tokens[expand_runs(first.astype(np.int64), token_counts.astype(np.int64))[1]]
+    return tokens.astype(np.int32, copy=False), token_counts
 
 
 @dataclass(frozen=True)
