@@ -51,7 +51,7 @@ from functools import cached_property
 
 import numpy as np
 
-from indexc.arrays import expand_runs, offsets_of, stable_argsort
+from indexc.arrays import expand_runs, offsets_of, run_positions, stable_argsort
 from indexc.trie import TokenTrie
 
 
@@ -247,7 +247,7 @@ def _tokens_of(trie: TokenTrie, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarr
     if int(token_counts.max(initial=0)) <= 1:
         tokens = trie.sorted_tokens[first[token_counts.astype(bool)]]
     else:
-        tokens = trie.sorted_tokens[expand_runs(first.astype(np.int64), token_counts.astype(np.int64))[1]]
+        tokens = trie.sorted_tokens[run_positions(first.astype(np.int64), token_counts.astype(np.int64))]
     return tokens.astype(np.int32, copy=False), token_counts
 
 
@@ -488,6 +488,8 @@ def _sorted_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     by two 16-bit radix passes (``arrays.stable_argsort``) took ~0.6 ms and a gather of the
     keys after it.  Wider keys take the radix passes.
     """
+    if not keys.size:  # a wide frontier whose children are all dead
+        return keys, np.zeros(0, np.int64), np.zeros(0, np.int64)
     base = int(keys.min())
     bits = max(1, (keys.size - 1).bit_length())
     if (int(keys.max()) - base) >> (62 - bits):

@@ -49,6 +49,35 @@ def _sequences(trie) -> list[tuple]:
        dead_pairs=st.sets(st.tuples(st.integers(0, 255), st.integers(0, 255)), max_size=200),
        with_byte_nodes=st.booleans())
 def test_class_trie_matches_the_reference(tokens, classes, dead, dead_pairs, with_byte_nodes):
+    _check_against_the_reference(tokens, classes, dead, dead_pairs, with_byte_nodes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tokens=TOKENS, classes=CLASSES, dead=st.sets(st.integers(0, 255), max_size=60),
+       dead_pairs=st.sets(st.tuples(st.integers(0, 255), st.integers(0, 255)), max_size=200),
+       with_byte_nodes=st.booleans())
+def test_vectorised_levels_match_the_reference(tokens, classes, dead, dead_pairs, with_byte_nodes):
+    """Every level through the vectorised path (read whole or by the frontier's children),
+    including a frontier whose children are all dead."""
+    small_level = class_trie.SMALL_LEVEL
+    class_trie.SMALL_LEVEL = 0
+    try:
+        _check_against_the_reference(tokens, classes, dead, dead_pairs, with_byte_nodes)
+    finally:
+        class_trie.SMALL_LEVEL = small_level
+
+
+def test_a_wide_frontier_with_no_live_child():
+    """More than ``SMALL_LEVEL`` first bytes, every second byte dead after them: an empty level."""
+    tokens = [bytes([b, 200]) for b in range(class_trie.SMALL_LEVEL + 10)]
+    trie = build_trie(vocabulary_from_tokens(tokens))
+    dead_pair = np.zeros((256, 256), dtype=bool)
+    dead_pair[:, 200] = True
+    built = build_class_trie(trie, np.arange(256, dtype=np.uint8) % 5, 5, np.zeros(256, dtype=bool), dead_pair)
+    assert built.n_nodes == 1 + 5 and built.pruned_tokens == len(tokens) and built.tokens.size == 0
+
+
+def _check_against_the_reference(tokens, classes, dead, dead_pairs, with_byte_nodes):
     vocab = vocabulary_from_tokens(tokens)
     trie = build_trie(vocab)
     class_of_byte = np.array(classes, dtype=np.uint8)
