@@ -1,7 +1,8 @@
 """Small numpy helpers shared by every stage of the compiler.
 
 - ``expand_runs``: the CSR idiom every level of every trie walk uses (one ``np.repeat``
-  and one ``np.cumsum`` instead of a Python loop over runs);
+  and one ``np.cumsum`` instead of a Python loop over runs); ``run_positions``: its positions
+  alone, a gather cheaper;
 - ``unique_rows``: ``np.unique(rows, axis=0)`` 5-10x faster, by hashing each row to one
   uint64 and verifying the grouping exactly (the slow path on a collision, never observed);
 - ``ragged_unique``: the same for CSR rows of different lengths (token class sequences);
@@ -62,10 +63,26 @@ def offsets_of(counts: np.ndarray) -> np.ndarray:
 def expand_runs(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every element of the runs ``[starts[i], starts[i] + counts[i])``, in order: the
     index ``i`` of its run and its position."""
-    total = int(counts.sum())
+    ends = np.cumsum(counts)
     owner = np.repeat(np.arange(counts.size), counts)
-    shift = starts - (np.cumsum(counts) - counts)  # per run: its start minus its first output index
-    return owner, np.arange(total) + shift[owner]
+    positions = np.arange(int(ends[-1]) if ends.size else 0)
+    shift = starts - ends + counts  # per run: its start minus its first output index
+    if shift.dtype != positions.dtype:  # e.g. unsigned starts: numpy's promotion, as written out
+        return owner, positions + shift[owner]
+    positions += shift[owner]  # in place: one temporary fewer (the walk calls this ~600 times a schema)
+    return owner, positions
+
+
+def run_positions(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``expand_runs(starts, counts)[1]`` without the run index: the shifts repeated, not
+    gathered through it (75k positions in 1,000 runs, a long mask's hit set: ~0.49 -> ~0.31 ms)."""
+    ends = np.cumsum(counts)
+    positions = np.arange(int(ends[-1]) if ends.size else 0)
+    shift = starts - ends + counts
+    if shift.dtype != positions.dtype:
+        return positions + np.repeat(shift, counts)
+    positions += np.repeat(shift, counts)
+    return positions
 
 
 def splitmix64(n: int) -> np.ndarray:

@@ -32,7 +32,7 @@ from typing import Callable
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import expand_runs, ragged_groups, ragged_unique, set_hashes, sorted_unique
+from indexc.arrays import expand_runs, ragged_groups, ragged_unique, run_positions, set_hashes, sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_byte_pairs, dead_bytes
 from indexc.masks.class_trie import build_class_trie
@@ -360,8 +360,7 @@ class StartHits:
         average, 0.2 s as one slice per content)."""
         held_by = self._first[key]
         lo = self._offsets[held_by]
-        _, position = expand_runs(lo, self._offsets[held_by + 1] - lo)
-        return self._nodes[position].astype(np.int64)
+        return self._nodes[run_positions(lo, self._offsets[held_by + 1] - lo)].astype(np.int64)
 
     def of_many(self, keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """The hit sets of several keys end to end: (index of the key each node is for, the nodes)."""
@@ -377,7 +376,7 @@ class StartHits:
         """Every distinct content's int32 nodes end to end (at most the size of all the hits),
         gathered at once: a slice per content cost ~1 us each, thousands of them."""
         lo = self._offsets[self._first]
-        return self._nodes[expand_runs(lo, self._offsets[self._first + 1] - lo)[1]]
+        return self._nodes[run_positions(lo, self._offsets[self._first + 1] - lo)]
 
     def token_bounds(self, expander: HitExpander) -> np.ndarray:
         """Tokens ended by each content's nodes."""

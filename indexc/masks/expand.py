@@ -22,7 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
-from indexc.arrays import expand_runs
+from indexc.arrays import expand_runs, run_positions
 from indexc.masks.traverse import WalkPlan
 
 GATHER_FROM_TOKENS = 8_192  # class-node tokens in a hit set above which the gather is cheaper
@@ -130,12 +130,10 @@ class HitExpander:
 def tokens_of_class_nodes(plan: WalkPlan, nodes: np.ndarray) -> np.ndarray:
     ct = plan.class_trie
     starts = ct.token_offsets[nodes]
-    _, positions = expand_runs(starts, ct.token_offsets[nodes + 1] - starts)
-    return ct.tokens[positions]
+    return ct.tokens[run_positions(starts, ct.token_offsets[nodes + 1] - starts)]
 
 
 def tokens_of_byte_nodes(plan: WalkPlan, nodes: np.ndarray) -> np.ndarray:
     trie = plan.byte_trie
     starts = trie.token_start[nodes].astype(np.int64)
-    _, positions = expand_runs(starts, trie.token_end[nodes].astype(np.int64) - starts)
-    return trie.sorted_tokens[positions]
+    return trie.sorted_tokens[run_positions(starts, trie.token_end[nodes].astype(np.int64) - starts)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexc.arrays import expand_runs
+from indexc.arrays import run_positions
 from indexc.masks.class_trie import sequence_numbers
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
@@ -39,7 +39,7 @@ def class_sequences(
     np.cumsum(lengths[ids], out=offsets[1:])
     table = np.ascontiguousarray(class_of_byte, dtype=np.uint8).tobytes()
     if ids.size * WHOLE_VOCABULARY_SHARE < lengths.size or (ids.size > 1 and not np.all(ids[1:] > ids[:-1])):
-        _, positions = expand_runs(token_offsets[ids], lengths[ids])
+        positions = run_positions(token_offsets[ids], lengths[ids])
         return offsets, np.frombuffer(flat[positions].tobytes().translate(table), dtype=np.uint8)
     chosen = np.zeros(lengths.size, dtype=bool)
     chosen[ids] = True
