@@ -56,6 +56,24 @@ def byte_alphabet(dfa: ByteDFA, *, merge: bool = True, rows: np.ndarray | None =
     return ByteAlphabet(class_of_byte, class_transitions, dead_class)
 
 
+def coarser_alphabet(alphabet: ByteAlphabet, rows: np.ndarray) -> ByteAlphabet:
+    """``byte_alphabet(dfa, rows=rows)`` from the exact ``alphabet`` of the same DFA, the same
+    arrays: fewer rows can only merge classes, so the walk's alphabet under literal muting is
+    found among the ~50 class columns instead of the 256 byte columns (~2 ms less a JSON
+    Schema, whose DFAs have ~1,000-2,000 states).
+
+    Numbering agrees: the exact classes are numbered by their smallest byte, so a merged
+    class's first exact class holds its smallest byte, and that class's column is the merged
+    class's transitions."""
+    columns = np.ascontiguousarray(alphabet.class_transitions[rows].T)  # (n_classes, n_rows)
+    first_index, inverse = unique_rows(columns)
+    rank = np.empty(len(first_index), dtype=np.int64)
+    rank[np.argsort(first_index, kind="stable")] = np.arange(len(first_index))
+    class_of_byte = rank[inverse][alphabet.class_of_byte].astype(np.uint8)
+    class_transitions = np.ascontiguousarray(alphabet.class_transitions[:, np.sort(first_index)], dtype=np.int32)
+    return ByteAlphabet(class_of_byte, class_transitions, np.all(class_transitions == DEAD, axis=0))
+
+
 def dead_bytes(dfa: ByteDFA) -> np.ndarray:
     """Bool per byte: it kills the match in every state (a token holding it is never allowed)."""
     return np.all(dfa.transitions == DEAD, axis=0)

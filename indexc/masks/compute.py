@@ -34,7 +34,7 @@ import numpy as np
 from indexc import limits as compile_limits
 from indexc.arrays import expand_runs, ragged_groups, ragged_unique, run_positions, set_hashes, sorted_unique
 from indexc.automaton.byte_dfa import ByteDFA
-from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, dead_byte_pairs, dead_bytes
+from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, coarser_alphabet, dead_byte_pairs, dead_bytes
 from indexc.masks.class_trie import build_class_trie
 from indexc.masks.dedupe import MaskInterner
 from indexc.masks.expand import HitExpander
@@ -237,7 +237,7 @@ def _walk_plan(dfa: ByteDFA, trie: TokenTrie, alphabet: ByteAlphabet, slices: Sl
         walk_alphabet = byte_alphabet(dfa, merge=False)
         muted = np.zeros(dfa.n_states, dtype=bool)
     elif muted.any():
-        walk_alphabet = byte_alphabet(dfa, merge=True, rows=~muted)
+        walk_alphabet = coarser_alphabet(alphabet, ~muted)
     else:
         walk_alphabet = alphabet
     class_trie = build_class_trie(
