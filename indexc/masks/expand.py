@@ -1,15 +1,15 @@
 """From hit sets to token flags: the last step before a mask is a list of ids.
 
 A hit set names class-trie nodes and byte-trie nodes (``traverse``); each node ends a run of
-tokens.  Two ways to turn it into a flag per token id, chosen per mask by how many tokens the
-class nodes hold:
+tokens.  Two ways to turn nodes into a flag per token id, chosen by how many tokens the class
+nodes hold (``mark_union``; a long mask always gathers):
 
 - *scatter* the tokens of each node (``expand_runs`` over the CSR runs, then one fancy
   assignment): cost ~ the mask's size, best for small masks;
 - *gather* through a precomputed owner array (``owner[t]`` = the class node token t ends at):
   flag the hit nodes, then ``node_flag[owner]`` over the whole vocabulary: a fixed ~0.15 ms
   for 128k ids, which beats the scatter from ~8k tokens up (a dense 100k-token mask: 0.75 ms
-  -> 0.2 ms).
+  -> 0.2 ms; the old per-mask ``mark``, 18 such masks in JME_41: 1.7 -> 0.5 ms a mask).
 
 A long mask (more than ``compute.SMALL_MASK_TOKENS`` ids) is flagged from its nodes' present
 flags (``mark_present``), which ``compute.SharedHits`` derives from a similar mask's node
@@ -67,24 +67,6 @@ class HitExpander:
             hit = ordered[found] == tokens
             nodes[hit] = np.repeat(np.arange(ct.n_nodes, dtype=np.int32), self._counts)[order][found[hit]]
         return nodes
-
-    def mark(self, hits: np.ndarray, flags: np.ndarray) -> None:
-        """Set ``flags[t]`` for every token t of the hit set (class nodes >= 0, byte nodes < 0).
-
-        A hit set of a string's inside holds ~84k class nodes (123k tokens): the checks that
-        pick the way are kept to one pass over it (no byte nodes: no split; that many nodes:
-        the gather, without counting their tokens), and the node flags are a fresh zeroed row
-        rather than one set and reset (1.7 -> 0.5 ms a mask, 18 such masks in JME_41)."""
-        on_bytes = bool(hits.size) and int(hits.min()) < 0
-        class_nodes = hits[hits >= 0] if on_bytes else hits
-        if class_nodes.size > GATHER_FROM_TOKENS or int(self._counts[class_nodes].sum()) > GATHER_FROM_TOKENS:
-            node_flags = np.zeros(self.plan.class_trie.n_nodes + 1, dtype=bool)
-            node_flags[class_nodes] = True
-            flags |= node_flags[self._owner]
-        else:
-            flags[tokens_of_class_nodes(self.plan, class_nodes)] = True
-        if on_bytes:
-            flags[tokens_of_byte_nodes(self.plan, -1 - hits[hits < 0])] = True
 
     def mark_present(self, present: np.ndarray, byte_nodes: np.ndarray, flags: np.ndarray) -> None:
         """Set ``flags[t]`` for every token t of the nodes flagged in ``present`` (a bool per
