@@ -41,10 +41,24 @@ def class_sequences(
     if ids.size * WHOLE_VOCABULARY_SHARE < lengths.size or (ids.size > 1 and not np.all(ids[1:] > ids[:-1])):
         positions = run_positions(token_offsets[ids], lengths[ids])
         return offsets, np.frombuffer(flat[positions].tobytes().translate(table), dtype=np.uint8)
+    classes = np.frombuffer(flat.tobytes().translate(table), dtype=np.uint8)
+    return offsets, classes[_bytes_of(ids, token_offsets, lengths)]
+
+
+def _bytes_of(ids: np.ndarray, token_offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Bool per byte of the vocabulary's bytes: it belongs to one of the tokens ``ids``.
+
+    Most of a vocabulary is live under a JSON Schema (Llama-3: ~124k of 128k tokens), so the
+    bytes of the few others are cleared instead (~0.7 ms), where repeating a flag per token
+    by its length cost ~2.4 ms; with more than a quarter of the tokens left out, the repeat."""
     chosen = np.zeros(lengths.size, dtype=bool)
     chosen[ids] = True
-    classes = np.frombuffer(flat.tobytes().translate(table), dtype=np.uint8)
-    return offsets, classes[np.repeat(chosen, lengths)]
+    left_out = np.flatnonzero(~chosen)
+    if left_out.size * 4 >= lengths.size:
+        return np.repeat(chosen, lengths)
+    selected = np.ones(int(token_offsets[-1]), dtype=bool)
+    selected[run_positions(token_offsets[left_out], lengths[left_out])] = False
+    return selected
 
 
 def class_sequence_groups(trie: TokenTrie, class_of_byte: np.ndarray, token_ids: np.ndarray) -> np.ndarray:

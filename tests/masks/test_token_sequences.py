@@ -41,3 +41,18 @@ def test_class_sequences_of_any_ids(tokens, classes, data):
     for k, token_id in enumerate(ids.tolist()):
         expected = class_of_byte[np.frombuffer(vocab.token_bytes[token_id], dtype=np.uint8)]
         assert np.array_equal(rows[offsets[k]:offsets[k + 1]], expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tokens=st.lists(st.binary(min_size=0, max_size=6), min_size=8, max_size=60, unique=True),
+       classes=st.lists(st.integers(0, 5), min_size=256, max_size=256), data=st.data())
+def test_class_sequences_of_most_ids(tokens, classes, data):
+    """Most ids, ascending (a JSON Schema's live tokens): the few left out (empty ones too) take no bytes."""
+    vocab = vocabulary_from_tokens(tokens)
+    class_of_byte = np.array(classes, dtype=np.uint8)
+    left_out = data.draw(st.sets(st.integers(0, vocab.size - 1), max_size=vocab.size // 5))
+    ids = np.array([i for i in range(vocab.size) if i not in left_out], dtype=np.int64)
+    offsets, rows = class_sequences(vocab, ids, class_of_byte)
+    expected = [class_of_byte[np.frombuffer(vocab.token_bytes[i], dtype=np.uint8)] for i in ids.tolist()]
+    assert np.array_equal(rows, np.concatenate(expected) if expected else np.zeros(0, np.uint8))
+    assert np.array_equal(np.diff(offsets), [e.size for e in expected])
