@@ -385,8 +385,10 @@ class StartHits:
 
     def token_bounds(self, expander: HitExpander) -> np.ndarray:
         """Tokens ended by each content's nodes."""
-        owner = np.repeat(np.arange(len(self), dtype=np.int64), self.content_sizes)
-        return expander.token_bounds(self._content_nodes.astype(np.int64), owner, len(self))
+        if not len(self):
+            return np.zeros(0, np.int64)
+        starts = np.cumsum(self.content_sizes) - self.content_sizes  # contents are never empty
+        return np.add.reduceat(expander.tokens_at(self._content_nodes), starts)
 
     def mark_all(self, expander: HitExpander, flags: np.ndarray) -> None:
         """Flag every token some start reaches: the union of the distinct contents (node flags,

@@ -112,16 +112,16 @@ class HitExpander:
             tagged.append(place[~on_class][owner] * self._vocab_size + trie.sorted_tokens[positions])
         return np.concatenate(tagged)
 
-    def token_bounds(self, hits: np.ndarray, owner: np.ndarray, n_sets: int) -> np.ndarray:
-        """Per hit set (the hit sets end to end, ``owner``: each hit's set), how many tokens its
-        nodes end: its mask's size, eos aside (for ``--max-memory``)."""
+    def tokens_at(self, hits: np.ndarray) -> np.ndarray:
+        """int64 per hit (class node >= 0, byte node < 0): how many tokens end there; summed per
+        hit set, its mask's size, eos aside (for ``--max-memory``)."""
         per_hit = self._counts[np.maximum(hits, 0)]
         on_bytes = np.flatnonzero(hits < 0)
         if on_bytes.size:
             trie = self.plan.byte_trie
-            nodes = -1 - hits[on_bytes]
+            nodes = -1 - hits[on_bytes].astype(np.int64)
             per_hit[on_bytes] = trie.token_end[nodes].astype(np.int64) - trie.token_start[nodes]
-        return np.bincount(owner, weights=per_hit, minlength=n_sets).astype(np.int64)
+        return per_hit
 
 
 def tokens_of_class_nodes(plan: WalkPlan, nodes: np.ndarray) -> np.ndarray:
