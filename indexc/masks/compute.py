@@ -180,14 +180,16 @@ def _intern_keys(dfa: ByteDFA, plan: WalkPlan, steps: FirstSteps, hits: "StartHi
     owner = np.repeat(np.arange(origins.size, dtype=np.int64), np.diff(steps.offsets))
     kept = content >= 0  # a start with no hits adds nothing to the key
     owner, content = owner[kept], content[kept]
+    per_origin = np.bincount(owner, minlength=origins.size)
     row_offsets = np.zeros(origins.size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(owner, minlength=origins.size) + 2, out=row_offsets[1:])
+    np.cumsum(per_origin + 2, out=row_offsets[1:])
     rows = np.empty(int(row_offsets[-1]), dtype=np.int64)
     accepting = dfa.accepting[origins].astype(bool)
     slice_ids = plan.slice_of_state[origins].astype(np.int64)
     rows[row_offsets[:-1]] = accepting
     rows[row_offsets[:-1] + 1] = slice_ids
-    in_row = np.arange(owner.size, dtype=np.int64) - np.searchsorted(owner, owner)  # rank within its origin
+    first_of_origin = np.cumsum(per_origin) - per_origin  # owner is sorted: each origin's run starts here
+    in_row = np.arange(owner.size, dtype=np.int64) - first_of_origin[owner]  # rank within its origin
     rows[row_offsets[owner] + 2 + in_row] = content
     first, key_ids = ragged_unique(row_offsets, rows)
     interner = MaskInterner()
