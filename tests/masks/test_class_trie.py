@@ -100,6 +100,10 @@ def _check_against_the_reference(tokens, classes, dead, dead_pairs, with_byte_no
                 prefix = trie.prefix_of(int(byte_node))
                 assert tuple(int(class_of_byte[b]) for b in prefix) == sequence
     assert built.pruned_tokens == pruned
+    for node, sequence in enumerate(sequences):  # subtree sizes and heights from the sequences below
+        below = [other for other in sequences if other[:len(sequence)] == sequence]
+        assert built.subtree_sizes[node] == len(below)
+        assert built.heights[node] == max(len(other) for other in below) - len(sequence)
     if with_byte_nodes:  # every surviving byte node stands for exactly one class node
         assert built.byte_nodes.size == np.unique(built.byte_nodes).size
 
