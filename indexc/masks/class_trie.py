@@ -124,14 +124,16 @@ class ClassTrie:
         """int64 (n,): each node's position in a depth-first pre-order (children in id order),
         so that the subtree of ``v`` is the positions ``[preorder[v], preorder[v] + subtree_sizes[v])``
         (``loop_jumps`` finds a node's descendants in a run with two binary searches).  A node
-        comes right after its parent and its earlier siblings' subtrees: one pass per level."""
-        pre = np.zeros(self.n_nodes, dtype=np.int64)
+        comes right after its parent and its earlier siblings' subtrees: that step is found for
+        every node at once (siblings are contiguous ids), then one add per level, parents first
+        (~3.7 -> ~2.5 ms for a JSON Schema's 178k class nodes, where each level found its own)."""
         sizes = self.subtree_sizes
+        before = np.cumsum(sizes) - sizes  # sizes of the nodes with smaller ids
+        step = before + 1
+        step[1:] -= before[self.child_offsets[self.parents[1:]]]  # 1 + the earlier siblings' sizes
+        pre = np.zeros(self.n_nodes, dtype=np.int64)
         for lo, hi in self.level_ranges[1:]:
-            parents = self.parents[lo:hi]
-            before = np.cumsum(sizes[lo:hi]) - sizes[lo:hi]  # sizes of the level's earlier nodes
-            first_sibling = self.child_offsets[parents] - lo
-            pre[lo:hi] = pre[parents] + 1 + before - before[first_sibling]
+            np.add(pre[self.parents[lo:hi]], step[lo:hi], out=pre[lo:hi])
         return pre
 
 

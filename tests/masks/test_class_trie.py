@@ -100,6 +100,8 @@ def _check_against_the_reference(tokens, classes, dead, dead_pairs, with_byte_no
                 prefix = trie.prefix_of(int(byte_node))
                 assert tuple(int(class_of_byte[b]) for b in prefix) == sequence
     assert built.pruned_tokens == pruned
+    rank = {sequence: i for i, sequence in enumerate(sorted(sequences))}  # children by class: pre-order
+    assert built.preorder.tolist() == [rank[sequence] for sequence in sequences]
     for node, sequence in enumerate(sequences):  # subtree sizes and heights from the sequences below
         below = [other for other in sequences if other[:len(sequence)] == sequence]
         assert built.subtree_sizes[node] == len(below)
