@@ -248,3 +248,11 @@ def test_not_enum_of_strings_excludes_exactly_those_strings():
     assert not accepts({"type": "string", "not": {"const": "x"}}, '"x"')
     typed = {"type": "string", "not": {"type": "string", "enum": ["null", "int"]}}  # avro-avsc's primitiveType
     assert accepts(typed, '"record"') and not accepts(typed, '"int"')
+
+
+def test_not_enum_values_with_regex_and_control_characters_are_literal():
+    schema = {"type": "string", "not": {"enum": ["a&b", "x~y", "p q", "#1", "a-b", "\n", "é"]}}
+    for text in ('"a&b"', '"x~y"', '"p q"', '"#1"', '"a-b"', '"\\n"', '"\\u000a"', '"é"'):
+        assert not accepts(schema, text), text
+    for text in ('"ab"', '"a"', '"x"', '"pq"', '"1"', '"ab-"', '"e"', '"\\t"'):
+        assert accepts(schema, text), text
