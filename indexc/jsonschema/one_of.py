@@ -121,8 +121,6 @@ def _required_only(branch: object) -> frozenset[str] | None:
     return frozenset(required)
 
 
-
-
 def check_disjoint(lw, branches: list[Expr], pointer: str, schemas: list[object] | None = None) -> None:
     """Refuse (or warn, lenient) unless every pair of branches is provably disjoint.
 
