@@ -26,9 +26,15 @@ def test_equal_numbers_iff_equal_class_sequences(tokens, classes):
             assert (groups[i] == groups[j]) == (sequences[i] == sequences[j]), (tokens[i % len(tokens)], i, j)
 
 
+BYTE_CLASSES = st.lists(st.integers(0, 5), min_size=256, max_size=256)  # a class per byte value
+
+
+def _tokens(min_bytes: int, min_count: int):
+    return st.lists(st.binary(min_size=min_bytes, max_size=6), min_size=min_count, max_size=60, unique=True)
+
+
 @settings(max_examples=60, deadline=None)
-@given(tokens=st.lists(st.binary(min_size=1, max_size=6), min_size=1, max_size=60, unique=True),
-       classes=st.lists(st.integers(0, 5), min_size=256, max_size=256), data=st.data())
+@given(tokens=_tokens(1, 1), classes=BYTE_CLASSES, data=st.data())
 def test_class_sequences_of_any_ids(tokens, classes, data):
     """Every id set (many ascending ids, few, out of order) gives each token's bytes' classes, in the ids' order."""
     vocab = vocabulary_from_tokens(tokens)
@@ -44,8 +50,7 @@ def test_class_sequences_of_any_ids(tokens, classes, data):
 
 
 @settings(max_examples=60, deadline=None)
-@given(tokens=st.lists(st.binary(min_size=0, max_size=6), min_size=8, max_size=60, unique=True),
-       classes=st.lists(st.integers(0, 5), min_size=256, max_size=256), data=st.data())
+@given(tokens=_tokens(0, 8), classes=BYTE_CLASSES, data=st.data())
 def test_class_sequences_of_most_ids(tokens, classes, data):
     """Most ids, ascending (a JSON Schema's live tokens): the few left out (empty ones too) take no bytes."""
     vocab = vocabulary_from_tokens(tokens)
