@@ -64,6 +64,13 @@ _UINT32 = np.dtype(np.uint32)  # native: the view of a fresh row must not be a b
 _INTP = np.dtype(np.intp)
 
 
+def set_bits(words: np.ndarray, ids: np.ndarray) -> None:
+    """Set the bit of every id in a row of uint32 words (the layout above: bit ``i % 32`` of
+    word ``i // 32``); repeated ids and ids sharing a word are fine (one ``bitwise_or.at``)."""
+    ids = np.asarray(ids)
+    np.bitwise_or.at(words, ids >> 5, np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)))
+
+
 class MaskStore:
     """The mask sections of one artifact; each mask is checked when its entry is made (see the module note)."""
 

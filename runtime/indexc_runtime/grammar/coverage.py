@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexc_runtime.masks import MaskStore
+from indexc_runtime.masks import MaskStore, set_bits
 
 
 SPARSE_WORDS_RATIO = 16  # a mask with fewer than 1/16 of its words nonzero is laid out from its token ids
@@ -111,7 +111,7 @@ class TrieOrderMasks:
         positions = self._position_of_token()[tokens]
         positions = positions[positions >= 0]  # special tokens are in no trie run
         found = np.zeros(self.words, dtype=np.uint32)
-        np.bitwise_or.at(found, positions >> 5, np.left_shift(np.uint32(1), (positions & 31).astype(np.uint32)))
+        set_bits(found, positions)
         return found
 
     def _position_of_token(self) -> np.ndarray:

@@ -52,7 +52,7 @@ from indexc_runtime.grammar.coverage import Coverage, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
-from indexc_runtime.masks import MaskStore
+from indexc_runtime.masks import MaskStore, set_bits
 
 MASK_MEMO = 256  # memoised masks per memo, shared by an index's matchers (16 KB each for a 128k vocabulary: 4 MB)
 LEXEME_MEMO = 64  # memoised ORs of precomputed masks with their coverage (~65 KB each)
@@ -122,8 +122,7 @@ class MaskWalker:
         else:
             row = self._lexeme_row(mask_ids).copy()
             if self._configs.accepting[config]:
-                bits = np.left_shift(np.uint32(1), (self._eos & 31).astype(np.uint32))
-                np.bitwise_or.at(row.view(np.uint32), self._eos >> 5, bits)
+                set_bits(row.view(np.uint32), self._eos)
         self._memo[config] = row
         if len(self._memo) > MASK_MEMO:
             self._memo.popitem(last=False)
