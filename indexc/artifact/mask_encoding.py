@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexc.arrays import expand_runs
+from indexc.arrays import offsets_of, run_positions
 from indexc.masks.table import bitset_row
 from indexc_runtime.format import MASK_COMPLEMENT, MASK_DENSE, MASK_FORM_NAMES, MASK_SPARSE, mask_words
 
@@ -165,26 +165,24 @@ def _in_mask_order(parts: list[tuple[np.ndarray, "_Batch"]], masks: Sequence[np.
     chosen = np.concatenate([ids for ids, _ in parts]) if parts else np.zeros(0, np.int64)
     place = np.empty(len(masks), dtype=np.int64)  # each mask's position in batch order
     place[chosen] = np.arange(chosen.size)
-    forms = np.concatenate([b.form for _, b in parts])[place] if parts else np.zeros(0, np.uint8)
+    batch_forms = np.concatenate([b.form for _, b in parts]) if parts else np.zeros(0, np.uint8)
+    forms = batch_forms[place]
     counts = np.concatenate([b.word_counts for _, b in parts]) if parts else np.zeros(0, np.int64)
-    starts = np.cumsum(counts) - counts  # each batch-order mask's first stored word
     dense_row = np.full(len(masks), -1, dtype=np.int32)
     dense = forms == MASK_DENSE
     dense_row[dense] = np.arange(int(dense.sum()), dtype=np.int32)
     forced = np.full(len(masks), -1, dtype=np.int32)
     single = np.flatnonzero(lengths == 1)
     forced[single] = [int(masks[i][0]) for i in single.tolist()]
-    offsets = np.zeros(len(masks) + 1, dtype=np.int64)
-    np.cumsum(counts[place], out=offsets[1:])
-    _, word_order = expand_runs(starts[place], counts[place])
+    word_order = run_positions(offsets_of(counts)[:-1][place], counts[place])  # batch-order words, in mask order
     dense_rows = _concatenate([b.dense for _, b in parts], np.zeros((0, width), dtype=np.uint32))
-    dense_in_batch_order = np.cumsum(forms[chosen] == MASK_DENSE) - 1  # dense row of each batch-order mask
+    dense_in_batch_order = np.cumsum(batch_forms == MASK_DENSE) - 1  # dense row of each batch-order mask
     return EncodedMasks(
         form=forms,
         dense_row=dense_row,
-        word_offsets=offsets,
+        word_offsets=offsets_of(counts[place]),
         forced_token=forced,
-        dense=dense_rows[dense_in_batch_order[place[dense]]] if dense_rows.shape[0] else dense_rows,
+        dense=dense_rows[dense_in_batch_order[place[dense]]],
         word_index=_concatenate([b.word_index for _, b in parts], np.zeros(0, dtype=np.int64))[word_order],
         word_value=_concatenate([b.word_value for _, b in parts], np.zeros(0, dtype=np.uint32))[word_order],
     )
