@@ -45,7 +45,7 @@ class HitExpander:
     def _owner(self) -> np.ndarray:
         """The class node each token id ends at (``n_nodes``: none); built on first use (one
         vocabulary-sized pass, which a small compile never needs).  ``intp``, since numpy
-        converts any other index array to it on every gather (Llama-3: 0.45 -> 0.15 ms a mark)."""
+        converts any other index array to it on every gather (Llama-3: 0.45 -> 0.15 ms a mask)."""
         ct = self.plan.class_trie
         owner = np.full(self._vocab_size, ct.n_nodes, dtype=np.intp)
         owner[ct.tokens] = np.repeat(np.arange(ct.n_nodes, dtype=np.intp), self._counts)
@@ -79,8 +79,9 @@ class HitExpander:
             flags[tokens_of_byte_nodes(self.plan, byte_nodes[on_bytes])] = True
 
     def mark_union(self, hits: np.ndarray, flags: np.ndarray, *, piece: int = 1 << 22) -> None:
-        """``mark`` for a huge concatenation of hit sets (repeats allowed): nodes are flagged a
-        piece at a time, then tokens by one gather, so no temporary grows with ``hits``."""
+        """Set ``flags[t]`` for every token t of a huge concatenation of hit sets (repeats
+        allowed; class nodes >= 0, byte nodes < 0): nodes are flagged a piece at a time, then
+        tokens by one gather (or, for few tokens, one scatter), so no temporary grows with ``hits``."""
         class_seen = np.zeros(self.plan.class_trie.n_nodes + 1, dtype=bool)
         byte_seen = np.zeros(self.plan.byte_trie.n_nodes, dtype=bool)
         for lo in range(0, hits.size, piece):
