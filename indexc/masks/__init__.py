@@ -12,13 +12,15 @@ prefix dies, over byte *classes* so that tokens that act alike are walked once:
     slices.py           slices: token groups a wide self-loop accepts at once
     loop_regions.py     a self-loop's part of the trie, walked once per loop set; its exits
     loop_jumps.py       the same mid-walk: a wide loop's part of a subtree as two range lookups
-    equivalence.py      states no string as deep as a node's subtree tells apart (one start)
+    equivalence.py      states no string as deep as a node's subtree tells apart (one start);
+                        on a crowded node, none of the classes found below it tells apart
     first_step.py       the walks' starts: each distinct (state, root child or exit) once, tall ones split
-    traverse.py         the level-by-level numpy frontier over (start, state, node)
+    traverse.py         the level-by-level numpy frontier over (start, state, node); a chunk
+                        whose frontier outgrows its budget walked again in halves
     dedupe.py           identical masks found on hit sets, before any token is expanded
-    expand.py           hit sets -> token flags (scatter or gather, whichever is cheaper)
+    expand.py           hit sets -> token flags (short masks listed in batches, long ones gathered)
     token_sequences.py  class sequences of live tokens (what ``advance`` walks), and which are equal
-    compute.py          the driver (chunking, joblib workers)
+    compute.py          the driver (chunking, joblib workers); long masks' shared node counts
     options.py          the switches (each technique can be turned off) and limits
     table.py            MaskTable, the stage's output handed to ``indexc.artifact``
 """
