@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexc.arrays import expand_runs, stable_argsort
+from indexc.arrays import groups_by_first_appearance, run_positions, stable_argsort
 from indexc.automaton.byte_dfa import DEAD
 
 
@@ -136,15 +136,14 @@ def _reached(offsets: np.ndarray, targets: np.ndarray, roots: np.ndarray, allowe
     seen = np.frombuffer(seen_bytes, dtype=np.bool_)
     seen[roots] = True
     lists: tuple[list[int], list[int]] | None = None  # made at the first narrow level
-    order, frontier = roots.tolist(), roots
-    while len(frontier):
+    frontier = roots.tolist()
+    order = list(frontier)
+    while frontier:
         if len(frontier) > _PYTHON_LEVEL_STATES:
             states = np.asarray(frontier, dtype=np.int64)
-            _, flat = expand_runs(offsets[states], offsets[states + 1] - offsets[states])
-            mentioned = targets[flat]
+            mentioned = targets[run_positions(offsets[states], offsets[states + 1] - offsets[states])]
             mentioned = mentioned[allowed_mask[mentioned] & ~seen[mentioned]]
-            _, first = np.unique(mentioned, return_index=True)
-            found_array = mentioned[np.sort(first)]
+            found_array = mentioned[groups_by_first_appearance(mentioned)[0]]
             seen[found_array] = True
             frontier = found_array.tolist()
             order.extend(frontier)
@@ -153,7 +152,7 @@ def _reached(offsets: np.ndarray, targets: np.ndarray, roots: np.ndarray, allowe
             lists = (offsets.tolist(), targets.tolist())
         offsets_list, targets_list = lists
         found: list[int] = []
-        for q in (frontier.tolist() if isinstance(frontier, np.ndarray) else frontier):
+        for q in frontier:
             for t in targets_list[offsets_list[q]:offsets_list[q + 1]]:
                 if allowed_bytes[t] and not seen_bytes[t]:
                     seen_bytes[t] = 1
