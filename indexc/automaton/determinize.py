@@ -18,14 +18,15 @@ there as a bit set, and the target's closure), and a subset whose states' atoms 
 overlap (the states' masks tell) takes those groups as they are: no set union, one
 dictionary lookup per group.  Overlapping ones are joined by atom set, then, if the sets
 still overlap, cut into cells of atoms that no set splits (``_merged``, ``_cells``: one
-bit-set test per set and cell, instead of the set update per atom and group it replaced).  On the JSON Schema DFA path most NFA states fall into a single
-subset, so the grouping must cost no more than the union it replaces: a Thompson state (one
-edge) is one tuple, and the states of an embedded automaton (``nfa.TableBlock``, copied once
-per occurrence) take the groups of its table's rows, joined by target once per table for all
-its copies.  A state with one edge (nearly every state of a schema's NFA) has its group
-made up front, in one loop with the common closure inlined (``_StateMoves._single_edges``):
-the three calls per state of the lazy path were most of the time left.  The table is filled
-from the groups at the end, by numpy unless it is small.
+bit-set test per set and cell, instead of the set update per atom and group it replaced).
+On the JSON Schema DFA path most NFA states fall into a single subset, so the grouping must
+cost no more than the union it replaces: a Thompson state (one edge) is one tuple, and the
+states of an embedded automaton (``nfa.TableBlock``, copied once per occurrence) take the
+groups of its table's rows, joined by target once per table for all its copies.  A state
+with one edge (nearly every state of a schema's NFA) has its group made up front, in one
+loop with the common closure inlined (``_StateMoves._single_edges``): the three calls per
+state of the lazy path were most of the time left.  The table is filled from the groups at
+the end, by numpy unless it is small.
 
 Cost of the schema path's subset construction (process time, min of 3, same NFAs, before ->
 after the bit sets, cells and table blocks; 2-core host shared with other jobs):
@@ -35,14 +36,14 @@ states in embedded automata) 0.74 -> 0.50 s; o30745 0.55 -> 0.40 s; o2045 0.19 -
 the 25 median DFA-path MaskBench schemas 351 -> 303 ms in all.  Then the one-edge states
 made up front: o9901 1.62-1.72 -> 0.91-1.13 s, o12291 0.65 -> 0.44-0.55 s, o30745 0.40-0.50 ->
 0.30-0.40 s, the median 25 306-365 -> 261-285 ms (two interleaved runs each; the host was
-busy).  The bench regexes are at parity or faster than before both steps (in one process, min
-of 60 interleaved: ``email`` 98 -> 102 us, ``complex_phone`` 0.71 -> 0.69 ms, the
+busy).  The bench regexes after both steps (in one process, min of 60 interleaved): most
+faster, ``email`` 4% slower (98 -> 102 us), ``complex_phone`` 0.71 -> 0.69 ms, the
 relation-extraction regex 5.2 ms either way, ``json_person`` 0.49 -> 0.42, ``url`` 1.23 ->
-0.99 ms).  Joining equal atom sets before cutting cells: o9901 0.82-0.87 -> 0.75 s, o30745
-0.29-0.43 -> 0.27 s, o12291 0.40-0.41 -> 0.39-0.42 s; the bench regexes 0-17% faster
-(``complex_phone`` 0.67 -> 0.56 ms, ``email`` 68 -> 74 us).  Before that (best of 7-200 runs): "any JSON value" (5,640 NFA states,
-2,632 subsets over 29 atoms) 22 -> 15 ms against per-atom rows, ``(x|y){0,20000}`` (120,002
-NFA states, 20,001 subsets) 0.18 s.
+0.99 ms.  Joining equal atom sets before cutting cells: o9901 0.82-0.87 -> 0.75 s, o30745
+0.29-0.43 -> 0.27 s, o12291 0.40-0.41 -> 0.39-0.42 s; the bench regexes up to 17% faster
+(``complex_phone`` 0.67 -> 0.56 ms) except ``email``, 9% slower (68 -> 74 us).  Before that
+(best of 7-200 runs): "any JSON value" (5,640 NFA states, 2,632 subsets over 29 atoms) 22 ->
+15 ms against per-atom rows, ``(x|y){0,20000}`` (120,002 NFA states, 20,001 subsets) 0.18 s.
 """
 
 from __future__ import annotations
