@@ -120,9 +120,9 @@ class _StateMoves:
     The states of a ``TableBlock`` take their groups from the table's rows, grouped once per
     table (``_rows``) for all the copies of an embedded automaton."""
 
-    def __init__(self, nfa: NFA, closures: _Closures, set_atoms: list[tuple[int, ...]]):
+    def __init__(self, nfa: NFA, closures: _Closures, set_atoms: tuple[np.ndarray, ...]):
         self.edges, self.closures = nfa.edges, closures
-        self.set_masks = [sum(1 << atom for atom in atoms) for atoms in set_atoms]
+        self.set_masks = [sum(1 << atom for atom in atoms.tolist()) for atoms in set_atoms]
         self.single: list[Group | None] = self._single_edges(nfa)  # the one group of a one-edge state
         self.memo: list[tuple[list[Group], int] | None] = [None] * nfa.n_states  # the other states'
         self.in_block: list[tuple[int, list[RowMoves]] | None] = [None] * nfa.n_states
@@ -202,12 +202,11 @@ def determinize(
 ) -> AtomDFA:
     """The DFA of the reachable subsets, numbered in discovery order (start = 0); not trimmed."""
     closures = _Closures(nfa)
-    set_atoms = [tuple(a.tolist()) for a in partition.set_atoms]
-    moves = _StateMoves(nfa, closures, set_atoms)
+    moves = _StateMoves(nfa, closures, partition.set_atoms)
     start = closures.of(nfa.start)
     index = {start: 0}
     order = [start]
-    group_masks: list[int] = []  # every state's groups in turn: their atoms, target
+    group_masks: list[int] = []  # every state's groups in turn: their atoms (a bit set), target
     group_targets: list[int] = []
     groups_per_state: list[int] = []
     n_atoms = partition.n_atoms
@@ -230,19 +229,18 @@ def determinize(
             group_masks.append(mask)
             group_targets.append(t)
         groups_per_state.append(len(groups))
-    transitions = _table(len(order), n_atoms, group_masks, group_targets, groups_per_state, moves.set_masks,
-                         set_atoms)
+    transitions = _table(len(order), n_atoms, group_masks, group_targets, groups_per_state)
     accepting = np.array([nfa.accept in s for s in order], dtype=bool)
     return AtomDFA(transitions, accepting)
 
 
 def _table(n_states: int, n_atoms: int, group_masks: list[int], group_targets: list[int],
-           groups_per_state: list[int], set_masks: list[int], set_atoms: list[tuple[int, ...]]) -> np.ndarray:
+           groups_per_state: list[int]) -> np.ndarray:
     """The transition table from the groups, filled by numpy (a group covers many atoms), or
     for a small table (a typical regex) in Python, which is then cheaper than the numpy calls."""
     if n_states * n_atoms <= _PYTHON_FILL_CELLS:
         rows = [[DEAD] * n_atoms for _ in range(n_states)]
-        atoms_of = dict(zip(set_masks, set_atoms))  # a mask's atoms (most masks are one set's)
+        atoms_of: dict[int, tuple[int, ...]] = {}  # a mask's atoms (a regex's groups repeat a few masks)
         group = 0
         for row, count in zip(rows, groups_per_state):
             for mask, target in zip(group_masks[group:group + count], group_targets[group:group + count]):
