@@ -78,9 +78,12 @@ class _Closures:
     def __init__(self, nfa: NFA):
         self.epsilon = nfa.epsilon
         self.important = [bool(edges) for edges in nfa.edges]
+        live_rows: dict[int, list[bool]] = {}  # per table, shared by its copies
         for block in nfa.blocks:
-            live_rows = (block.table != DEAD).any(axis=1).tolist()
-            self.important[block.first:block.first + len(live_rows)] = live_rows
+            rows = live_rows.get(id(block.table))
+            if rows is None:
+                rows = live_rows[id(block.table)] = (block.table != DEAD).any(axis=1).tolist()
+            self.important[block.first:block.first + len(rows)] = rows
         self.important[nfa.accept] = True
         self.memo: dict[int, frozenset[int]] = {}
 
