@@ -222,9 +222,7 @@ class SharedNFABuilder:
         follow) stays.  Returns the handle ``last`` stands for in the last new copy."""
         first_state, first_alias, first_block = mark
         n_states, n_aliases, n_blocks = shape
-        total = len(self.nfa.epsilon) + copies * n_states + len(self.aliases) + copies * n_aliases
-        if total > self.max_states:
-            raise LimitError(f"the schema's automaton needs over {self.max_states:,} NFA states", source=self.source)
+        self._count(len(self.nfa.epsilon) + copies * (n_states + n_aliases))  # the new aliases count as states
         moved_from = first_state - n_states  # references at or above this belong to the chain
         shifts = np.arange(1, copies + 1, dtype=np.int64) * n_states
         epsilon, edges = self.nfa.epsilon, self.nfa.edges
