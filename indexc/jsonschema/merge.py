@@ -25,7 +25,7 @@ from indexc.jsonschema.keywords import EXCLUDED_PATTERNS, SUPPORTED, UNSUPPORTED
 
 MAX_REF_CHAIN = 64
 MAX_BRANCH_PRODUCT = 256
-_ALL_TYPES = ("null", "boolean", "object", "array", "string", "number", "integer")
+ALL_TYPES = ("null", "boolean", "object", "array", "string", "number", "integer")  # merge order of type lists
 
 
 def normalize_legacy(schema: dict) -> dict:
@@ -198,7 +198,7 @@ def _merge_properties(a: dict, b: dict) -> dict:
 def _intersect_types(left: object, right: object) -> list[str]:
     lset = _type_set(left)
     rset = _type_set(right)
-    out = [t for t in _ALL_TYPES if t in lset and t in rset]
+    out = [t for t in ALL_TYPES if t in lset and t in rset]
     if "integer" not in out and (("integer" in lset and "number" in rset) or ("number" in lset and "integer" in rset)):
         out.append("integer")
     return out

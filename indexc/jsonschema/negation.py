@@ -30,9 +30,8 @@ such form (the caller then refuses it with its pointer, or ignores it in lenient
 from __future__ import annotations
 
 from indexc.jsonschema.keywords import EXCLUDED_PATTERNS
-from indexc.jsonschema.merge import Flattener, has_assertions, normalize_legacy
+from indexc.jsonschema.merge import ALL_TYPES, Flattener, has_assertions, normalize_legacy
 
-_TYPES = ("null", "boolean", "object", "array", "string", "number", "integer")
 
 
 def apply_not(schema: dict, flattener: Flattener, pointer: str) -> dict | bool | None:
@@ -57,12 +56,12 @@ def apply_not(schema: dict, flattener: Flattener, pointer: str) -> dict | bool |
         return {**rest, EXCLUDED_PATTERNS: [*rest.get(EXCLUDED_PATTERNS, []), *literals]}
     patterns = _patterns_of(flat)
     if patterns is not None:
-        strings = _without_types(rest, [t for t in _TYPES if t != "string"])
+        strings = _only_type(rest, "string")
         return {**strings, EXCLUDED_PATTERNS: [*strings.get(EXCLUDED_PATTERNS, []), *patterns]}
     absent = _absent_alternatives(flat)
     if absent is None:
         return None
-    objects = _without_types(rest, [t for t in _TYPES if t != "object"])
+    objects = _only_type(rest, "object")
     if len(absent) > 1:
         branches = {"anyOf": [{"properties": {name: False for name in names}} for names in absent]}
         return {**objects, "allOf": [*objects.get("allOf", []), branches]}
@@ -72,15 +71,20 @@ def apply_not(schema: dict, flattener: Flattener, pointer: str) -> dict | bool |
     return {**objects, "properties": properties} if absent else False
 
 
+def _only_type(rest: dict, kept: str) -> dict:
+    """``rest`` for values of type ``kept`` only (the types the negated schema holds vacuously go)."""
+    return _without_types(rest, [t for t in ALL_TYPES if t != kept])
+
+
 def _without_types(rest: dict, removed: object) -> dict | None:
     removed_set = {removed} if isinstance(removed, str) else set(removed)
-    current = rest.get("type", list(_TYPES))
+    current = rest.get("type", list(ALL_TYPES))
     current_set = {current} if isinstance(current, str) else set(current)
     if "number" in removed_set:
         removed_set.add("integer")
     if "integer" in removed_set and "number" in current_set and "number" not in removed_set:
         return None
-    return {**rest, "type": [t for t in _TYPES if t in current_set and t not in removed_set]}
+    return {**rest, "type": [t for t in ALL_TYPES if t in current_set and t not in removed_set]}
 
 
 _ECMA_SPECIAL = frozenset("\\^$.|?*+()[]{}/")
