@@ -20,7 +20,7 @@ Session 8, the 25 DFA-path MaskBench schemas at the compile-time median: the tab
 (masks, live tokens, class sequences, group numbers) ~39-40 -> ~33 ms (median of per-schema
 min of 3, process time, in process, two interleaved runs), from ``SharedHits``, contents'
 token counts by ``add.reduceat``, the live tokens' bytes selected by clearing the few others,
-and keys ranked within their origins by a gather.
+and keys placed in their rows from their origins alone (no binary search).
 
 Limits (``indexc.limits``): the state tables are checked against ``--max-memory`` first, a chunk
 of starts whose frontier would outgrow a quarter of it is walked again in halves, and the
@@ -39,7 +39,8 @@ from typing import Callable
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import expand_runs, ragged_groups, ragged_unique, run_positions, set_hashes, sorted_unique
+from indexc.arrays import (expand_runs, offsets_of, ragged_groups, ragged_unique, run_positions, set_hashes,
+                           sorted_unique)
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.masks.alphabet import ByteAlphabet, byte_alphabet, coarser_alphabet, dead_byte_pairs, dead_bytes
 from indexc.masks.class_trie import build_class_trie
@@ -188,16 +189,15 @@ def _intern_keys(dfa: ByteDFA, plan: WalkPlan, steps: FirstSteps, hits: "StartHi
     kept = content >= 0  # a start with no hits adds nothing to the key
     owner, content = owner[kept], content[kept]
     per_origin = np.bincount(owner, minlength=origins.size)
-    row_offsets = np.zeros(origins.size + 1, dtype=np.int64)
-    np.cumsum(per_origin + 2, out=row_offsets[1:])
+    row_offsets = offsets_of(per_origin + 2)
     rows = np.empty(int(row_offsets[-1]), dtype=np.int64)
     accepting = dfa.accepting[origins].astype(bool)
     slice_ids = plan.slice_of_state[origins].astype(np.int64)
     rows[row_offsets[:-1]] = accepting
     rows[row_offsets[:-1] + 1] = slice_ids
-    first_of_origin = np.cumsum(per_origin) - per_origin  # owner is sorted: each origin's run starts here
-    in_row = np.arange(owner.size, dtype=np.int64) - first_of_origin[owner]  # rank within its origin
-    rows[row_offsets[owner] + 2 + in_row] = content
+    # owner is sorted, so the k-th content lands after the (accepting, slice) pairs of its origin
+    # and of every earlier one: row_offsets[owner] + 2 + its rank within its origin = k + 2 (owner + 1)
+    rows[np.arange(owner.size, dtype=np.int64) + 2 * (owner + 1)] = content
     first, key_ids = ragged_unique(row_offsets, rows)
     interner = MaskInterner()
     for k in first.tolist():
@@ -351,8 +351,7 @@ class StartHits:
         lengths = np.concatenate([np.diff(offsets) for offsets, _, _ in chunks]) if chunks else np.zeros(0, np.int64)
         self._nodes = np.concatenate([nodes for _, nodes, _ in chunks]) if chunks else np.zeros(0, np.int32)
         hashes = np.concatenate([h for _, _, h in chunks]) if chunks else np.zeros(0, np.uint64)
-        self._offsets = np.zeros(lengths.size + 1, dtype=np.int64)
-        np.cumsum(lengths, out=self._offsets[1:])
+        self._offsets = offsets_of(lengths)
         first, group = ragged_groups(self._offsets, self._nodes, hashes)
         empty = lengths == 0
         rank = np.cumsum(~empty[first]) - 1  # content ids skip the empty set
@@ -384,8 +383,7 @@ class StartHits:
     def _content_nodes(self) -> np.ndarray:
         """Every distinct content's int32 nodes end to end (at most the size of all the hits),
         gathered at once: a slice per content cost ~1 us each, thousands of them."""
-        lo = self._offsets[self._first]
-        return self._nodes[run_positions(lo, self._offsets[self._first + 1] - lo)]
+        return self._nodes[run_positions(self._offsets[self._first], self.content_sizes)]
 
     @cached_property
     def content_sizes(self) -> np.ndarray:
@@ -396,7 +394,7 @@ class StartHits:
         """Tokens ended by each content's nodes."""
         if not len(self):
             return np.zeros(0, np.int64)
-        starts = np.cumsum(self.content_sizes) - self.content_sizes  # contents are never empty
+        starts = offsets_of(self.content_sizes)[:-1]  # contents are never empty
         return np.add.reduceat(expander.tokens_at(self._content_nodes), starts)
 
     def mark_all(self, expander: HitExpander, flags: np.ndarray) -> None:
