@@ -13,7 +13,8 @@ this machine).
 
 The first set of masks an index lays out is the exception (``TrieOrderMasks.union``): it is
 laid out as one row, by a single gather of the OR of its masks in vocabulary order, and its masks' own rows are left to the later sets that need them.
-Row by row, the first mask of a fresh process paid one gather per mask (~0.3-0.5 ms each) and,
+That is the first walked mask of a fresh process (a format 4 file's start mask is read, not
+walked: the second mask then).  Row by row, it paid one gather per mask (~0.3-0.5 ms each) and,
 for a sparse one, the inverse of the trie's token order (~1-1.3 ms), which only pays once many
 sparse masks are laid out (Llama-3: arithmetic's first mask has two dense masks and a sparse
 one, comment_thread's two sparse ones).  The row is the same either way: unpacking, gathering

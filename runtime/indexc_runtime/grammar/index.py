@@ -7,10 +7,12 @@ sections, and shapes the tables for the live path (``tables``) and the stored lo
 (``loop_exits``: decoded on first use, rebuilt and compared by ``verify``).  Two more things
 wait for their first use: each token's byte classes, read by ``advance`` only (bounded on its
 first read, ``tables.TokenClassRows``), and the stored masks laid out in trie order
-(``coverage``: the first set of them in one gather).  In a fresh process that is what makes
-"load + first mask" of a Llama-3 grammar artifact (``bench/bench_load.py``): most of the load
-is the check of the 274k-node trie (``tables``), the first mask is that gather, the parser's
-first configurations and the walk.  The index holds no per-sequence state: its matchers share
+(``coverage``: the first set of them in one gather).  In a fresh process, "load + first mask"
+of a Llama-3 grammar artifact (``bench/bench_load.py``) is mostly the check of the 274k-node
+trie (``tables``); a format 4 file's first mask is its stored start mask (checked here, pinned
+by each parser memo), so that gather, the parser's first configurations and the walk wait for
+the first mask past the start (a format 2 or 3 file pays them in its first mask: ~2-5 ms with
+Llama-3).  The index holds no per-sequence state: its matchers share
 one parser memo (``matcher.SharedMemo``), and every matcher keeps its own position.
 
 The attributes a DFA ``Index`` offers for tools (``vocab_size``, ``mask_words``,
