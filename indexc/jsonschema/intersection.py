@@ -61,11 +61,6 @@ class CharDFA:
     def n_states(self) -> int:
         return int(self.transitions.shape[0])
 
-    def live_cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(state, column, target) of every transition that is not ``DEAD``."""
-        states, columns = np.nonzero(self.transitions != DEAD)
-        return states, columns, self.transitions[states, columns]
-
 
 def intersect_regexes(regexes: tuple[str, ...], limits: AutomatonLimits, *, excluded: tuple[str, ...] = (),
                       source: str = "<schema>") -> CharDFA:
