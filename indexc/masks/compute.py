@@ -140,9 +140,8 @@ def _walk(plan: WalkPlan, alphabet: ByteAlphabet, origins: np.ndarray,
     """The origins' starts (shared first steps, loop regions, equivalent states, as the options
     say) and their hit sets."""
     if options.first_step_sharing:
-        equivalent = alphabet.class_transitions if options.equivalent_starts else None
-        steps = first_steps(plan, origins, regions=options.loop_regions, state_transitions=equivalent,
-                            state_class_of_byte=alphabet.class_of_byte)
+        steps = first_steps(plan, origins, regions=options.loop_regions,
+                            state_alphabet=alphabet if options.equivalent_starts else None)
     else:
         steps = root_starts(plan, origins)
     return steps, StartHits(_walk_all_starts(plan, steps, options) + [_csr(steps.fixed)])

@@ -57,6 +57,7 @@ import numpy as np
 
 from indexc import limits as compile_limits
 from indexc.arrays import expand_runs, groups_by_first_appearance, sorted_unique, stable_argsort
+from indexc.masks.alphabet import ByteAlphabet
 from indexc.masks.class_trie import ClassTrie
 from indexc.masks.equivalence import equivalent_states, equivalent_within
 from indexc.masks.loop_regions import loop_regions
@@ -90,15 +91,14 @@ class FirstSteps:
 
 
 def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True,
-                state_transitions: np.ndarray | None = None,
-                state_class_of_byte: np.ndarray | None = None) -> FirstSteps:
+                state_alphabet: ByteAlphabet | None = None) -> FirstSteps:
     """The origins' first steps (or loop-region exits), numbered once across origins, in
     first-use order; ``regions``: use ``loop_regions`` for origins with a wide self-loop;
-    ``state_transitions`` (the full alphabet's table, exact in every row): number starts whose
-    states are equivalent below their node as one (``equivalence``); ``state_class_of_byte`` (that
-    table's classes): also starts on a crowded node whose states only the classes found below it
-    tell apart (``equivalence.equivalent_within``)."""
+    ``state_alphabet`` (the full alphabet, its table exact in every row): number starts whose
+    states are equivalent below their node as one (``equivalence``), and also starts on a crowded
+    node whose states only the classes found below it tell apart (``equivalence.equivalent_within``)."""
     ct = plan.class_trie
+    state_transitions = state_alphabet.class_transitions if state_alphabet is not None else None
     root_children = np.arange(ct.child_offsets[0], ct.child_offsets[1], dtype=np.int64)
     position = np.arange(origins.size, dtype=np.int64)
     walked = position[~plan.muted[origins]]
@@ -129,9 +129,9 @@ def first_steps(plan: WalkPlan, origins: np.ndarray, *, regions: bool = True,
             merged_representative, merged = _merge_equivalent(plan, state_transitions, state, node, on_bytes,
                                                               representative)
         representative, start_of = merged_representative, merged[start_of]
-    if state_transitions is not None and state_class_of_byte is not None and not (plan.slice_of_state >= 0).any():
-        kept, merged = _merge_within_subtrees(plan, state_transitions, state_class_of_byte, state[representative],
-                                              node[representative], on_bytes[representative])
+    if state_alphabet is not None and not (plan.slice_of_state >= 0).any():
+        kept, merged = _merge_within_subtrees(plan, state_alphabet, state[representative], node[representative],
+                                              on_bytes[representative])
         representative, start_of = representative[kept], merged[start_of]
     fixed_distinct = sorted_unique(fixed_nodes)
     fixed = tuple(np.array([n], dtype=np.int64) for n in fixed_distinct.tolist())
@@ -161,8 +161,8 @@ def _merge_equivalent(plan: WalkPlan, state_transitions: np.ndarray, state: np.n
     return representative[kept], merged
 
 
-def _merge_within_subtrees(plan: WalkPlan, state_transitions: np.ndarray, state_class_of_byte: np.ndarray,
-                           state: np.ndarray, node: np.ndarray, on_bytes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _merge_within_subtrees(plan: WalkPlan, state_alphabet: ByteAlphabet, state: np.ndarray, node: np.ndarray,
+                           on_bytes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The starts (state, node, on_bytes) numbered again, those on a crowded class node (at least
     ``MIN_CROWDED_STARTS``) by their state's block under ``equivalence.equivalent_within`` over
     the classes of the bytes found below the node: (first of each, in order; start -> number).
@@ -178,7 +178,7 @@ def _merge_within_subtrees(plan: WalkPlan, state_transitions: np.ndarray, state_
     crowded = np.flatnonzero(counts >= MIN_CROWDED_STARTS)
     if not crowded.size:
         return _numbered(ct, number, node, on_bytes, np.zeros(state.size, dtype=bool))
-    classes_below = _ClassesBelow(plan, state_class_of_byte, state_transitions.shape[1])
+    classes_below = _ClassesBelow(plan, state_alphabet)
     groups: dict[bytes, list[int]] = {}
     for k in crowded.tolist():
         groups.setdefault(state[by_node[first[k]:first[k] + counts[k]]].tobytes(), []).append(k)
@@ -187,8 +187,8 @@ def _merge_within_subtrees(plan: WalkPlan, state_transitions: np.ndarray, state_
         if used.sum() * 2 > used.size:  # most classes: little to gain over the full refinement, ~5 ms a group
             continue
         members = np.concatenate([by_node[first[k]:first[k] + counts[k]] for k in ks])
-        blocks = equivalent_within(state_transitions, plan.muted, state[members], ct.heights[node[members]],
-                                   np.flatnonzero(used), REACH_PER_START * members.size + 64)
+        blocks = equivalent_within(state_alphabet.class_transitions, plan.muted, state[members],
+                                   ct.heights[node[members]], np.flatnonzero(used), REACH_PER_START * members.size + 64)
         if blocks is not None:
             number[members] = state.size + blocks
     return _numbered(ct, number, node, on_bytes, np.zeros(state.size, dtype=bool))
@@ -198,10 +198,11 @@ class _ClassesBelow:
     """Which classes of the state table label the bytes below class-trie nodes: a node's subtree
     is a range of the pre-order, its walk classes mapped to the bytes' classes in that table."""
 
-    def __init__(self, plan: WalkPlan, state_class_of_byte: np.ndarray, n_state_classes: int):
+    def __init__(self, plan: WalkPlan, state_alphabet: ByteAlphabet):
         self.ct = plan.class_trie
+        n_state_classes = state_alphabet.class_transitions.shape[1]
         self.columns_of = np.zeros((int(plan.class_transitions.shape[1]), n_state_classes), dtype=bool)
-        self.columns_of[plan.class_of_byte, state_class_of_byte] = True  # walk class -> state table classes
+        self.columns_of[plan.class_of_byte, state_alphabet.class_of_byte] = True  # walk class -> state table classes
         self.in_preorder = np.empty(self.ct.n_nodes, dtype=np.int64)
         self.in_preorder[self.ct.preorder] = np.arange(self.ct.n_nodes)
 

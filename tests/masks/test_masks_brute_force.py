@@ -283,8 +283,7 @@ def test_string_bodies_share_their_starts_below_letters(monkeypatch):
     counted = {}
     for crowded in (10**9, 1):
         monkeypatch.setattr(first_step, "MIN_CROWDED_STARTS", crowded)
-        steps = first_step.first_steps(plan, np.arange(dfa.n_states), state_transitions=byte_alphabet(dfa).class_transitions,
-                                       state_class_of_byte=byte_alphabet(dfa).class_of_byte)
+        steps = first_step.first_steps(plan, np.arange(dfa.n_states), state_alphabet=byte_alphabet(dfa))
         counted[crowded] = len(steps.starts)
     assert counted[1] < counted[10**9]
     assert_masks_exact(pattern, vocab, MaskOptions(jobs=1, mute_literals=False))
