@@ -158,7 +158,8 @@ def set_hashes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
     a set is hashed from its values alone, plus its length, ~4x as fast as ``ragged_hashes`` (2M values in 3,000
     rows: 46 -> 12 ms).  Equal sets get equal hashes wherever they were hashed; the grouping
     that uses them (``ragged_groups``) still compares rows, so a collision costs time, never a
-    wrong answer.  int32 or int64 values, negative ones too (they wrap to uint64)."""
+    wrong answer; hence two rounds, not ``mix64``'s three (2M values: ~10 -> ~14 ms with it).
+    int32 or int64 values, negative ones too (they wrap to uint64)."""
     offsets = np.asarray(offsets, dtype=np.int64)
     hashes = np.zeros(offsets.size - 1, dtype=np.uint64)
     if not data.size:
