@@ -26,7 +26,9 @@ artifacts byte-identical in all 117 files compared): o81567 steps 0.28M triples 
 not what its triples cost; the whole compile of every 16th MaskBench file (95 DFA-path and 22
 grammar-path schemas) is 2.5% faster at the geometric mean, 4-12% on the typical string-heavy
 schema (o21354, o47139, o47005), none of the 16 bench regexes qualifies.  Recording a run's
-hits as ranges rather than nodes would be the next step.
+hits as ranges rather than nodes would be the next step.  Session 9: a node's four binary
+searches are done once a compile (``NodeRanges``: the 25 median MaskBench schemas' jumps meet
+~111k triples on ~7.8k distinct nodes), the walk stage ~4-5 ms a schema less (of ~85).
 
 A table per loop set costs two sorts over the class trie (~10-20 ms on Llama-3 for a JSON
 Schema's 160k class nodes), so it is built only for loop sets that cover at least half of the
@@ -41,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexc.arrays import expand_runs
+from indexc.arrays import expand_runs, sorted_unique
 from indexc.masks.class_trie import ClassTrie
 
 MIN_JUMP_STATES = 3  # states looping on the same class set for its table to be built
@@ -58,6 +60,7 @@ class JumpTable:
     exit_key: np.ndarray  # int64 sorted: run of the parent * n_nodes + pre-order, of the nodes outside C
     exit_node: np.ndarray  # int64
     exit_class: np.ndarray  # int64: the walk class of each exit's edge
+    node_ranges: "NodeRanges"  # per node, where its members and exits lie in the keys (filled as nodes are met)
 
 
 @dataclass(frozen=True)
@@ -97,24 +100,52 @@ def jump_table(ct: ClassTrie, loop_classes: np.ndarray) -> JumpTable:
     exits = np.flatnonzero(~inside)[1:]  # not the root
     member_key, member_node = _sorted_by_key(run_of[members] * ct.n_nodes + ct.preorder[members], members)
     exit_key, exit_node = _sorted_by_key(run_of[ct.parents[exits]] * ct.n_nodes + ct.preorder[exits], exits)
-    return JumpTable(run_of, member_key, member_node, exit_key, exit_node, ct.node_class[exit_node].astype(np.int64))
+    return JumpTable(run_of, member_key, member_node, exit_key, exit_node, ct.node_class[exit_node].astype(np.int64),
+                     NodeRanges(ct.n_nodes))
 
 
 def jump(table: JumpTable, ct: ClassTrie, class_transitions: np.ndarray, origin: np.ndarray, state: np.ndarray,
          node: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """For triples (origin, state, node) whose state loops on the table's classes: (hit origins,
     hit nodes) strictly below each node in its run, and the live exit triples (origin, state, node)."""
-    base = table.run_of[node] * ct.n_nodes + ct.preorder[node]
-    below, end = base + 1, base + ct.subtree_sizes[node]  # the subtree's pre-order range, the node left out
-    lo, hi = np.searchsorted(table.member_key, below), np.searchsorted(table.member_key, end)
-    owner, position = expand_runs(lo, hi - lo)
+    ranges = table.node_ranges.of(node, table, ct)
+    owner, position = expand_runs(ranges[:, 0], ranges[:, 1])
     hit_origin, hit_node = origin[owner], table.member_node[position]
-    lo, hi = np.searchsorted(table.exit_key, below), np.searchsorted(table.exit_key, end)
-    owner, position = expand_runs(lo, hi - lo)
+    owner, position = expand_runs(ranges[:, 2], ranges[:, 3])
     width = class_transitions.shape[1]
     nxt = class_transitions.reshape(-1)[state[owner] * width + table.exit_class[position]].astype(np.int64)
     alive = nxt >= 0
     return hit_origin, hit_node, (origin[owner][alive], nxt[alive], table.exit_node[position][alive])
+
+
+class NodeRanges:
+    """Per class node: the first of its members (strictly below it, in its run) in the table's
+    sorted keys and how many, then the same for its exits; two ``searchsorted`` pairs per node,
+    done the first time a jump meets the node and kept for the compile.
+
+    Why a memo: the jumps of a JSON Schema's walk meet ~111k triples but only ~7.8k distinct
+    nodes (the same string-body positions reached from ~14 states each: one per property), and
+    the four binary searches per triple were half of a jump's time."""
+
+    def __init__(self, n_nodes: int):
+        self._known = np.zeros(n_nodes, dtype=bool)
+        self._ranges = np.empty((n_nodes, 4), dtype=np.int64)  # rows of the nodes met only: pages never touched stay free
+
+    def of(self, node: np.ndarray, table: JumpTable, ct: ClassTrie) -> np.ndarray:
+        """int64 (node.size, 4): (first member, members, first exit, exits) of each node."""
+        new = node[~self._known[node]]
+        if new.size:
+            new = sorted_unique(new)
+            base = table.run_of[new] * ct.n_nodes + ct.preorder[new]
+            below, end = base + 1, base + ct.subtree_sizes[new]  # the subtree's pre-order range, the node left out
+            ranges = self._ranges[new]
+            ranges[:, 0] = np.searchsorted(table.member_key, below)
+            ranges[:, 1] = np.searchsorted(table.member_key, end) - ranges[:, 0]
+            ranges[:, 2] = np.searchsorted(table.exit_key, below)
+            ranges[:, 3] = np.searchsorted(table.exit_key, end) - ranges[:, 2]
+            self._ranges[new] = ranges
+            self._known[new] = True
+        return self._ranges[node]
 
 
 def _sorted_by_key(keys: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

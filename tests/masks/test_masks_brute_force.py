@@ -215,6 +215,41 @@ def test_loop_jumps_are_taken_and_cut_the_walk(pattern, monkeypatch):
     assert all(np.array_equal(a, b) for a, b in zip(hits_with, hits_without))
 
 
+@pytest.mark.parametrize("pattern", JUMP_PATTERNS)
+def test_a_jump_reads_the_node_ranges_it_kept_as_it_would_search_them(pattern, monkeypatch):
+    """``NodeRanges`` keeps each node's member and exit ranges from the first jump that meets it:
+    later jumps over repeated and new nodes give what binary searches of the keys give."""
+    import indexc.masks.loop_jumps as loop_jumps
+    from indexc.masks.alphabet import byte_alphabet
+    from indexc.masks.compute import _walk_plan
+    from indexc.masks.slices import Slices
+
+    monkeypatch.setattr(loop_jumps, "MIN_JUMP_NODES", 0)
+    monkeypatch.setattr(loop_jumps, "MIN_JUMP_STATES", 1)
+    dfa = compile_regex(pattern)
+    plan = _walk_plan(dfa, build_trie(FIXED_VOCAB), byte_alphabet(dfa), Slices.none(dfa.n_states),
+                      MaskOptions(jobs=1, mute_literals=False))
+    ct, table = plan.class_trie, plan.jumps.tables[0]
+    state = int(np.flatnonzero(plan.jumps.table_of_state == 0)[0])
+    nodes = np.arange(ct.n_nodes, dtype=np.int64)
+    for part in (nodes[::3], nodes[::2], nodes[::-1]):  # the second and third meet kept and new nodes
+        got_origin, got_node, got_exits = loop_jumps.jump(table, ct, plan.class_transitions, part,
+                                                          np.full(part.size, state), part)
+        base = table.run_of[part] * ct.n_nodes + ct.preorder[part]
+        end = base + ct.subtree_sizes[part]
+        expected_hits, expected_exits = [], []
+        for origin, member_lo, member_hi, exit_lo, exit_hi in zip(
+                part.tolist(), np.searchsorted(table.member_key, base + 1).tolist(),
+                np.searchsorted(table.member_key, end).tolist(), np.searchsorted(table.exit_key, base + 1).tolist(),
+                np.searchsorted(table.exit_key, end).tolist()):
+            expected_hits += [(origin, node) for node in table.member_node[member_lo:member_hi].tolist()]
+            for k in range(exit_lo, exit_hi):
+                target = int(plan.class_transitions[state, table.exit_class[k]])
+                expected_exits += [(origin, target, int(table.exit_node[k]))] if target >= 0 else []
+        assert list(zip(got_origin.tolist(), got_node.tolist())) == expected_hits
+        assert list(zip(*(column.tolist() for column in got_exits))) == expected_exits
+
+
 def test_loop_regions_are_found_once_per_loop_set(monkeypatch):
     import indexc.masks.loop_regions as loop_regions
     from indexc.masks.alphabet import byte_alphabet
