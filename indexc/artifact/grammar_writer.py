@@ -51,6 +51,7 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     special_ids = np.asarray(getattr(vocab_info, "special_ids", ()), dtype=np.int64)
     arrays, masks = grammar_sections(table, vocab["size"], special_ids)
     fields = _header_fields(table, vocab, constraint, options, stats)
+    arrays["undecided_mask"] = undecided_section(table)
     arrays["start_mask"] = start_mask_row(fields, arrays)
     plan = plan_container(fields, arrays, GRAMMAR_SECTIONS)
     compressed, size = write_container(plan, path, compress)
@@ -65,7 +66,8 @@ def start_mask_row(fields: dict, arrays: dict[str, np.ndarray]) -> np.ndarray:
     (the version 3 sections) loaded from memory."""
     from indexc_runtime.grammar.index import load_grammar_index
 
-    plan = plan_container({**fields, "format_version": 3}, arrays, GRAMMAR_SECTIONS_V3)
+    plan = plan_container({**fields, "format_version": 3}, {spec.name: arrays[spec.name] for spec in GRAMMAR_SECTIONS_V3},
+                          GRAMMAR_SECTIONS_V3)
     index = load_grammar_index(plan.to_bytes())
     row = np.zeros((1, index.mask_words), dtype=np.int32)
     try:
@@ -112,6 +114,14 @@ def grammar_sections(table: GrammarTable, vocab_size: int, special_ids: np.ndarr
         **loop_region_sections(table),
     }
     return {spec.name: _as_file_dtype(arrays[spec.name], spec.dtypes, spec.name) for spec in GRAMMAR_SECTIONS_V3}, masks
+
+
+def undecided_section(table: GrammarTable) -> np.ndarray:
+    """``undecided_mask``: 1 + each lexer state's undecided mask id, 0 where every token is undecided."""
+    found = table.undecided_mask
+    if found is None:
+        return np.zeros(table.lexer.dfa.n_states, dtype=np.int32)
+    return (found.astype(np.int64) + 1).astype(np.int32)
 
 
 def loop_region_sections(table: GrammarTable) -> dict[str, np.ndarray]:

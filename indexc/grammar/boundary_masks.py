@@ -13,10 +13,11 @@ construction: states ``(q', S)`` with ``S`` the states of ``u`` started at each 
 
 At serving time a thread ``(origin, t, q)`` whose lexeme the parser may scan adds the boundary
 mask of ``(q, u)`` for each terminal ``u`` the parser expects after ``t`` (known exactly then),
-which is exact: every token in it finishes ``t`` and stays live in ``u``.  Boundary masks are
-accelerators only: the live walk finds every boundary token anyway; the masks make most of
-them known before the walk, whose coverage test then prunes their subtrees.  A pair whose
-product grows past ``MAX_PRODUCT_STATES`` is simply not precomputed.
+which is exact: every token in it finishes ``t`` and stays live in ``u``.  With every pair of
+``t`` built, the masks are also *complete* for the tokens that cross one boundary, so that a
+token outside ``q``'s undecided set (``undecided_tokens``) is decided by them and the live walk
+does not look at it.  A pair whose product grows past ``MAX_PRODUCT_STATES`` is not
+precomputed, and its terminal's threads are walked over every token.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from indexc.grammar.lexemes import Lexer
 
 _NOTHING: frozenset = frozenset()
 MAX_PRODUCT_STATES = 4_096  # per (t, u) pair; beyond it the pair is left to the live walk
-MIN_WIDE_TOKENS = 256  # only lexemes u whose start mask holds this many tokens get pairs (see build_products)
+MIN_WIDE_TOKENS = 0  # lexemes u whose start mask holds at least this many tokens get pairs: every one (build_products)
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class BoundaryProducts:
     pair_offsets: np.ndarray  # int32 (n_lexer_states + 1,): pairs of lexer state q are [offsets[q], offsets[q+1])
     pair_terminal: np.ndarray  # int32: the following terminal u of each pair, ascending within q
     pair_state: np.ndarray  # int64: the product state that starts the pair (q, u)
+    complete: np.ndarray  # bool (n_terminals,): every pair (t, u), u in FOLLOW(t), was built
 
 
 def follow_pairs(earley: EarleyTables) -> dict[int, set[int]]:
@@ -85,13 +87,17 @@ def follow_pairs(earley: EarleyTables) -> dict[int, set[int]]:
 
 def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray, n_classes: int,
                    wide: np.ndarray) -> BoundaryProducts:
-    """Subset-construct the (t, u) products over byte classes, for the *wide* terminals ``u``
-    (``wide[u]``: its start state's in-lexeme mask holds at least ``MIN_WIDE_TOKENS`` tokens).
+    """Subset-construct the (t, u) products over byte classes, for the terminals ``u`` with
+    ``wide[u]`` (every one by default, ``MIN_WIDE_TOKENS``; ``complete[t]`` says whether every
+    follower of ``t`` got its pair).
 
-    Why only wide ones: a token that crosses into a narrow lexeme (a bracket, a keyword) is one
-    of few, and the live walk reaches it through a small subtree; crossing into a wide lexeme
-    (a word, a number, a string) is where whole subtrees would be walked.  Measured on the RFC
-    grammar (238 terminals): all pairs give 25,636 product states and 2.7 s of construction.
+    Until format 5 only wide ``u`` got pairs (a start mask of 256 tokens or more): a token
+    crossing into a narrow lexeme (a bracket, a keyword) is one of few, and the live walk
+    reached it through a small subtree.  Since the undecided sets (``undecided_tokens``) let
+    the walk skip every token that crosses one boundary, every pair is needed: the pairs of a
+    terminal with one missing are walked over every token.  Llama-3, all pairs against wide
+    ones: C 75 -> 158 ms of boundary masks, RFC-XML 66 -> 456 ms, JSON 58 -> 89 ms (at session 2,
+    before the sharing below, the RFC grammar's 25,636 product states took 2.7 s).
     The pairs share their states once ``t`` is over (``_ProductStates``): the RFC grammar's 746
     wide pairs need 787 states instead of 2,320 (boundary masks 0.70 -> 0.18 s), Kubernetes
     kb_684's 10,250 pairs 15,933 instead of 24,395 (9.8 -> 3.5 s); the artifacts are unchanged.
@@ -104,11 +110,15 @@ def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray
     builder = _ProductStates(lexer.dfa.transitions[:, representative], lexer.dfa.accepting.tolist())
     offsets = lexer.offsets.tolist()
     pairs: list[tuple[int, int, int]] = []  # (q, u, product state)
+    complete = np.ones(lexer.n_terminals, dtype=bool)
     for t, followers in sorted(follow_pairs(earley).items()):
+        complete[t] = all(wide[u] for u in followers)
         for u in sorted(u for u in followers if wide[u]):
             starts = builder.pair(range(offsets[t], offsets[t + 1]), offsets[u])
             if starts is not None:
                 pairs += [(q, u, start) for q, start in starts.items()]
+            else:
+                complete[t] = False
     pairs.sort()
     n_lexer = lexer.dfa.n_states
     counts = np.bincount(np.array([q for q, _, _ in pairs], dtype=np.int64), minlength=n_lexer)
@@ -117,7 +127,7 @@ def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray
     by_class = np.array(builder.rows, dtype=np.int32).reshape(len(builder.rows), n_classes)
     return BoundaryProducts(np.ascontiguousarray(by_class[:, class_of_byte]), pair_offsets,
                             np.array([u for _, u, _ in pairs], dtype=np.int32),
-                            np.array([p for _, _, p in pairs], dtype=np.int64))
+                            np.array([p for _, _, p in pairs], dtype=np.int64), complete)
 
 
 class _ProductStates:

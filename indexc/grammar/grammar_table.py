@@ -63,6 +63,7 @@ class GrammarTable:
     pair_terminal: np.ndarray  # int32: the following terminal of each pair
     pair_mask: np.ndarray  # int32: the pair's mask id in ``all_masks``
     loop_regions: tuple[tuple[np.ndarray, Region], ...] = ()  # (loop class set as bools, its region)
+    undecided_mask: np.ndarray | None = None  # int32 (n_lexer_states,): mask id of its undecided tokens, -1: all
     stats: dict = field(default_factory=dict)
 
     @property
@@ -85,7 +86,8 @@ class GrammarTable:
 
 def build_grammar_table(lexer: Lexer, masks: MaskTable, earley: EarleyTables, trie: TokenTrie,
                         vocab: Vocabulary, products: BoundaryProducts | None,
-                        product_masks: tuple[tuple[np.ndarray, ...], np.ndarray] | None) -> GrammarTable:
+                        product_masks: tuple[tuple[np.ndarray, ...], np.ndarray] | None,
+                        undecided: tuple[list[np.ndarray], np.ndarray]) -> GrammarTable:
     """Assemble the table: masks merged, trie arrays with classes, every text token's class sequence."""
     class_of_byte = masks.byte_classes
     walk = TrieWalkArrays(
@@ -115,12 +117,18 @@ def build_grammar_table(lexer: Lexer, masks: MaskTable, earley: EarleyTables, tr
         "warnings": len(earley.warnings),
     }
     all_masks, pair_offsets, pair_terminal, pair_mask = _merged_masks(masks, lexer.dfa.n_states, products, product_masks)
+    undecided_sets, undecided_of_state = undecided
+    all_masks, undecided_ids = _appended(all_masks, undecided_sets)
+    undecided_mask = np.full(undecided_of_state.size, -1, dtype=np.int32)
+    restricted = undecided_of_state >= 0
+    undecided_mask[restricted] = undecided_ids[undecided_of_state[restricted]]
     stats["boundary_pairs"] = int(pair_terminal.size)
+    stats["undecided_states"] = int((undecided_mask >= 0).sum())
     stats["stored_masks"] = len(all_masks)
     loop_regions = stored_loop_regions(masks.class_transitions, walk)
     stats["loop_regions"] = len(loop_regions)
     return GrammarTable(lexer, masks, earley, walk, by_id, data, all_masks, pair_offsets, pair_terminal, pair_mask,
-                        loop_regions, stats)
+                        loop_regions, undecided_mask, stats)
 
 
 def stored_loop_regions(class_transitions: np.ndarray, trie: TrieWalkArrays) -> tuple[tuple[np.ndarray, Region], ...]:
@@ -151,11 +159,17 @@ def _merged_masks(masks: MaskTable, n_lexer_states: int, products: BoundaryProdu
         empty = np.zeros(0, dtype=np.int32)
         return tuple(merged), np.zeros(n_lexer_states + 1, dtype=np.int32), empty, empty
     pair_masks, mask_of_pair = product_masks
+    merged, remap = _appended(tuple(merged), pair_masks)
+    return merged, products.pair_offsets, products.pair_terminal, remap[mask_of_pair]
+
+
+def _appended(masks: tuple[np.ndarray, ...], more) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """``masks`` with those of ``more`` not among them appended, and each of ``more``'s id in the result."""
+    merged = list(masks)
     id_of = {m.tobytes(): i for i, m in enumerate(merged)}
-    remap = np.empty(len(pair_masks), dtype=np.int32)
-    for k, m in enumerate(pair_masks):
-        remap[k] = id_of.setdefault(m.tobytes(), len(merged))
-        if remap[k] == len(merged):
+    ids = np.empty(len(more), dtype=np.int32)
+    for k, m in enumerate(more):
+        ids[k] = id_of.setdefault(m.tobytes(), len(merged))
+        if ids[k] == len(merged):
             merged.append(m)
-    pair_mask = remap[mask_of_pair]
-    return tuple(merged), products.pair_offsets, products.pair_terminal, pair_mask
+    return tuple(merged), ids

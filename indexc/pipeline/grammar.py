@@ -21,11 +21,12 @@ import time
 import numpy as np
 
 from indexc.automaton.byte_dfa import ByteDFA
-from indexc.grammar.boundary_masks import MIN_WIDE_TOKENS, build_products
+from indexc.grammar.boundary_masks import MIN_WIDE_TOKENS, build_products, follow_pairs
 from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
 from indexc.grammar.lexemes import build_lexer, in_lexeme_masks
+from indexc.grammar.undecided_tokens import undecided_masks
 from indexc.masks.compute import masks_of_states
 from indexc.pipeline.collector import collector_paused
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
@@ -61,8 +62,12 @@ def compile_grammar_ir(
     t3 = time.perf_counter()
     products, product_masks = _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens)
     t4 = time.perf_counter()
-    table = build_grammar_table(lexer, masks, earley, trie, vocab, products, product_masks)
+    complete = products.complete if products is not None else np.ones(lexer.n_terminals, dtype=bool)
+    undecided = undecided_masks(lexer, follow_pairs(earley), complete, masks.byte_classes, masks.n_classes,
+                                trie, vocab, options.masks)
     t5 = time.perf_counter()
+    table = build_grammar_table(lexer, masks, earley, trie, vocab, products, product_masks, undecided)
+    t6 = time.perf_counter()
     constraint = {
         "kind": "grammar",
         "source": source,
@@ -71,7 +76,8 @@ def compile_grammar_ir(
         "lexing": "all_splits",
     }
     timings = {"lexer_ms": elapsed_ms(t0, t1), "masks_ms": elapsed_ms(t1, t2), "earley_ms": elapsed_ms(t2, t3),
-               "boundary_masks_ms": elapsed_ms(t3, t4), "tables_ms": elapsed_ms(t4, t5)}
+               "boundary_masks_ms": elapsed_ms(t3, t4), "undecided_ms": elapsed_ms(t4, t5),
+               "tables_ms": elapsed_ms(t5, t6)}
     return CompileResult(table, constraint, options, timings, stage_timings)
 
 
@@ -82,7 +88,7 @@ def _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens:
     sizes = np.array([m.size for m in masks.masks], dtype=np.int64)[masks.state_mask[lexer.starts]]
     products = build_products(lexer, earley, masks.byte_classes, masks.n_classes, sizes >= min_wide_tokens)
     if not products.pair_state.size:
-        return None, None
+        return products, None
     silent = ByteDFA(products.transitions, np.zeros(products.transitions.shape[0], dtype=bool))
     return products, masks_of_states(silent, trie, vocab, products.pair_state, options.masks)
 

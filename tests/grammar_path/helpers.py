@@ -41,12 +41,16 @@ def vocabulary_from_text(text: str, *, extra: tuple[str, ...] = (), pieces: int 
     return small_vocabulary(chunks)
 
 
-def compiled_index(grammar: Grammar, vocab, tmp_path: Path, name: str = "g.idx", *, boundary_masks: bool = True):
-    """Compile and load; ``boundary_masks`` True builds them for every pair (small vocabularies
-    have no lexeme wide enough for the default threshold: here a lexeme starting 4 tokens is
-    wide), False for none (the live walk alone)."""
+MIN_WIDE_TOKENS = {"every": 0, "wide": 4, "none": 1 << 30}
+
+
+def compiled_index(grammar: Grammar, vocab, tmp_path: Path, name: str = "g.idx", *, boundary_masks: str = "every"):
+    """Compile and load.  ``boundary_masks``: "every" builds them for every pair of terminals
+    (the compiler's default: then the undecided sets restrict the walk), "wide" only into
+    lexemes that start 4 tokens or more (some pairs missing: those terminals' threads are
+    walked over every token, as before format 5), "none" for no pair (the live walk alone)."""
     result = compile_grammar_ir(grammar, vocab, build_trie(vocab), source=grammar.source,
-                                min_wide_tokens=4 if boundary_masks else 1 << 30)
+                                min_wide_tokens=MIN_WIDE_TOKENS[boundary_masks])
     path = tmp_path / name
     write(result, vocab, str(path))
     return indexc_runtime.load(path)

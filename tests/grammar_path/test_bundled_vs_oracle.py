@@ -41,8 +41,9 @@ def greedy_tokens(text: bytes, vocab) -> list[int]:
     return ids
 
 
-@pytest.mark.parametrize("boundary_masks, loop_exits", [(True, False), (False, False), (True, True)],
-                         ids=["boundary_masks", "live_walk_only", "every_loop_exit"])
+@pytest.mark.parametrize("boundary_masks, loop_exits", [("every", False), ("wide", False), ("none", False),
+                                                         ("every", True)],
+                         ids=["every_pair", "wide_pairs", "live_walk_only", "every_loop_exit"])
 @pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
 def test_masks_equal_the_oracle_on_the_sample_and_random_walks(grammar_file, boundary_masks, loop_exits, tmp_path,
                                                                 monkeypatch):

@@ -70,7 +70,7 @@ CASES = {
 @pytest.mark.parametrize("loop_exits, levels", [(False, "python"), (True, "python"), (True, "numpy"),
                                                  (True, "numpy_then_python")],
                          ids=["root_starts", "loop_exits", "loop_exits_numpy_levels", "loop_exits_handed_to_python"])
-@pytest.mark.parametrize("boundary_masks", [True, False], ids=["boundary_masks", "live_walk_only"])
+@pytest.mark.parametrize("boundary_masks", ["every", "wide", "none"], ids=["every_pair", "wide_pairs", "live_walk_only"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, loop_exits, levels, tmp_path,
                                                    monkeypatch):
@@ -111,7 +111,7 @@ def test_the_walk_jumps_over_a_loop_region_that_starts_below_the_root(tmp_path, 
     monkeypatch.setattr(walker.MaskWalker, "_loop_jumps", counting)
     ir, pieces = CASES["literal_then_body"]
     vocab = small_vocabulary(pieces)
-    index = compiled_index(ir, vocab, tmp_path, boundary_masks=False)
+    index = compiled_index(ir, vocab, tmp_path, boundary_masks="none")
     assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10, seed=3)
     assert any(taken)
 

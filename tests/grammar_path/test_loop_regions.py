@@ -66,7 +66,7 @@ def test_stored_regions_equal_the_built_ones_on_small_vocabularies(grammar_file,
     text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:400]
     ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
     vocab = vocabulary_from_text(text, pieces=80)
-    index = compiled_index(ir, vocab, tmp_path, boundary_masks=False)
+    index = compiled_index(ir, vocab, tmp_path, boundary_masks="none")
     assert index.format_version >= 3  # the loop sections (version 3 on)
     stored = assert_stored_regions_are_built_ones(index)
     if grammar_file in ("gbnf/json.gbnf", "gbnf/c.gbnf"):  # string bodies, identifiers: the loops to store
@@ -82,7 +82,7 @@ def test_a_stored_loop_set_is_answered_without_a_build(tmp_path, monkeypatch):
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1)
     ir = load_grammar((GRAMMARS / "gbnf/json.gbnf").read_text(), source="json.gbnf")
     vocab = vocabulary_from_text((GRAMMARS / "samples" / "json.json").read_text()[:400], pieces=80)
-    index = compiled_index(ir, vocab, tmp_path, boundary_masks=False)
+    index = compiled_index(ir, vocab, tmp_path, boundary_masks="none")
     stored = {np.packbits(loop).tobytes() for loop in index.section("loop_classes").astype(bool)}
     built = []
     find_region = exits.find_region

@@ -105,11 +105,14 @@ def test_an_index_from_the_shipping_form_serves_the_same_masks(tmp_path):
         indexc_runtime.load(tmp_path / "b.idx", expected_fingerprint="another")
 
 
-def test_a_long_walk_compacts_the_memo_and_keeps_masks_and_rollback(brackets):
-    index, ids = brackets
+def test_a_long_walk_compacts_the_memo_and_keeps_masks_and_rollback(tmp_path):
+    vocab = small_vocabulary(PIECES)
+    ids = {b: i for i, b in enumerate(vocab.token_bytes)}
+    index = compiled_index(BRACKETS, vocab, tmp_path, boundary_masks="none")
     # Nesting (s -> ( s ) s): every depth adds Earley sets, going down and coming back up (a
     # flat run of "()" does not: its right recursion is one set, earley._top); the masks add
-    # more (the paths not taken, though not below a trie leaf).  60 tokens going 30 deep and
+    # more (the paths not taken, though not below a trie leaf; with no boundary masks every
+    # token is walked: with them, the undecided sets spare most of those paths).  60 tokens going 30 deep and
     # back twice grow a plain memo to ~150 sets and ~180 configurations; the positions
     # themselves need fewer, so a limit of 200 compacts (at 100) and carries on.
     small, plain = index.matcher(GrammarLimits(max_configs=200, max_sets=200)), index.matcher()

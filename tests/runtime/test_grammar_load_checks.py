@@ -197,3 +197,34 @@ def test_random_damage_to_the_trie_and_tables_never_crashes(seed):
             step(data)
         except (ArtifactError, TokenNotAllowed, GrammarLimitExceeded):
             pass
+
+
+RAW5 = (GOLDEN / "grammar-v5-brackets-strings.idx").read_bytes()  # 29 masks; undecided sets (format 5)
+EXPECTED5 = json.loads((GOLDEN / "grammar-v5-brackets-strings.expected.json").read_text())
+
+
+@pytest.mark.parametrize("small_items", [tables.SMALL_SECTION_ITEMS, 0])
+@pytest.mark.parametrize("index, value", [(0, 30), (4, -1)])
+def test_load_refuses_an_undecided_mask_past_the_masks(index, value, small_items, monkeypatch):
+    monkeypatch.setattr(tables, "SMALL_SECTION_ITEMS", small_items)
+    with pytest.raises(ArtifactError, match="section 'undecided_mask': values must lie in \\[0, 29\\]"):
+        indexc_runtime.load(surgery.rewrite_section(RAW5, "undecided_mask", _set(index, value)))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_damage_to_the_undecided_sets_never_crashes(seed):
+    """Another mask id (or 0: every token undecided) in a state's undecided entry: the walk
+    serves some mask or raises a typed error, never anything else."""
+    rng = random.Random(seed)
+
+    def damage(array):
+        array.reshape(-1)[rng.randrange(array.size)] = rng.randrange(30)
+
+    data = surgery.rewrite_section(RAW5, "undecided_mask", damage)
+    matcher = indexc_runtime.load(data).matcher()
+    try:
+        for token in EXPECTED5["walk"]:
+            matcher.allowed_token_ids()
+            matcher.advance(token)
+    except (ArtifactError, TokenNotAllowed, GrammarLimitExceeded):
+        pass

@@ -125,10 +125,16 @@ class TrieOrderMasks:
 
 
 class Coverage:
-    """The allowed set of one configuration's precomputed masks, in trie order, with word prefix counts."""
+    """The tokens one configuration's precomputed masks decide, in trie order, with word prefix
+    counts: the ones they allow, and (format 5) every token outside the configuration's
+    undecided sets, which they refuse (``indexc.grammar.undecided_tokens``).  The walk does not
+    enter a subtree whose tokens are all decided."""
 
-    def __init__(self, rows: TrieOrderMasks, mask_ids: tuple[int, ...], vocabulary_row: np.ndarray | None = None):
+    def __init__(self, rows: TrieOrderMasks, mask_ids: tuple[int, ...], vocabulary_row: np.ndarray | None = None,
+                 undecided: tuple[int, ...] | None = None):
         bits = rows.union(mask_ids, vocabulary_row)
+        if undecided is not None:
+            bits |= ~rows.union(undecided)
         self.bits = bits
         self.word_prefix = np.zeros(rows.words + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(bits), out=self.word_prefix[1:])

@@ -26,6 +26,13 @@ walk of the trie (arithmetic.gbnf: ~4.8 ms of its 8.2 ms load + first mask on a 
 ``verify`` walks it again and compares.  Versions 2 and 3 are still read; their first mask
 is walked.
 
+Format version 5 adds, per lexer state, the set of its *undecided tokens*
+(``undecided_mask``; ``indexc.grammar.undecided_tokens``): the tokens that may finish the
+state's lexeme, a whole next lexeme and start a third.  Every other token is decided by the
+state's in-lexeme and boundary masks alone (the compiler builds a boundary mask for every
+pair of terminals that may follow each other), so the live walk only enters the trie where an
+undecided token is.  Versions 2-4 are still read; their walks decide every token.
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
 ``lexing`` (``"all_splits"``: the only rule this version writes).
@@ -36,7 +43,7 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 4  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 5  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 
 GRAMMAR_SECTIONS_V2: tuple[SectionSpec, ...] = (
@@ -93,7 +100,13 @@ START_MASK_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("start_mask", ("<u4",), ("mask_words",),
                 "bitset of the tokens allowed at the start of the text (eos: the empty text is a sentence)"),
 )
+UNDECIDED_SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("undecided_mask", ("<i4",), ("n_lexer_states",),
+                "1 + mask id of the tokens the state's precomputed masks cannot decide; 0: every token"),
+)
 GRAMMAR_SECTIONS_V3: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
-GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + START_MASK_SECTIONS
-GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS}
+GRAMMAR_SECTIONS_V4: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + START_MASK_SECTIONS
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + UNDECIDED_SECTIONS + START_MASK_SECTIONS
+GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS_V4,
+                               5: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

@@ -53,6 +53,11 @@ class LexerTables:
     pair_offsets: memoryview  # boundary masks of state q: pairs [offsets[q], offsets[q+1])
     pair_terminal: memoryview
     pair_mask: memoryview
+    undecided_mask: memoryview | None  # 1 + mask id of each state's undecided tokens, 0: all (format 5; None before)
+
+    def undecided(self, state: int) -> int:
+        """The mask id of the tokens ``state``'s precomputed masks cannot decide, or -1: all of them."""
+        return -1 if self.undecided_mask is None else self.undecided_mask[state] - 1
 
     def boundary_masks(self, state: int) -> dict[int, int]:
         """{following terminal: mask id} of a lexer state's boundary masks (built on first use)."""
@@ -93,7 +98,8 @@ class LexerTables:
         tables = cls(byte_classes, nxt, _ints(nxt.reshape(-1)), dims["n_classes"], _bounded_items(c, "accepting", 2),
                      _bounded_items(c, "terminal_start", n_states), _bounded_items(c, "state_mask", n_masks),
                      _offset_items(c, "pair_offsets", dims["n_pairs"]),
-                     _bounded_items(c, "pair_terminal", n_terminals), _bounded_items(c, "pair_mask", n_masks))
+                     _bounded_items(c, "pair_terminal", n_terminals), _bounded_items(c, "pair_mask", n_masks),
+                     _bounded_items(c, "undecided_mask", n_masks + 1) if "undecided_mask" in c.header.sections else None)
         object.__setattr__(tables, "_pairs", {})
         object.__setattr__(tables, "_live", {})
         object.__setattr__(tables, "_loops", {})

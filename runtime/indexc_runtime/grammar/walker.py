@@ -90,7 +90,7 @@ class MaskWalker:
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
         self._jump_marks = np.zeros(0, dtype=np.int8)  # per configuration, see _jumpable
         self._jump_known = 0  # configurations whose mark is set
-        self._lexeme_memo: OrderedDict[tuple, tuple[np.ndarray, Coverage | None]] = OrderedDict()
+        self._lexeme_memo: OrderedDict[tuple, tuple[np.ndarray, dict]] = OrderedDict()
         self._region_runs_memo: OrderedDict[tuple, tuple[Exits, np.ndarray]] = OrderedDict()
         self._scratch = np.zeros((1, self._words), dtype=np.int32)
         root = slice(int(trie.child_offsets[0]), int(trie.child_offsets[1]))
@@ -112,9 +112,9 @@ class MaskWalker:
         row = self._pinned.get(config)
         if row is not None:
             return row
-        mask_ids = self._precomputed_masks(config)
-        if self._may_cross(config):
-            base, coverage = self._in_lexeme(mask_ids)
+        mask_ids, undecided = self._precomputed_masks(config)
+        if undecided != () and self._may_cross(config):
+            base, coverage = self._in_lexeme(mask_ids, undecided)
             flags = np.unpackbits(base.view(np.uint8), bitorder="little")
             self._walk(config, coverage, flags)
             flags[self._eos] = self._configs.accepting[config]
@@ -148,14 +148,23 @@ class MaskWalker:
         after = configs.sets.scan(origin, terminal)
         return after >= 0 and bool(configs.sets.expected[after])
 
-    def _precomputed_masks(self, config: int) -> tuple[int, ...]:
+    def _precomputed_masks(self, config: int) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
         """Mask ids known to hold only allowed tokens: each thread's in-lexeme mask, and its
-        boundary mask for every terminal the parser expects once the thread's lexeme is scanned."""
-        lexer, configs = self._lexer, self._configs
+        boundary mask for every terminal the parser expects once the thread's lexeme is scanned;
+        and the ids of the threads' nonempty undecided sets (None: some thread's are every token).
+        A token in none of the undecided sets is allowed iff a precomputed mask holds it."""
+        lexer, configs, masks = self._lexer, self._configs, self._masks
         sets, ignore = configs.sets, configs.ignore
         found = set()
+        undecided: set[int] | None = set()
         for origin, terminal, state in configs.threads[config]:
             found.add(lexer.state_mask[state])
+            if undecided is not None:
+                mask_id = lexer.undecided(state)
+                if mask_id < 0:
+                    undecided = None
+                elif not masks.is_empty(mask_id):
+                    undecided.add(mask_id)
             pairs = lexer.boundary_masks(state)
             if not pairs:
                 continue
@@ -168,22 +177,24 @@ class MaskWalker:
                 followers.update(sets.expected[origin])
                 followers.update(ignore)
             found.update(pairs[u] for u in followers if u in pairs)
-        return tuple(sorted(found))
+        return tuple(sorted(found)), None if undecided is None else tuple(sorted(undecided))
 
-    def _in_lexeme(self, mask_ids: tuple[int, ...]) -> tuple[np.ndarray, Coverage]:
-        """OR of the precomputed masks (vocabulary order), and their coverage (trie order)."""
-        row, coverage = self._lexeme_entry(mask_ids)
+    def _in_lexeme(self, mask_ids: tuple[int, ...], undecided: tuple[int, ...] | None) -> tuple[np.ndarray, Coverage]:
+        """OR of the precomputed masks (vocabulary order), and the coverage (trie order) of the
+        tokens they decide: the ones they hold, and every one outside ``undecided``."""
+        row, coverages = self._lexeme_entry(mask_ids)
+        coverage = coverages.get(undecided)
         if coverage is None:
-            coverage = Coverage(self._trie_order, mask_ids, row)
-            self._lexeme_memo[mask_ids] = (row, coverage)
+            coverage = coverages[undecided] = Coverage(self._trie_order, mask_ids, row, undecided)
         return row, coverage
 
     def _lexeme_row(self, mask_ids: tuple[int, ...]) -> np.ndarray:
         """OR of the precomputed masks (vocabulary order), without the coverage a walk needs."""
         return self._lexeme_entry(mask_ids)[0]
 
-    def _lexeme_entry(self, mask_ids: tuple[int, ...]) -> tuple[np.ndarray, Coverage | None]:
-        """The memo entry of a set of masks: their OR, and their coverage once a walk asked for it."""
+    def _lexeme_entry(self, mask_ids: tuple[int, ...]) -> tuple[np.ndarray, dict]:
+        """The memo entry of a set of masks: their OR, and their coverages (by undecided sets)
+        once a walk asked for one."""
         found = self._lexeme_memo.get(mask_ids)
         if found is not None:
             self._lexeme_memo.move_to_end(mask_ids)
@@ -192,7 +203,7 @@ class MaskWalker:
         for mask_id in mask_ids:
             self._masks.fill(mask_id, self._scratch, 0)
             row |= self._scratch[0]
-        found = self._lexeme_memo[mask_ids] = (row, None)
+        found = self._lexeme_memo[mask_ids] = (row, {})
         if len(self._lexeme_memo) > LEXEME_MEMO:
             self._lexeme_memo.popitem(last=False)
         return found

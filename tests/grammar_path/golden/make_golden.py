@@ -6,7 +6,9 @@ Run once per grammar format version: it writes ``grammar-v<version>-<name>``, so
 earlier versions stay as they were shipped.  Version 2: nested brackets with ignored spaces
 (``grammar-v2-brackets``).  Version 3: the same with quoted strings as items, compiled with
 ``MIN_REGION_NODES`` at 1 so that the string body's loop region is stored.  Version 4: the
-same grammar and walk, now with the stored start mask (``grammar-v4-brackets-strings``).  The expected
+same grammar and walk, now with the stored start mask (``grammar-v4-brackets-strings``).  Version 5:
+the same again, every boundary pair built (``min_wide_tokens=0``) so that the undecided sets are
+stored and restrict the walk (``grammar-v5-brackets-strings``).  The expected
 masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
 runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
 """
@@ -40,8 +42,9 @@ WALK = [b"[", b"1", b", ", b'"a', b"a b", b'b"', b", ", b"[[", b"12", b"]]", b" 
 def main() -> None:
     vocab = small_vocabulary(PIECES)
     with mock.patch.object(loop_exits, "MIN_REGION_NODES", 1):  # small vocabulary: store every loop region
-        result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="golden brackets", min_wide_tokens=2)
+        result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="golden brackets", min_wide_tokens=0)
     assert result.table.loop_regions, "the golden file must hold a loop region"
+    assert (result.table.undecided_mask >= 0).any(), "the golden file must hold undecided sets"
     write(result, vocab, str(HERE / f"{NAME}.idx"))
     write(result, vocab, str(HERE / f"{NAME}.idx.zst"))
     ids = {b: i for i, b in enumerate(vocab.token_bytes)}

@@ -1,0 +1,177 @@
+"""Undecided tokens: per lexer state, the tokens the precomputed masks cannot decide alone.
+
+From a thread in lexer state ``q`` of terminal ``t``, a token's bytes split in one of three
+ways: they stay inside ``t`` (the in-lexeme mask of ``q`` says so); ``t`` ends part-way and
+the rest stays inside one next lexeme ``u`` (the boundary mask of ``(q, u)``, OR-ed for the
+``u`` the parser expects: exact); or ``t`` ends, a whole lexeme ``u`` follows, and more
+bytes start a third lexeme ``v``.  Only the third kind depends on more than the next
+terminal, so only those tokens need the live walk.  When every pair ``(t, u)`` with ``u`` in
+FOLLOW(``t``) has its boundary mask, a token that *cannot* split the third way from ``q``
+is decided by the precomputed masks: allowed iff one of them holds it.  This module
+computes, per lexer state, the tokens that can (a superset of the ones that will in a given
+parse: ``u`` ranges over FOLLOW(``t``) and ``v`` over FOLLOW(``u``), with no parser state).
+
+How: one automaton over the lexer's byte classes whose states are ``(q, S)``, ``q`` the
+state in ``t`` (``DEAD`` once ``t`` cannot go on) and ``S`` the states of the lexemes ``u``
+running after at least one byte (started wherever ``t`` may end).  On a class that some
+finished ``u`` in ``S`` can be followed by (a first class of a terminal in FOLLOW(``u``)),
+it goes to ``ALL``, a state alive on every byte.  A token reaches ``ALL`` iff it can split
+the third way, and once there it stays; so with ``A`` the tokens alive from ``(q, {})`` and
+``B`` those alive when ``ALL`` is dead instead, the undecided tokens are ``A - B`` (each
+token's path in a DFA is one path: it either passes through ``ALL`` or it does not).  Both
+mask sets come from the regex mask machinery (``indexc.masks.masks_of_states``), walked from
+the lexer states only.
+
+A terminal whose states' automaton grows past ``MAX_STATES_PER_TERMINAL``, or one with a
+follower whose boundary pair was not built (``boundary_masks.MAX_PRODUCT_STATES``), gets no
+undecided set (``UNRESTRICTED``): its threads are walked as before, over every token.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexc.automaton.byte_dfa import DEAD, ByteDFA
+from indexc.grammar.lexemes import Lexer
+from indexc.masks import MaskOptions
+from indexc.masks.compute import masks_of_states
+from indexc.trie import TokenTrie
+from indexc.vocab.model import Vocabulary
+
+MAX_STATES_PER_TERMINAL = 4_096  # automaton states a terminal's lexer states may add; beyond, UNRESTRICTED
+UNRESTRICTED = -1  # a lexer state without an undecided set: the walk decides every token
+
+
+def undecided_masks(lexer: Lexer, follow: dict[int, set[int]], complete: np.ndarray, class_of_byte: np.ndarray,
+                    n_classes: int, trie: TokenTrie, vocab: Vocabulary,
+                    options: MaskOptions) -> tuple[list[np.ndarray], np.ndarray]:
+    """(distinct undecided token sets, each lexer state's index among them or ``UNRESTRICTED``).
+
+    ``follow``: FOLLOW of each terminal (``boundary_masks.follow_pairs``); ``complete[t]``:
+    every pair ``(t, u)``, ``u`` in FOLLOW(``t``), has its boundary mask."""
+    representative = np.zeros(n_classes, dtype=np.int64)
+    representative[class_of_byte[::-1]] = np.arange(255, -1, -1)  # first byte of each class
+    by_class = lexer.dfa.transitions[:, representative]
+    builder = _TwoBoundaryAutomaton(lexer, by_class, follow)
+    n_states = lexer.dfa.n_states
+    start_of = np.full(n_states, UNRESTRICTED, dtype=np.int64)
+    offsets = lexer.offsets.tolist()
+    for t in range(lexer.n_terminals):
+        if complete[t]:
+            starts = builder.terminal(t, range(offsets[t], offsets[t + 1]))
+            if starts is not None:
+                start_of[offsets[t]:offsets[t + 1]] = starts
+    restricted = np.flatnonzero(start_of != UNRESTRICTED)
+    if not restricted.size:
+        return [], np.full(n_states, UNRESTRICTED, dtype=np.int32)
+    origins = start_of[restricted]
+    alive, alive_of = _masks(builder.table(reach_all=True), class_of_byte, trie, vocab, origins, options)
+    before, before_of = _masks(builder.table(reach_all=False), class_of_byte, trie, vocab, origins, options)
+    distinct: dict[bytes, int] = {}
+    found: list[np.ndarray] = []
+    state_set = np.full(n_states, UNRESTRICTED, dtype=np.int32)
+    for state, a, b in zip(restricted.tolist(), alive_of.tolist(), before_of.tolist()):
+        tokens = np.setdiff1d(alive[a], before[b], assume_unique=True)
+        key = tokens.tobytes()
+        if key not in distinct:
+            distinct[key] = len(found)
+            found.append(tokens)
+        state_set[state] = distinct[key]
+    return found, state_set
+
+
+def _masks(by_class: np.ndarray, class_of_byte: np.ndarray, trie: TokenTrie, vocab: Vocabulary,
+           origins: np.ndarray, options: MaskOptions) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    dfa = ByteDFA(np.ascontiguousarray(by_class[:, class_of_byte]), np.zeros(by_class.shape[0], dtype=bool))
+    return masks_of_states(dfa, trie, vocab, origins, options)
+
+
+class _TwoBoundaryAutomaton:
+    """The ``(q, S)`` states of every terminal, numbered once for all of them (state 0 is ``ALL``).
+
+    ``(DEAD, S)`` states are shared by every terminal (past ``t`` nothing depends on it), as
+    the boundary products share theirs."""
+
+    ALL = 0
+
+    def __init__(self, lexer: Lexer, by_class: np.ndarray, follow: dict[int, set[int]]):
+        self._table = by_class.tolist()
+        self._accepting = lexer.dfa.accepting.tolist()
+        self._n_classes = by_class.shape[1]
+        self._terminal_of = lexer.state_terminal.tolist()
+        starts = lexer.starts.tolist()
+        self._follow = {t: sorted(follow.get(t, ())) for t in range(lexer.n_terminals)}
+        live = by_class != DEAD
+        first_classes = [frozenset(np.flatnonzero(live[s]).tolist()) for s in starts]
+        # classes that may start a lexeme right after a finished ``u``: the first classes of FOLLOW(u)
+        self._then = [frozenset().union(*(first_classes[v] for v in self._follow[u])) for u in range(lexer.n_terminals)]
+        # per terminal t and class c: the states of the lexemes u in FOLLOW(t) after their first byte c
+        self._fresh = [[frozenset(by_class[starts[u], c] for u in self._follow[t]) - {DEAD}
+                        for c in range(self._n_classes)] for t in range(lexer.n_terminals)]
+        self._ids: dict[tuple[int, frozenset], int] = {}
+        self._keys: list[tuple[int, frozenset] | None] = [None]
+        self._rows: list[list[int]] = [[self.ALL] * self._n_classes]
+        self._moves: dict[frozenset, tuple[list[frozenset], frozenset]] = {}
+
+    def terminal(self, t: int, block: range) -> list[int] | None:
+        """The start state ``(q, {})`` of each lexer state ``q`` of ``t``, or None (nothing kept)
+        past ``MAX_STATES_PER_TERMINAL`` new states."""
+        mark = len(self._rows)
+        stack: list[int] = []
+        starts = [self._number((q, frozenset()), stack) for q in block]
+        while stack:
+            if len(self._rows) - mark > MAX_STATES_PER_TERMINAL:
+                self._forget(mark)
+                return None
+            state = stack.pop()
+            self._rows[state] = self._row(self._keys[state], stack)
+        return starts
+
+    def _row(self, key: tuple[int, frozenset], stack: list[int]) -> list[int]:
+        q, running = key
+        moves, to_all = self._subset_moves(running)
+        q_row = self._table[q] if q != DEAD else None
+        fresh = self._fresh[self._terminal_of[q]] if q != DEAD and self._accepting[q] else None
+        row = [DEAD] * self._n_classes
+        for c in range(self._n_classes):
+            if c in to_all:
+                row[c] = self.ALL
+                continue
+            q2 = DEAD if q_row is None else q_row[c]
+            s2 = moves[c] if fresh is None else moves[c] | fresh[c]
+            if q2 != DEAD or s2:
+                row[c] = self._number((q2, s2), stack)
+        return row
+
+    def _subset_moves(self, running: frozenset) -> tuple[list[frozenset], frozenset]:
+        """Per class, where the running lexemes go; and the classes that reach ``ALL`` (a
+        finished running lexeme followed by a lexeme that starts on the class)."""
+        found = self._moves.get(running)
+        if found is None:
+            table, accepting, terminal_of = self._table, self._accepting, self._terminal_of
+            moves = [frozenset(table[s][c] for s in running) - {DEAD} for c in range(self._n_classes)]
+            to_all = frozenset().union(*(self._then[terminal_of[s]] for s in running if accepting[s]))
+            found = self._moves[running] = (moves, to_all)
+        return found
+
+    def table(self, *, reach_all: bool) -> np.ndarray:
+        """int32 (n_states, n_classes); with ``reach_all`` False, ``ALL`` is dead instead."""
+        rows = np.array(self._rows, dtype=np.int32)
+        if not reach_all:
+            rows[rows == self.ALL] = DEAD
+        return rows
+
+    def _number(self, key: tuple[int, frozenset], stack: list[int]) -> int:
+        found = self._ids.get(key)
+        if found is None:
+            found = self._ids[key] = len(self._rows)
+            self._keys.append(key)
+            self._rows.append([])
+            stack.append(found)
+        return found
+
+    def _forget(self, mark: int) -> None:
+        for key in self._keys[mark:]:
+            del self._ids[key]
+        del self._keys[mark:]
+        del self._rows[mark:]

@@ -1,0 +1,104 @@
+"""Undecided tokens (format 5): the compiler's sets against a brute force over the splits, and
+the walker's use of them (fewer walks, the same masks as the oracle: ``test_*_vs_oracle``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from indexc.automaton.byte_dfa import DEAD
+from indexc.grammar.boundary_masks import follow_pairs
+from indexc.grammar.earley_tables import build_tables, trimmed
+from indexc.grammar.lexemes import build_lexer, in_lexeme_masks
+from indexc.grammar.undecided_tokens import UNRESTRICTED, undecided_masks
+from indexc.masks import MaskOptions
+from indexc.trie import build_trie
+from indexc_runtime.grammar.walker import MaskWalker
+from tests.grammar_path.helpers import assert_walks_agree, compiled_index, small_vocabulary
+from tests.grammar_path.test_hand_written_vs_oracle import CASES
+from tests.reference.grammar_oracle import GrammarOracle
+
+
+def _ends(transitions, accepting, state: int, data: bytes) -> list[int]:
+    """Positions ``i`` where the lexeme run from ``state`` over ``data[:i]`` may end."""
+    found = [0] if accepting[state] else []
+    for i, byte in enumerate(data, 1):
+        state = transitions[state][byte]
+        if state == DEAD:
+            break
+        if accepting[state]:
+            found.append(i)
+    return found
+
+
+def _brute_force_undecided(lexer, follow, q: int, data: bytes) -> bool:
+    """Can ``data`` from lexer state ``q`` finish its lexeme, a whole next one (>= 1 byte),
+    and start a third that may follow that one?"""
+    transitions, accepting = lexer.dfa.transitions.tolist(), lexer.dfa.accepting.tolist()
+    starts, terminal_of = lexer.starts.tolist(), lexer.state_terminal.tolist()
+    for i in _ends(transitions, accepting, q, data):
+        for u in follow[terminal_of[q]]:
+            for j in _ends(transitions, accepting, starts[u], data[i:]):
+                if j == 0 or i + j >= len(data):
+                    continue
+                if any(transitions[starts[v]][data[i + j]] != DEAD for v in follow[u]):
+                    return True
+    return False
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_undecided_sets_equal_a_brute_force_over_the_splits(name):
+    ir, pieces = CASES[name]
+    vocab = small_vocabulary(pieces)
+    trie = build_trie(vocab)
+    rules, terminal_names, warnings = trimmed(ir)
+    lexer = build_lexer([ir.terminals[n] for n in terminal_names], max_states=10_000, source=name)
+    masks = in_lexeme_masks(lexer, trie, vocab, MaskOptions())
+    earley = build_tables(ir, rules, terminal_names, lexer.nullable, warnings)
+    follow = follow_pairs(earley)
+    complete = np.ones(lexer.n_terminals, dtype=bool)
+    sets, of_state = undecided_masks(lexer, follow, complete, masks.byte_classes, masks.n_classes, trie, vocab,
+                                     MaskOptions())
+    text_ids = [i for i in range(vocab.size) if i not in vocab.special_ids and i not in vocab.eos_ids]
+    for q in range(lexer.dfa.n_states):
+        assert of_state[q] != UNRESTRICTED
+        got = set(sets[of_state[q]].tolist())
+        expected = {t for t in text_ids if _brute_force_undecided(lexer, follow, q, vocab.token_bytes[t])}
+        assert got == expected, (name, q, sorted(got ^ expected))
+
+
+def test_an_incomplete_terminal_is_unrestricted():
+    ir, pieces = CASES["left_recursion"]
+    vocab = small_vocabulary(pieces)
+    trie = build_trie(vocab)
+    rules, terminal_names, warnings = trimmed(ir)
+    lexer = build_lexer([ir.terminals[n] for n in terminal_names], max_states=10_000, source="t")
+    masks = in_lexeme_masks(lexer, trie, vocab, MaskOptions())
+    earley = build_tables(ir, rules, terminal_names, lexer.nullable, warnings)
+    complete = np.array([True, False][: lexer.n_terminals] + [True] * max(0, lexer.n_terminals - 2))
+    _, of_state = undecided_masks(lexer, follow_pairs(earley), complete, masks.byte_classes, masks.n_classes,
+                                  trie, vocab, MaskOptions())
+    owner = lexer.state_terminal
+    assert (of_state[owner == 1] == UNRESTRICTED).all()
+    assert (of_state[owner != 1] != UNRESTRICTED).all()
+
+
+@pytest.mark.parametrize("name", ["all_splits_ws_before_newline", "literal_then_body", "quoted_strings",
+                                  "string_or_literal"])  # (the others' vocabularies cross two boundaries everywhere)
+def test_undecided_sets_spare_walks_and_keep_the_oracle_masks(name, tmp_path, monkeypatch):
+    """With every pair built, masks whose threads have empty undecided sets are not walked:
+    fewer walks than with no pair (every thread unrestricted), the same masks as the oracle."""
+    ir, pieces = CASES[name]
+    vocab = small_vocabulary(pieces)
+    walks = {}
+    original = MaskWalker._walk
+
+    def counted(self, *args, **kwargs):
+        walks[mode] = walks.get(mode, 0) + 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(MaskWalker, "_walk", counted)
+    for mode in ("every", "none"):
+        index = compiled_index(ir, vocab, tmp_path, f"{mode}.idx", boundary_masks=mode)
+        assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=8)
+    assert walks.get("every", 0) < walks["none"]
