@@ -122,6 +122,10 @@ class MaskStore:
             target[:] = self._zeros if form == MASK_SPARSE else self._ones
             target[index] = value
 
+    def is_sparse(self, mask_id: int) -> bool:
+        """Is the mask stored as a word list of its nonzero words (few tokens, or clustered ones)?"""
+        return self._form[mask_id] == MASK_SPARSE
+
     def is_empty(self, mask_id: int) -> bool:
         """Does the mask hold no token (a word list with no word)?  Read from the offsets alone."""
         return self._form[mask_id] == MASK_SPARSE and self._offsets[mask_id] == self._offsets[mask_id + 1]

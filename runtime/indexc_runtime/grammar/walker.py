@@ -185,7 +185,11 @@ class MaskWalker:
         row, coverages = self._lexeme_entry(mask_ids)
         coverage = coverages.get(undecided)
         if coverage is None:
-            coverage = coverages[undecided] = Coverage(self._trie_order, mask_ids, row, undecided)
+            if undecided is not None and all(map(self._masks.is_sparse, undecided)):
+                coverage = Coverage.of_undecided(self._trie_order, undecided, row)
+            else:
+                coverage = Coverage.of_masks(self._trie_order, mask_ids, row, undecided)
+            coverages[undecided] = coverage
         return row, coverage
 
     def _lexeme_row(self, mask_ids: tuple[int, ...]) -> np.ndarray:
