@@ -99,15 +99,39 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     The distinct rows are ``rows[first]``, ordered by hash (not by value); ``inverse`` maps
     every row to its position in ``first``.
+
+    The hash is one uint64 matrix-vector product (the rows' values times odd weights, summed
+    modulo 2**64), the groups come from one unstable sort with each group's first row as the
+    minimum of its members (what ``np.unique(return_index=True)``'s merge sort gives), and only
+    the rows that are not their group's first are compared with it.  The refinements of
+    ``masks.equivalence`` call this ~100 times a JSON Schema on ~1,100 x 58 rows: ~545 -> ~150 us
+    a call, where the elementwise product and its temporaries cost most (a fresh 0.5 MB array is
+    page-faulted in on every call).
     """
-    with np.errstate(over="ignore"):
-        hashes = (rows.astype(np.uint64) * _row_weights(rows.shape[1])).sum(axis=1, dtype=np.uint64)
-    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    if not np.array_equal(rows[first][inverse], rows):
+    hashes = _row_hashes(rows)
+    if not hashes.size:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    order = np.argsort(hashes)
+    ordered = hashes[order]
+    starts_here = np.empty(hashes.size, dtype=bool)
+    starts_here[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts_here[1:])
+    first = np.minimum.reduceat(order, np.flatnonzero(starts_here))
+    inverse = np.empty(hashes.size, dtype=np.int64)
+    inverse[order] = np.cumsum(starts_here) - 1
+    later = np.flatnonzero(first[inverse] != np.arange(hashes.size))
+    if later.size and not np.array_equal(rows[later], rows[first[inverse[later]]]):
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
     return first, inverse
+
+
+def _row_hashes(rows: np.ndarray) -> np.ndarray:
+    """uint64 per row: the sum of its values (as uint64: negative ones wrap) times the column
+    weights, modulo 2**64, as one matrix-vector product (no elementwise temporary)."""
+    if rows.dtype != np.uint64:
+        rows = (rows if rows.dtype == np.int64 else rows.astype(np.int64)).view(np.uint64)
+    return rows @ _row_weights(rows.shape[1])
 
 
 @lru_cache(maxsize=64)

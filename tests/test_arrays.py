@@ -32,6 +32,16 @@ def test_unique_rows_groups_like_np_unique():
     _same_grouping(rows, *arrays.unique_rows(rows))
 
 
+def test_unique_rows_first_is_each_groups_first_occurrence():
+    rng = np.random.default_rng(2)
+    rows = rng.integers(-2, 2, size=(500, 5)) * (1 << 40)  # int64 values past 32 bits, negative ones too
+    first, inverse = arrays.unique_rows(rows)
+    _same_grouping(rows, first, inverse)
+    for group, row in enumerate(first.tolist()):
+        assert np.flatnonzero(inverse == group)[0] == row
+    assert [a.size for a in arrays.unique_rows(np.zeros((0, 3), np.int64))] == [0, 0]
+
+
 def test_unique_rows_falls_back_on_a_hash_collision(monkeypatch):
     monkeypatch.setattr(arrays, "splitmix64", lambda n: np.zeros(n, dtype=np.uint64))  # weights 1: sums collide
     rows = np.array([[1, 2], [2, 1], [1, 2], [0, 3]], dtype=np.int32)
