@@ -135,17 +135,17 @@ class NodeRanges:
         """int64 (node.size, 4): (first member, members, first exit, exits) of each node."""
         new = node[~self._known[node]]
         if new.size:
-            new = sorted_unique(new)
+            new = sorted_unique(new)  # a call meets a node many times: searched once
             base = table.run_of[new] * ct.n_nodes + ct.preorder[new]
             below, end = base + 1, base + ct.subtree_sizes[new]  # the subtree's pre-order range, the node left out
-            ranges = self._ranges[new]
+            ranges = np.empty((new.size, 4), dtype=np.int64)
             ranges[:, 0] = np.searchsorted(table.member_key, below)
             ranges[:, 1] = np.searchsorted(table.member_key, end) - ranges[:, 0]
             ranges[:, 2] = np.searchsorted(table.exit_key, below)
             ranges[:, 3] = np.searchsorted(table.exit_key, end) - ranges[:, 2]
             self._ranges[new] = ranges
             self._known[new] = True
-        return self._ranges[node]
+        return np.take(self._ranges, node, axis=0)  # ~5x faster than ``self._ranges[node]`` on (n, 4)
 
 
 def _sorted_by_key(keys: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
