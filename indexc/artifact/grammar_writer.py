@@ -51,7 +51,7 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     special_ids = np.asarray(getattr(vocab_info, "special_ids", ()), dtype=np.int64)
     arrays, masks = grammar_sections(table, vocab["size"], special_ids)
     fields = _header_fields(table, vocab, constraint, options, stats)
-    arrays["undecided_mask"] = undecided_section(table)
+    arrays.update(undecided_sections(table))
     arrays["start_mask"] = start_mask_row(fields, arrays)
     plan = plan_container(fields, arrays, GRAMMAR_SECTIONS)
     compressed, size = write_container(plan, path, compress)
@@ -116,12 +116,15 @@ def grammar_sections(table: GrammarTable, vocab_size: int, special_ids: np.ndarr
     return {spec.name: _as_file_dtype(arrays[spec.name], spec.dtypes, spec.name) for spec in GRAMMAR_SECTIONS_V3}, masks
 
 
-def undecided_section(table: GrammarTable) -> np.ndarray:
-    """``undecided_mask``: 1 + each lexer state's undecided mask id, 0 where every token is undecided."""
-    found = table.undecided_mask
-    if found is None:
-        return np.zeros(table.lexer.dfa.n_states, dtype=np.int32)
-    return (found.astype(np.int64) + 1).astype(np.int32)
+def undecided_sections(table: GrammarTable) -> dict[str, np.ndarray]:
+    """``undecided_*``: 1 + each lexer state's undecided set (0: every token is undecided), and the
+    sets as lists of places in the trie's token order."""
+    if table.undecided_set is None:
+        n = table.lexer.dfa.n_states
+        return {"undecided_set": np.zeros(n, dtype=np.int32), "undecided_offsets": np.zeros(1, dtype=np.int64),
+                "undecided_positions": np.zeros(0, dtype=np.int32)}
+    return {"undecided_set": (table.undecided_set.astype(np.int64) + 1).astype(np.int32),
+            "undecided_offsets": table.undecided_offsets, "undecided_positions": table.undecided_positions}
 
 
 def loop_region_sections(table: GrammarTable) -> dict[str, np.ndarray]:

@@ -63,7 +63,9 @@ class GrammarTable:
     pair_terminal: np.ndarray  # int32: the following terminal of each pair
     pair_mask: np.ndarray  # int32: the pair's mask id in ``all_masks``
     loop_regions: tuple[tuple[np.ndarray, Region], ...] = ()  # (loop class set as bools, its region)
-    undecided_mask: np.ndarray | None = None  # int32 (n_lexer_states,): mask id of its undecided tokens, -1: all
+    undecided_set: np.ndarray | None = None  # int32 (n_lexer_states,): its undecided set, -1: every token
+    undecided_offsets: np.ndarray | None = None  # int64 (n_sets + 1,): set k is undecided_positions[offsets[k]:offsets[k+1]]
+    undecided_positions: np.ndarray | None = None  # int32: places in the trie's token order, ascending per set
     stats: dict = field(default_factory=dict)
 
     @property
@@ -117,18 +119,26 @@ def build_grammar_table(lexer: Lexer, masks: MaskTable, earley: EarleyTables, tr
         "warnings": len(earley.warnings),
     }
     all_masks, pair_offsets, pair_terminal, pair_mask = _merged_masks(masks, lexer.dfa.n_states, products, product_masks)
-    undecided_sets, undecided_of_state = undecided
-    all_masks, undecided_ids = _appended(all_masks, undecided_sets)
-    undecided_mask = np.full(undecided_of_state.size, -1, dtype=np.int32)
-    restricted = undecided_of_state >= 0
-    undecided_mask[restricted] = undecided_ids[undecided_of_state[restricted]]
+    undecided_sets, undecided_set = undecided
+    undecided_offsets, undecided_positions = _in_trie_order(undecided_sets, walk.sorted_tokens, vocab.size)
     stats["boundary_pairs"] = int(pair_terminal.size)
-    stats["undecided_states"] = int((undecided_mask >= 0).sum())
+    stats["undecided_states"] = int((undecided_set >= 0).sum())
     stats["stored_masks"] = len(all_masks)
     loop_regions = stored_loop_regions(masks.class_transitions, walk)
     stats["loop_regions"] = len(loop_regions)
     return GrammarTable(lexer, masks, earley, walk, by_id, data, all_masks, pair_offsets, pair_terminal, pair_mask,
-                        loop_regions, undecided_mask, stats)
+                        loop_regions, undecided_set.astype(np.int32), undecided_offsets, undecided_positions, stats)
+
+
+def _in_trie_order(token_sets: list[np.ndarray], sorted_tokens: np.ndarray, vocab_size: int):
+    """Token id sets as CSR lists of their places in the trie's token order (ascending): what the
+    walk's coverage test reads (``indexc_runtime.grammar.coverage``)."""
+    place = np.full(vocab_size, -1, dtype=np.int64)
+    place[sorted_tokens] = np.arange(sorted_tokens.size)
+    lists = [np.sort(place[np.asarray(tokens, dtype=np.int64)]) for tokens in token_sets]
+    offsets = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([part.size for part in lists], out=offsets[1:])
+    return offsets, np.concatenate([np.zeros(0, dtype=np.int64), *lists]).astype(np.int32)
 
 
 def stored_loop_regions(class_transitions: np.ndarray, trie: TrieWalkArrays) -> tuple[tuple[np.ndarray, Region], ...]:

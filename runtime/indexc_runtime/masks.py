@@ -122,14 +122,6 @@ class MaskStore:
             target[:] = self._zeros if form == MASK_SPARSE else self._ones
             target[index] = value
 
-    def is_sparse(self, mask_id: int) -> bool:
-        """Is the mask stored as a word list of its nonzero words (few tokens, or clustered ones)?"""
-        return self._form[mask_id] == MASK_SPARSE
-
-    def is_empty(self, mask_id: int) -> bool:
-        """Does the mask hold no token (a word list with no word)?  Read from the offsets alone."""
-        return self._form[mask_id] == MASK_SPARSE and self._offsets[mask_id] == self._offsets[mask_id + 1]
-
     def contains(self, mask_id: int, token: int) -> bool:
         """Is ``token`` (already known to be in ``[0, vocab_size)``) in the mask?"""
         form, _, _, bits, start, end = self._entries[mask_id] or self.entry(mask_id)

@@ -102,3 +102,16 @@ def test_undecided_sets_spare_walks_and_keep_the_oracle_masks(name, tmp_path, mo
         index = compiled_index(ir, vocab, tmp_path, f"{mode}.idx", boundary_masks=mode)
         assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=8)
     assert walks.get("every", 0) < walks["none"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_wide_undecided_sets_through_their_rows_keep_the_oracle_masks(name, tmp_path, monkeypatch):
+    """Every undecided set taken as wide (``Coverage.of_masks`` with the sets' rows): the same
+    masks as the oracle, as through the open tokens' places (the other tests)."""
+    import indexc_runtime.grammar.walker as walker
+
+    monkeypatch.setattr(walker, "WIDE_UNDECIDED", 0)
+    ir, pieces = CASES[name]
+    vocab = small_vocabulary(pieces)
+    index = compiled_index(ir, vocab, tmp_path)
+    assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10)

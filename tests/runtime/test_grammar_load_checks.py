@@ -199,28 +199,50 @@ def test_random_damage_to_the_trie_and_tables_never_crashes(seed):
             pass
 
 
-RAW5 = (GOLDEN / "grammar-v5-brackets-strings.idx").read_bytes()  # 29 masks; undecided sets (format 5)
+RAW5 = (GOLDEN / "grammar-v5-brackets-strings.idx").read_bytes()  # undecided sets (format 5)
 EXPECTED5 = json.loads((GOLDEN / "grammar-v5-brackets-strings.expected.json").read_text())
+UNDECIDED5 = indexc_runtime.load(RAW5)
+N_SETS = UNDECIDED5.section("undecided_offsets").size - 1
+N_PLACES = UNDECIDED5.section("undecided_positions").size
+N_TRIE_TOKENS = UNDECIDED5.section("trie_sorted_tokens").size
 
 
 @pytest.mark.parametrize("small_items", [tables.SMALL_SECTION_ITEMS, 0])
-@pytest.mark.parametrize("index, value", [(0, 30), (4, -1)])
-def test_load_refuses_an_undecided_mask_past_the_masks(index, value, small_items, monkeypatch):
+@pytest.mark.parametrize("name, change, message", [
+    ("undecided_set", _set(0, N_SETS + 1), f"values must lie in \\[0, {N_SETS}\\]"),
+    ("undecided_set", _set(4, -1), f"values must lie in \\[0, {N_SETS}\\]"),
+    ("undecided_offsets", _set(1, N_PLACES + 1), f"offsets must rise from 0 to {N_PLACES}"),
+    ("undecided_offsets", _set(0, 1), f"offsets must rise from 0 to {N_PLACES}"),
+])
+def test_load_refuses_undecided_sets_out_of_bounds(name, change, message, small_items, monkeypatch):
     monkeypatch.setattr(tables, "SMALL_SECTION_ITEMS", small_items)
-    with pytest.raises(ArtifactError, match="section 'undecided_mask': values must lie in \\[0, 29\\]"):
-        indexc_runtime.load(surgery.rewrite_section(RAW5, "undecided_mask", _set(index, value)))
+    with pytest.raises(ArtifactError, match=f"section '{name}': {message}"):
+        indexc_runtime.load(surgery.rewrite_section(RAW5, name, change))
+
+
+def test_an_undecided_place_past_the_trie_is_refused_on_first_use_and_by_verify():
+    data = surgery.rewrite_section(RAW5, "undecided_positions", _set(slice(None), N_TRIE_TOKENS))  # every place
+    with pytest.raises(ArtifactError, match="section 'undecided_positions'"):
+        indexc_runtime.load(data, verify=True)
+    matcher = indexc_runtime.load(data).matcher()
+    with pytest.raises(ArtifactError, match="section 'undecided_positions'"):
+        for token in EXPECTED5["walk"]:
+            matcher.allowed_token_ids()
+            matcher.advance(token)
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_random_damage_to_the_undecided_sets_never_crashes(seed):
-    """Another mask id (or 0: every token undecided) in a state's undecided entry: the walk
-    serves some mask or raises a typed error, never anything else."""
+    """Another set (or 0: every token undecided) in a state's entry, or another place in a set:
+    the walk serves some mask or raises a typed error, never anything else."""
     rng = random.Random(seed)
+    name = ("undecided_set", "undecided_positions")[seed % 2]
 
     def damage(array):
-        array.reshape(-1)[rng.randrange(array.size)] = rng.randrange(30)
+        bound = N_SETS + 1 if name == "undecided_set" else N_TRIE_TOKENS
+        array.reshape(-1)[rng.randrange(array.size)] = rng.randrange(bound)
 
-    data = surgery.rewrite_section(RAW5, "undecided_mask", damage)
+    data = surgery.rewrite_section(RAW5, name, damage)
     matcher = indexc_runtime.load(data).matcher()
     try:
         for token in EXPECTED5["walk"]:

@@ -45,7 +45,6 @@ class TrieOrderMasks:
         self._scratch = np.zeros((1, masks.words), dtype=np.int32)
         self._positions: np.ndarray | None = None
         self._first_set_laid = False
-        self._token_positions: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def union(self, mask_ids: tuple[int, ...], vocabulary_row: np.ndarray | None = None) -> np.ndarray:
         """The OR of the masks' trie-order rows (a new array).  The index's first set is laid out
@@ -74,15 +73,6 @@ class TrieOrderMasks:
             else:
                 found = self._from_words(words)
             self._rows[mask_id] = found
-        return found
-
-    def tokens_and_positions(self, mask_id: int) -> tuple[np.ndarray, np.ndarray]:
-        """A mask's token ids (ascending) and their places in the trie's token order (-1: a
-        special token, in no run), kept: an undecided set is asked for again and again."""
-        found = self._token_positions.get(mask_id)
-        if found is None:
-            tokens = self._masks.token_ids(mask_id)
-            found = self._token_positions[mask_id] = (tokens, self._position_of_token()[tokens])
         return found
 
     def _vocabulary_union(self, mask_ids: tuple[int, ...]) -> np.ndarray:
@@ -134,38 +124,54 @@ class TrieOrderMasks:
         return self._positions
 
 
+WIDE_UNDECIDED = 16_384  # undecided tokens from which ``of_masks`` (rows kept per mask and per set) costs less
+
+
 class Coverage:
     """The tokens one configuration's precomputed masks decide, in trie order, with word prefix
     counts.  The walk does not enter a subtree whose tokens are all decided.
 
     Two ways to make one.  ``of_masks``: the tokens the masks allow (their trie-order rows
-    OR-ed), and, with format 5's undecided sets (``indexc.grammar.undecided_tokens``), every
-    token outside them, which the masks decide.  ``of_undecided``, when the undecided sets are
-    all stored sparse (a few hundred or thousand tokens): every token but the *open* ones, the
-    undecided tokens the masks do not allow.  That one needs no trie-order row of the masks at
-    all, only the positions of the undecided tokens: the rows' first-use gathers (~0.15 ms each
-    with Llama-3) were a third of C's cold walk.  A wide undecided set (RFC-XML's text: 122k
-    tokens) goes the first way: its token ids alone would cost more than its row."""
+    OR-ed); every other token is left to the walk.  ``of_undecided`` (format 5): every token but
+    the *open* ones, the tokens of the configuration's undecided sets (``undecided``) that the
+    masks do not allow; the masks decide all others.  That one needs no trie-order row of the
+    masks at all, only the places of the undecided tokens: the rows' first-use gathers (~0.15
+    ms each with Llama-3) were a third of C's cold walk.  Past ``WIDE_UNDECIDED`` tokens (RFC-XML's
+    text states: 122k, all splits), the masks' rows and the sets' rows, kept, cost less than
+    the sets' token ids for each new configuration: there ``of_masks`` takes the set rows.
+    """
 
     @classmethod
     def of_masks(cls, rows: TrieOrderMasks, mask_ids: tuple[int, ...], vocabulary_row: np.ndarray | None = None,
-                 undecided: tuple[int, ...] | None = None) -> "Coverage":
+                 undecided_rows: tuple[np.ndarray, ...] | None = None) -> "Coverage":
+        """``undecided_rows``: the undecided sets as trie-order rows (every token outside them is
+        decided), or None (every token undecided)."""
         bits = rows.union(mask_ids, vocabulary_row)
-        if undecided is not None:
-            bits |= ~rows.union(undecided)
+        if undecided_rows is not None:
+            undecided = np.zeros_like(bits)
+            for row in undecided_rows:
+                undecided |= row
+            bits |= ~undecided
         return cls(bits)
 
     @classmethod
-    def of_undecided(cls, rows: TrieOrderMasks, undecided: tuple[int, ...], vocabulary_row: np.ndarray) -> "Coverage":
-        """``vocabulary_row``: the OR of the configuration's precomputed masks, int32 words."""
-        parts = [rows.tokens_and_positions(mask_id) for mask_id in undecided]
-        tokens = np.concatenate([tokens for tokens, _ in parts])
-        positions = np.concatenate([positions for _, positions in parts])
-        words = vocabulary_row.view(np.uint32)
-        allowed = (words[tokens >> 5] >> (tokens & 31).astype(np.uint32)) & 1
-        open_positions = positions[(allowed == 0) & (positions >= 0)]
-        closed = np.zeros(rows.words, dtype=np.uint32)
-        set_bits(closed, open_positions)  # (a position twice, from two sets, sets its bit twice)
+    def of_undecided(cls, words: int, members: list[tuple[np.ndarray, np.ndarray]],
+                     vocabulary_row: np.ndarray) -> "Coverage":
+        """``members``: (places, token ids) of each undecided set; ``vocabulary_row``: the OR of the
+        configuration's precomputed masks (int32 words); ``words``: the row's length in trie order.
+        A few open places are set one by one, more through one byte per token, which costs less
+        than ``bitwise_or.at`` there.  (Wide sets go through ``of_masks``: see ``WIDE_UNDECIDED``.)"""
+        places = np.concatenate([places for places, _ in members])
+        tokens = np.concatenate([tokens for _, tokens in members])
+        allowed = (vocabulary_row.view(np.uint32)[tokens >> 5] >> (tokens & 31).astype(np.uint32)) & 1
+        open_places = places[allowed == 0]
+        if open_places.size * 32 < words:
+            closed = np.zeros(words, dtype=np.uint32)
+            set_bits(closed, open_places)
+        else:
+            flags = np.zeros(32 * words, dtype=np.uint8)
+            flags[open_places] = 1
+            closed = np.packbits(flags, bitorder="little").view(np.uint32)
         return cls(~closed)
 
     def __init__(self, bits: np.ndarray):

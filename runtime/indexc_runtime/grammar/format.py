@@ -27,7 +27,8 @@ walk of the trie (arithmetic.gbnf: ~4.8 ms of its 8.2 ms load + first mask on a 
 is walked.
 
 Format version 5 adds, per lexer state, the set of its *undecided tokens*
-(``undecided_mask``; ``indexc.grammar.undecided_tokens``): the tokens that may finish the
+(``undecided_*``; ``indexc.grammar.undecided_tokens``), as places in the trie's token order
+(what the walk's coverage test reads, ``coverage.Coverage.of_undecided``): the tokens that may finish the
 state's lexeme, a whole next lexeme and start a third.  Every other token is decided by the
 state's in-lexeme and boundary masks alone (the compiler builds a boundary mask for every
 pair of terminals that may follow each other), so the live walk only enters the trie where an
@@ -101,8 +102,12 @@ START_MASK_SECTIONS: tuple[SectionSpec, ...] = (
                 "bitset of the tokens allowed at the start of the text (eos: the empty text is a sentence)"),
 )
 UNDECIDED_SECTIONS: tuple[SectionSpec, ...] = (
-    SectionSpec("undecided_mask", ("<i4",), ("n_lexer_states",),
-                "1 + mask id of the tokens the state's precomputed masks cannot decide; 0: every token"),
+    SectionSpec("undecided_set", ("<i4",), ("n_lexer_states",),
+                "1 + the set of tokens the state's precomputed masks cannot decide; 0: every token"),
+    SectionSpec("undecided_offsets", ("<i8",), ("n_undecided_sets+1",),
+                "set k is undecided_positions[offsets[k]:offsets[k+1]]"),
+    SectionSpec("undecided_positions", ("<i4",), ("n_undecided_positions",),
+                "places in the trie's token order (trie_sorted_tokens), ascending within a set"),
 )
 GRAMMAR_SECTIONS_V3: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
 GRAMMAR_SECTIONS_V4: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + START_MASK_SECTIONS

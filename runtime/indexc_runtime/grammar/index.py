@@ -36,6 +36,7 @@ from indexc_runtime.grammar.errors import GrammarLimits
 from indexc_runtime.grammar.header import parse_grammar_header
 from indexc_runtime.grammar.matcher import GrammarMatcher, ParserMemo
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
+from indexc_runtime.grammar.undecided import UndecidedSets
 from indexc_runtime.masks import MaskStore
 
 SMALL_SECTION_BYTES = 64 << 10
@@ -91,6 +92,7 @@ class GrammarIndex:
         self._trie_order = TrieOrderMasks(self._masks, self._trie.sorted_tokens)  # shared: immutable once built
         self._stored_regions = StoredRegions.from_container(container, header.dims["n_nodes"])
         self._loop_exits = LoopExits(self._trie, 32 * self._masks.words, self._stored_regions)  # shared
+        self._undecided = UndecidedSets.from_container(container, self._lexer.undecided_set, self._trie.sorted_tokens)
         special_ids = container.array("special_ids")
         container.check_below("special_ids", special_ids, self.vocab_size)
         self.special_token_ids: np.ndarray = special_ids
@@ -151,6 +153,7 @@ class GrammarIndex:
         self._masks.check_all(self._container)
         self._trie.classes.check_all()
         self._stored_regions.check_all(self._trie)
+        self._undecided.check_all()
         self._check_start_mask()
 
     def _check_start_mask(self) -> None:

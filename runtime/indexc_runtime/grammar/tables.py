@@ -53,11 +53,7 @@ class LexerTables:
     pair_offsets: memoryview  # boundary masks of state q: pairs [offsets[q], offsets[q+1])
     pair_terminal: memoryview
     pair_mask: memoryview
-    undecided_mask: memoryview | None  # 1 + mask id of each state's undecided tokens, 0: all (format 5; None before)
-
-    def undecided(self, state: int) -> int:
-        """The mask id of the tokens ``state``'s precomputed masks cannot decide, or -1: all of them."""
-        return -1 if self.undecided_mask is None else self.undecided_mask[state] - 1
+    undecided_set: memoryview | None  # 1 + each state's undecided set, 0: every token (format 5; None before)
 
     def boundary_masks(self, state: int) -> dict[int, int]:
         """{following terminal: mask id} of a lexer state's boundary masks (built on first use)."""
@@ -99,7 +95,7 @@ class LexerTables:
                      _bounded_items(c, "terminal_start", n_states), _bounded_items(c, "state_mask", n_masks),
                      _offset_items(c, "pair_offsets", dims["n_pairs"]),
                      _bounded_items(c, "pair_terminal", n_terminals), _bounded_items(c, "pair_mask", n_masks),
-                     _bounded_items(c, "undecided_mask", n_masks + 1) if "undecided_mask" in c.header.sections else None)
+                     _undecided_set_items(c))
         object.__setattr__(tables, "_pairs", {})
         object.__setattr__(tables, "_live", {})
         object.__setattr__(tables, "_loops", {})
@@ -343,6 +339,16 @@ def _bounded_items(c: Container, name: str, limit: int) -> memoryview:
     elif len(items) and (min(items) < 0 or max(items) >= limit):
         raise c.error(f"values must lie in [0, {limit - 1}], found [{min(items)}, {max(items)}]", name)
     return items
+
+
+def _undecided_set_items(c: Container) -> memoryview | None:
+    """Format 5's ``undecided_set`` (each value in ``[0, n_undecided_sets]``) with its offsets
+    checked (rising from 0 to the number of places); None before format 5."""
+    if "undecided_set" not in c.header.sections:
+        return None
+    dims = c.header.dims
+    _offset_items(c, "undecided_offsets", dims["n_undecided_positions"])
+    return _bounded_items(c, "undecided_set", dims["n_undecided_sets"] + 1)
 
 
 def _offset_items(c: Container, name: str, total: int) -> memoryview:

@@ -48,10 +48,11 @@ from collections import OrderedDict
 import numpy as np
 
 from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
-from indexc_runtime.grammar.coverage import Coverage, TrieOrderMasks
+from indexc_runtime.grammar.coverage import WIDE_UNDECIDED, Coverage, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
+from indexc_runtime.grammar.undecided import UNRESTRICTED, UndecidedSets
 from indexc_runtime.masks import MaskStore, set_bits
 
 MASK_MEMO = 256  # memoised masks per memo, shared by an index's matchers (16 KB each for a 128k vocabulary: 4 MB)
@@ -78,8 +79,10 @@ class MaskWalker:
     """Computes (and memoises) the bitmask row of the configurations of one memo (``matcher.ParserMemo``)."""
 
     def __init__(self, lexer: LexerTables, masks: MaskStore, trie: TrieArrays, trie_order: TrieOrderMasks,
-                 loop_exits: LoopExits, configs: Configs, eos_ids: tuple[int, ...], limits: GrammarLimits):
+                 loop_exits: LoopExits, undecided: UndecidedSets, configs: Configs, eos_ids: tuple[int, ...],
+                 limits: GrammarLimits):
         self._lexer, self._masks, self._trie, self._configs = lexer, masks, trie, configs
+        self._undecided = undecided
         self._trie_order = trie_order
         self._loop_exits = loop_exits
         self._words = masks.words
@@ -153,18 +156,18 @@ class MaskWalker:
         boundary mask for every terminal the parser expects once the thread's lexeme is scanned;
         and the ids of the threads' nonempty undecided sets (None: some thread's are every token).
         A token in none of the undecided sets is allowed iff a precomputed mask holds it."""
-        lexer, configs, masks = self._lexer, self._configs, self._masks
+        lexer, configs, undecided_sets = self._lexer, self._configs, self._undecided
         sets, ignore = configs.sets, configs.ignore
         found = set()
         undecided: set[int] | None = set()
         for origin, terminal, state in configs.threads[config]:
             found.add(lexer.state_mask[state])
             if undecided is not None:
-                mask_id = lexer.undecided(state)
-                if mask_id < 0:
+                set_id = undecided_sets.of(state)
+                if set_id == UNRESTRICTED:
                     undecided = None
-                elif not masks.is_empty(mask_id):
-                    undecided.add(mask_id)
+                elif not undecided_sets.is_empty(set_id):
+                    undecided.add(set_id)
             pairs = lexer.boundary_masks(state)
             if not pairs:
                 continue
@@ -185,10 +188,13 @@ class MaskWalker:
         row, coverages = self._lexeme_entry(mask_ids)
         coverage = coverages.get(undecided)
         if coverage is None:
-            if undecided is not None and all(map(self._masks.is_sparse, undecided)):
-                coverage = Coverage.of_undecided(self._trie_order, undecided, row)
+            sets, words = self._undecided, self._trie_order.words
+            if undecided is None:
+                coverage = Coverage.of_masks(self._trie_order, mask_ids, row)
+            elif sum(map(sets.size, undecided)) >= WIDE_UNDECIDED:
+                coverage = Coverage.of_masks(self._trie_order, mask_ids, row, [sets.row(k, words) for k in undecided])
             else:
-                coverage = Coverage.of_masks(self._trie_order, mask_ids, row, undecided)
+                coverage = Coverage.of_undecided(words, [sets.members(k) for k in undecided], row)
             coverages[undecided] = coverage
         return row, coverage
 
