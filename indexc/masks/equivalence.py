@@ -100,7 +100,9 @@ class _Refinement:
         """One round: split the blocks of the examined states by their rows; False if none split."""
         examined = self._examined()
         old = self.block[examined]
-        _, group = unique_rows(np.column_stack([old, self._with_dead[self.transitions[examined]]]))
+        # ``take`` twice: fancy indexing by an int32 table's rows cost ~2.5x as long (~600 x 58 rows: ~105 -> ~45 us)
+        successors = np.take(self._with_dead, np.take(self.transitions, examined, axis=0))
+        _, group = unique_rows(np.column_stack([old, successors]))
         first, group = groups_by_first_appearance(group)  # groups in order of their first state
         # A block with an unexamined member keeps its number for those (they were not split);
         # otherwise its first group keeps it.  Every other group takes a new number.
@@ -156,12 +158,13 @@ def equivalent_within(transitions: np.ndarray, muted: np.ndarray, states: np.nda
     given a block of its own, which can only split more, never wrongly merge.  None if those
     states are more than ``most_states``: the rounds cost in proportion to them.
     """
+    table = np.ascontiguousarray(transitions[:, columns])  # the columns asked, once: each step then takes rows
     seen = np.zeros(transitions.shape[0], dtype=bool)
     seen[states] = True
     frontier = sorted_unique(states)
     reached_count = frontier.size
     for _ in range(int(depths.max()) if depths.size else 0):
-        targets = transitions[frontier[:, None], columns].ravel()
+        targets = np.take(table, frontier, axis=0).ravel()
         targets = targets[targets >= 0]
         frontier = sorted_unique(targets[~seen[targets]])
         if not frontier.size:
@@ -173,7 +176,7 @@ def equivalent_within(transitions: np.ndarray, muted: np.ndarray, states: np.nda
     reached = np.flatnonzero(seen)
     index_of = np.full(transitions.shape[0], -1, dtype=np.int64)
     index_of[reached] = np.arange(reached.size)
-    local = transitions[reached[:, None], columns].astype(np.int64)
+    local = np.take(table, reached, axis=0).astype(np.int64)
     position = np.where(local >= 0, index_of[local], -1)
     known = position >= 0
     # A target: its block in ``reached`` (``n`` + block, filled per round), the dead state -1, or a
