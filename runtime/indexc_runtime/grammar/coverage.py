@@ -172,9 +172,10 @@ class Coverage:
             flags = np.zeros(32 * words, dtype=np.uint8)
             flags[open_places] = 1
             closed = np.packbits(flags, bitorder="little").view(np.uint32)
-        return cls(~closed)
+        return cls(~closed, wide=False)
 
-    def __init__(self, bits: np.ndarray):
+    def __init__(self, bits: np.ndarray, *, wide: bool = True):
+        self.wide = wide  # False: only a few undecided tokens are open (``of_undecided``)
         self.bits = bits
         self.word_prefix = np.zeros(bits.size + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(bits), out=self.word_prefix[1:])

@@ -119,7 +119,7 @@ class MaskWalker:
         if undecided != () and self._may_cross(config):
             base, coverage = self._in_lexeme(mask_ids, undecided)
             flags = np.unpackbits(base.view(np.uint8), bitorder="little")
-            self._walk(config, coverage, flags)
+            self._walk(config, coverage, flags, loops=coverage.wide)
             flags[self._eos] = self._configs.accepting[config]
             row = np.packbits(flags, bitorder="little").view(np.int32)
         else:
@@ -218,7 +218,7 @@ class MaskWalker:
             self._lexeme_memo.popitem(last=False)
         return found
 
-    def _walk(self, config: int, coverage: Coverage, flags: np.ndarray) -> None:
+    def _walk(self, config: int, coverage: Coverage, flags: np.ndarray, *, loops: bool = True) -> None:
         """Set the flags of tokens reached alive by the live walk (see the module note).
 
         Wide levels go through numpy; once the frontier is at most ``NARROW`` pairs
@@ -226,16 +226,22 @@ class MaskWalker:
         ``TAIL_TOKENS`` tokens, the rest (the deep, thin tails below a few tokens) is a
         depth-first walk in Python ints, where a node costs ~1-2 us instead of a numpy level's
         ~30-100 us.
+
+        ``loops``: False when the coverage leaves only a few undecided tokens open
+        (``Coverage.wide``): the walk then starts at the root and takes no loop jump, since the
+        coverage prunes every subtree but the few holding an open token, and a loop region's
+        tokens stay inside their lexeme (the in-lexeme mask holds them).  Decoding or building a
+        region cost more than that walk (JSON's first walked mask: ~1 ms of ~2).
         """
         trie, configs = self._trie, self._configs
-        nodes, classes = self._starts(config, flags)
+        nodes, classes = self._starts(config, flags) if loops else (self._root_children, self._root_classes)
         current = np.full(nodes.size, config, dtype=np.int64)
         visited = 0
         hits = []
         region_runs: dict[int, tuple[Exits, list, list]] = {}
         level = 0
         while nodes.size > NARROW and not (level >= DEEP_LEVEL and nodes.size <= DEEP_NARROW
-                                            and not self._any_loop(current)):
+                                            and not (loops and self._any_loop(current))):
             level += 1
             nxt = configs.table[current, classes]
             lo, hi = trie.token_start[nodes], trie.subtree_token_end[nodes]
@@ -263,7 +269,7 @@ class MaskWalker:
             known = current >= 0  # the leaves left UNKNOWN have nothing below them
             if _count(known) != known.size:
                 nodes, current = nodes[known], current[known]
-            jumps = self._loop_jumps(nodes, current, region_runs)
+            jumps = self._loop_jumps(nodes, current, region_runs) if loops else None
             if jumps is not None:
                 stay, jump_nodes, jump_classes, jump_configs = jumps
                 nodes, current = nodes[stay], current[stay]
