@@ -223,23 +223,53 @@ def groups_by_first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
     One unstable sort, and each group's first index as the minimum of its members' indices
     (``minimum.reduceat``): 2-3x faster than ``np.unique(return_index=True)``, whose stable
-    sort is a merge sort (124k keys: 25 -> 14 ms).
+    sort is a merge sort (124k keys: 25 -> 14 ms).  Integer keys whose range leaves room for
+    the index below them are sorted as one packed value each (``_first_of_packed``).
     """
     keys = np.asarray(keys)
     if keys.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    order = np.argsort(keys)
-    ordered = keys[order]
-    starts_here = np.empty(keys.size, dtype=bool)
-    starts_here[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=starts_here[1:])
-    first = np.minimum.reduceat(order, np.flatnonzero(starts_here))
-    group = np.empty(keys.size, dtype=np.int64)
-    group[order] = np.cumsum(starts_here) - 1
+    packed = _first_of_packed(keys)
+    if packed is not None:
+        first, group = packed
+    else:
+        order = np.argsort(keys)
+        ordered = keys[order]
+        starts_here = np.empty(keys.size, dtype=bool)
+        starts_here[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=starts_here[1:])
+        first = np.minimum.reduceat(order, np.flatnonzero(starts_here))
+        group = np.empty(keys.size, dtype=np.int64)
+        group[order] = np.cumsum(starts_here) - 1
     by_appearance = stable_argsort(first)
     rank = np.empty_like(by_appearance)
     rank[by_appearance] = np.arange(by_appearance.size)
     return first[by_appearance], rank[group]
+
+
+def _first_of_packed(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(each distinct key's first index, in key order; element -> its key's rank), from one
+    value sort of ``(key - min) << bits | index`` when that fits 63 bits (None otherwise): no
+    ties, so the first of a group is where it starts, and numpy's vectorised value sort is
+    ~2x its argsort (the walk's start numbering: ~4,800 keys of ~30 bits, 25 calls a schema)."""
+    if keys.dtype.kind not in "iu":
+        return None
+    low, high = int(keys.min()), int(keys.max())
+    bits = max(1, (keys.size - 1).bit_length())
+    if (high - low) >> (62 - bits):
+        return None
+    packed = (keys - keys.dtype.type(low)).astype(np.int64)
+    packed <<= bits
+    packed |= np.arange(keys.size, dtype=np.int64)
+    packed.sort()
+    order = packed & ((1 << bits) - 1)
+    packed >>= bits
+    starts_here = np.empty(keys.size, dtype=bool)
+    starts_here[0] = True
+    np.not_equal(packed[1:], packed[:-1], out=starts_here[1:])
+    group = np.empty(keys.size, dtype=np.int64)
+    group[order] = np.cumsum(starts_here) - 1
+    return order[starts_here], group
 
 
 def _same_rows(offsets: np.ndarray, lengths: np.ndarray, data: np.ndarray, rows: np.ndarray,

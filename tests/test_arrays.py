@@ -32,6 +32,21 @@ def test_unique_rows_groups_like_np_unique():
     _same_grouping(rows, *arrays.unique_rows(rows))
 
 
+def test_groups_by_first_appearance_agrees_with_a_loop_whatever_the_keys_range():
+    from indexc.arrays import groups_by_first_appearance
+
+    rng = np.random.default_rng(5)
+    cases = [rng.integers(-3, 3, 200),  # packed below the index
+             rng.integers(0, 2**64 - 1, 300, dtype=np.uint64) | np.uint64(1 << 63),  # too wide: the argsort path
+             np.array([2**62, -2**62, 0, 2**62]), rng.integers(0, 7, 50).astype(np.int32)]
+    for keys in cases:
+        seen: dict = {}
+        expected_rank = [seen.setdefault(key, len(seen)) for key in keys.tolist()]
+        first, rank = groups_by_first_appearance(keys)
+        assert rank.tolist() == expected_rank
+        assert first.tolist() == [expected_rank.index(group) for group in range(len(seen))]
+
+
 def test_unique_rows_first_is_each_groups_first_occurrence():
     rng = np.random.default_rng(2)
     rows = rng.integers(-2, 2, size=(500, 5)) * (1 << 40)  # int64 values past 32 bits, negative ones too
