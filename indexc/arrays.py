@@ -7,7 +7,7 @@
   uint64 and verifying the grouping exactly (the slow path on a collision, never observed);
 - ``ragged_unique``: the same for CSR rows of different lengths (token class sequences);
 - ``set_hashes``: an order-free hash per CSR row of sorted values (the walk's hit sets);
-- ``sorted_unique``: ``np.unique(a)``;
+- ``sorted_unique``: ``np.unique(a)``; ``sorted_bool_rows``: ``np.unique(rows, axis=0)`` for bool rows;
 - ``stable_argsort``: ``np.argsort(a, kind="stable")`` for non-negative integers below 2**32,
   as one or two radix passes over 16-bit digits (274k class-node ids: 39 -> 8 ms);
 - ``groups_by_first_appearance``: distinct keys numbered in order of first appearance;
@@ -36,6 +36,24 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
     return ordered[keep]
+
+
+def sorted_bool_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(rows, axis=0, return_inverse=True)`` for bool rows, the same arrays (the loop
+    sets of ``masks.loop_regions`` and ``masks.loop_jumps`` are numbered in this order).  Up to
+    64 columns a row is packed into one big-endian uint64, whose order is the rows'
+    lexicographic order, and the uint64s are sorted instead of structured rows (~1,100 rows of
+    ~55 classes: ~3.4 -> ~0.09 ms)."""
+    n_columns = rows.shape[1]
+    if n_columns > 64 or not rows.shape[0]:
+        sets, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return sets, inverse.reshape(-1)
+    packed = np.zeros((rows.shape[0], 8), dtype=np.uint8)
+    packed[:, :(n_columns + 7) // 8] = np.packbits(rows, axis=1)
+    codes = packed.view(">u8").reshape(-1).astype(np.uint64)  # native order: the first column is the top bit
+    distinct, inverse = np.unique(codes, return_inverse=True)
+    sets = np.unpackbits(distinct.astype(">u8").view(np.uint8).reshape(-1, 8), axis=1, count=n_columns)
+    return sets.astype(bool), inverse.reshape(-1)
 
 
 def stable_argsort(values: np.ndarray) -> np.ndarray:

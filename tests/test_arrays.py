@@ -113,3 +113,15 @@ def test_ragged_groups_compare_rows_that_share_a_hash(rows):
     distinct = list(dict.fromkeys(map(tuple, rows)))
     assert group.tolist() == [distinct.index(tuple(r)) for r in rows]
     assert [tuple(rows[f]) for f in first.tolist()] == distinct
+
+
+@pytest.mark.parametrize("n_classes", [1, 7, 8, 9, 55, 64, 65])
+def test_sorted_bool_rows_is_np_unique_of_the_rows(n_classes):
+    from indexc.arrays import sorted_bool_rows
+
+    rows = np.random.default_rng(n_classes).random((300, n_classes)) < 0.3
+    rows[150:] = rows[:150]
+    expected_sets, expected_inverse = np.unique(rows, axis=0, return_inverse=True)
+    sets, inverse = sorted_bool_rows(rows)
+    assert sets.dtype == bool and np.array_equal(sets, expected_sets)
+    assert np.array_equal(inverse, expected_inverse.reshape(-1))

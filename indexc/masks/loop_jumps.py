@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexc.arrays import expand_runs, sorted_unique
+from indexc.arrays import expand_runs, sorted_bool_rows, sorted_unique
 from indexc.masks.class_trie import ClassTrie
 
 MIN_JUMP_STATES = 3  # states looping on the same class set for its table to be built
@@ -76,7 +76,8 @@ def loop_jumps(class_trie: ClassTrie, class_transitions: np.ndarray, muted: np.n
     wide = np.flatnonzero((loops.sum(axis=1) * 2 >= n_classes) & ~muted)
     if wide.size < MIN_JUMP_STATES:
         return None
-    sets, inverse, counts = np.unique(loops[wide], axis=0, return_inverse=True, return_counts=True)
+    sets, inverse = sorted_bool_rows(loops[wide])
+    counts = np.bincount(inverse, minlength=len(sets))
     table_of_state = np.full(n_states, -1, dtype=np.int64)
     tables = []
     class_counts = np.bincount(class_trie.node_class[1:], minlength=n_classes)

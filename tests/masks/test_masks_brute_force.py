@@ -250,18 +250,6 @@ def test_a_jump_reads_the_node_ranges_it_kept_as_it_would_search_them(pattern, m
         assert list(zip(*(column.tolist() for column in got_exits))) == expected_exits
 
 
-@pytest.mark.parametrize("n_classes", [1, 7, 8, 9, 55, 64, 65])
-def test_loop_sets_are_numbered_as_np_unique_numbers_the_rows(n_classes):
-    from indexc.masks.loop_regions import _distinct_rows
-
-    rows = np.random.default_rng(n_classes).random((300, n_classes)) < 0.3
-    rows[150:] = rows[:150]
-    expected_sets, expected_inverse = np.unique(rows, axis=0, return_inverse=True)
-    sets, inverse = _distinct_rows(rows)
-    assert sets.dtype == bool and np.array_equal(sets, expected_sets)
-    assert np.array_equal(inverse, expected_inverse.reshape(-1))
-
-
 def test_loop_regions_are_found_once_per_loop_set(monkeypatch):
     import indexc.masks.loop_regions as loop_regions
     from indexc.masks.alphabet import byte_alphabet
