@@ -39,8 +39,13 @@ again: ``json_person``'s 108 masks of ~100k ids 24 -> 9 ms, ``bounded_string_128
 4 ms.  Short masks are batched wherever they stand, not only between two long ones: a JSON
 Schema's long masks are spread among its short ones (the 25 median MaskBench schemas: ~34
 batches a schema, now ~18, the long ones alone), encoding 7.3-7.6 -> 6.0-6.6 ms a schema
-(median of per-schema min of 5, process time, interleaved).  The one-mask pieces (``mask_to_words``, ``choose_form``) are the tests' reference for
-the batches.
+(median of per-schema min of 5, process time, interleaved).  Session 9: long masks take their
+forms from their rows ``LONG_BATCH_MASKS`` at a time (not one ``choose_form`` each), each
+batch's dense rows go straight to their places (no joined copy gathered again), and a short
+batch's word runs come from word indices and mask starts (no combined key and ``divmod``): the
+25 median schemas' encoding in their first write 7.0-8.1 -> 6.1-7.0 ms a schema (median,
+process time, 3 interleaved runs).  The one-mask pieces (``mask_to_words``, ``choose_form``)
+are the tests' reference for the batches.
 Masks are unique already (the mask stage deduplicates them).
 """
 
@@ -102,7 +107,7 @@ def mask_to_words(token_ids: np.ndarray, vocab_size: int) -> np.ndarray:
     width = mask_words(vocab_size)
     if token_ids.size <= SHORT_MASK_IDS:
         ids = np.asarray(token_ids, dtype=np.int64)
-        _, index, value = _nonzero_words(ids, np.zeros(ids.size, dtype=np.int64), width)
+        _, index, value = _nonzero_words(ids, np.array([ids.size]), np.zeros(ids.size, dtype=np.int64))
         words = np.zeros(width, dtype=np.uint32)
         words[index] = value
         return words
@@ -121,6 +126,7 @@ def choose_form(words: np.ndarray) -> tuple[int, np.ndarray | None]:
 
 
 BATCH_IDS = 1 << 21  # ids encoded in one vectorised pass (~60 MB of temporaries at most)
+LONG_BATCH_MASKS = 256  # long masks encoded together (their rows: 4 MB for Llama-3, ~3x that in temporaries)
 
 
 def encode_masks(masks: Sequence[np.ndarray], vocab_size: int, rows: Mapping[int, np.ndarray] | None = None
@@ -139,10 +145,14 @@ def encode_masks(masks: Sequence[np.ndarray], vocab_size: int, rows: Mapping[int
     rows = rows or {}
     lengths = np.fromiter((np.size(ids) for ids in masks), dtype=np.int64, count=len(masks))
     parts, bad = [], []
-    for chosen in _batches(lengths):
+    for chosen, long in _batches(lengths):
         try:
-            parts.append((chosen, _encode_batch([masks[i] for i in chosen.tolist()], lengths[chosen], chosen,
-                                                vocab_size, width, rows.get(int(chosen[0])))))
+            batch = [masks[i] for i in chosen.tolist()]
+            if long:
+                encoded = _encode_long(batch, chosen, vocab_size, [rows.get(i) for i in chosen.tolist()])
+            else:
+                encoded = _encode_batch(batch, lengths[chosen], chosen, vocab_size, width)
+            parts.append((chosen, encoded))
         except BadMask as error:  # batches are not in mask order: name the first bad mask of all
             bad.append(error)
     if bad:
@@ -175,14 +185,16 @@ def _in_mask_order(parts: list[tuple[np.ndarray, "_Batch"]], masks: Sequence[np.
     single = np.flatnonzero(lengths == 1)
     forced[single] = [int(masks[i][0]) for i in single.tolist()]
     word_order = run_positions(offsets_of(counts)[:-1][place], counts[place])  # batch-order words, in mask order
-    dense_rows = _concatenate([b.dense for _, b in parts], np.zeros((0, width), dtype=np.uint32))
-    dense_in_batch_order = np.cumsum(batch_forms == MASK_DENSE) - 1  # dense row of each batch-order mask
+    dense_rows = np.empty((int(dense.sum()), width), dtype=np.uint32)
+    for ids, batch in parts:  # each batch's dense rows straight to their places (no joined copy to gather from)
+        if batch.dense.size:
+            dense_rows[dense_row[ids[batch.form == MASK_DENSE]]] = batch.dense
     return EncodedMasks(
         form=forms,
         dense_row=dense_row,
         word_offsets=offsets_of(counts[place]),
         forced_token=forced,
-        dense=dense_rows[dense_in_batch_order[place[dense]]],
+        dense=dense_rows,
         word_index=_concatenate([b.word_index for _, b in parts], np.zeros(0, dtype=np.int64))[word_order],
         word_value=_concatenate([b.word_value for _, b in parts], np.zeros(0, dtype=np.uint32))[word_order],
     )
@@ -197,34 +209,32 @@ class _Batch:
     word_value: np.ndarray  # uint32
 
 
-def _batches(lengths: np.ndarray) -> list[np.ndarray]:
-    """The masks in batches (int64 mask ids, increasing): short masks (at most
-    ``SHORT_MASK_IDS`` ids) together, wherever they stand, up to ``BATCH_IDS`` ids; each long
-    mask alone (``_encode_long``)."""
+def _batches(lengths: np.ndarray) -> list[tuple[np.ndarray, bool]]:
+    """The masks in batches (int64 mask ids, increasing; and whether they are long): short masks
+    (at most ``SHORT_MASK_IDS`` ids) together, wherever they stand, up to ``BATCH_IDS`` ids; long
+    ones ``LONG_BATCH_MASKS`` at a time (``_encode_long``)."""
     long = lengths > SHORT_MASK_IDS
     batches, lo, total = [], 0, 0
     short = np.flatnonzero(~long)
     for i, length in enumerate(lengths[short].tolist()):
         if i > lo and total + length > BATCH_IDS:
-            batches.append(short[lo:i])
+            batches.append((short[lo:i], False))
             lo, total = i, 0
         total += length
     if short.size:
-        batches.append(short[lo:])
-    return batches + [np.array([i], dtype=np.int64) for i in np.flatnonzero(long).tolist()]
+        batches.append((short[lo:], False))
+    long_ids = np.flatnonzero(long)
+    return batches + [(long_ids[lo:lo + LONG_BATCH_MASKS], True) for lo in range(0, long_ids.size, LONG_BATCH_MASKS)]
 
 
 def _encode_batch(masks: Sequence[np.ndarray], lengths: np.ndarray, mask_ids: np.ndarray, vocab_size: int,
-                  width: int, row: np.ndarray | None) -> _Batch:
-    """The forms and stored words of one batch of masks (``mask_ids``: their ids, for errors;
-    ``row``: a long mask's bitset row, if the mask stage gave one)."""
-    if lengths.size == 1 and lengths[0] > SHORT_MASK_IDS:
-        return _encode_long(np.asarray(masks[0]), int(mask_ids[0]), vocab_size, row)
+                  width: int) -> _Batch:
+    """The forms and stored words of one batch of short masks (``mask_ids``: their ids, for errors)."""
     ids = np.concatenate([np.asarray(m).reshape(-1) for m in masks]).astype(np.int64, copy=False) if lengths.sum() \
         else np.zeros(0, np.int64)
     mask_of = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
     _check_batch(masks, lengths, ids, mask_of, mask_ids, vocab_size)
-    word_mask, word_index, value = _nonzero_words(ids, mask_of, width)
+    word_mask, word_index, value = _nonzero_words(ids, lengths, mask_of)
     nonzero = np.bincount(word_mask, minlength=lengths.size)
     not_full = width - np.bincount(word_mask[value == ALL_ONES], minlength=lengths.size)
     form = _forms(nonzero, not_full, width)
@@ -241,34 +251,48 @@ def _encode_batch(masks: Sequence[np.ndarray], lengths: np.ndarray, mask_ids: np
     return _Batch(form, counts, dense, stored_index.astype(np.int64), stored_value.astype(np.uint32))
 
 
-def _nonzero_words(ids: np.ndarray, mask_of: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(mask, word index, value) of every nonzero word of a batch of short masks, by mask then
-    index: each id's (mask, word) key is non-decreasing, so a word is a run of equal keys and
-    its value the OR of its ids' bits (``reduceat``)."""
-    key = mask_of * width + (ids >> 5)
-    run_start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1]))) if key.size else np.zeros(0, np.int64)
-    bits = np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32))
-    value = np.bitwise_or.reduceat(bits, run_start) if run_start.size else np.zeros(0, np.uint32)
-    word_mask, word_index = np.divmod(key[run_start], width)
-    return word_mask, word_index, value
+def _nonzero_words(ids: np.ndarray, lengths: np.ndarray, mask_of: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mask, word index, value) of every nonzero word of a batch of short masks (``lengths``:
+    their sizes), by mask then index: ids are sorted within a mask, so a word is a run of equal
+    word indices that no mask start cuts, and its value the OR of its ids' bits (``reduceat``).
+    Runs found from the word indices and the mask starts, not from a combined (mask, word) key
+    split again by ``divmod``: 1.9 -> 1.5 ms for a median MaskBench schema's 143k ids."""
+    if not ids.size:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint32)
+    word = ids >> 5
+    run_start = np.empty(ids.size, dtype=bool)
+    run_start[0] = True
+    np.not_equal(word[1:], word[:-1], out=run_start[1:])
+    run_start[np.cumsum(lengths)[:-1][lengths[1:] > 0]] = True  # each nonempty mask's first id
+    starts = np.flatnonzero(run_start)
+    value = np.bitwise_or.reduceat(np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)), starts)
+    return mask_of[starts], word[starts], value
 
 
-def _encode_long(ids: np.ndarray, mask_id: int, vocab_size: int, row: np.ndarray | None = None) -> _Batch:
-    """A mask of many ids on its own: its flags packed into words (``mask_to_words``), four passes
-    over the ids where the batch path's keys and runs take ten (a 108-mask JSON regex whose
-    masks hold ~100k ids each: 29 ms this way, 127 ms batched); or its ``row`` as given,
-    checked for shape and for bits past the vocabulary."""
-    if row is None:
-        _check_ids(mask_id, ids, vocab_size)
-        words = mask_to_words(ids, vocab_size)
-    else:
-        words = _checked_row(mask_id, row, vocab_size)
-    form, stored = choose_form(words)
-    if form == MASK_DENSE:
-        return _Batch(np.array([form], np.uint8), np.zeros(1, np.int64), words[None, :], np.zeros(0, np.int64),
-                      np.zeros(0, np.uint32))
-    return _Batch(np.array([form], np.uint8), np.array([stored.size], np.int64), np.zeros((0, words.size), np.uint32),
-                  stored.astype(np.int64), words[stored])
+def _encode_long(masks: Sequence[np.ndarray], mask_ids: np.ndarray, vocab_size: int,
+                 rows: Sequence[np.ndarray | None]) -> _Batch:
+    """Masks of many ids, a batch at a time: each one's flags packed into words
+    (``mask_to_words``: four passes over the ids where the short path's keys and runs take ten;
+    a 108-mask JSON regex whose masks hold ~100k ids each: 29 ms this way, 127 ms through the
+    short path), or its row in ``rows`` as given, checked for shape and for bits past the
+    vocabulary; then the batch's forms and stored words from its rows at once (one
+    ``choose_form`` per mask cost ~60 us: ~1 ms of a median MaskBench schema's 17 long masks)."""
+    words = np.empty((len(masks), mask_words(vocab_size)), dtype=np.uint32)
+    for k, (ids, row, mask_id) in enumerate(zip(masks, rows, mask_ids.tolist())):
+        if row is None:
+            ids = np.asarray(ids)
+            _check_ids(mask_id, ids, vocab_size)
+            words[k] = mask_to_words(ids, vocab_size)
+        else:
+            words[k] = _checked_row(mask_id, row, vocab_size)
+    nonzero = words != 0
+    not_full = words != ALL_ONES
+    form = _forms(np.count_nonzero(nonzero, axis=1), np.count_nonzero(not_full, axis=1), words.shape[1])
+    stored = np.where((form == MASK_SPARSE)[:, None], nonzero, not_full & (form == MASK_COMPLEMENT)[:, None])
+    row_of, index = np.nonzero(stored)  # row-major: mask by mask, index increasing
+    return _Batch(form, np.bincount(row_of, minlength=len(masks)).astype(np.int64), words[form == MASK_DENSE],
+                  index.astype(np.int64), words[row_of, index])
 
 
 def _checked_row(mask_id: int, row: np.ndarray, vocab_size: int) -> np.ndarray:

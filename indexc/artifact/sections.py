@@ -52,11 +52,12 @@ def table_sections(
 
 def _as_file_dtype(values: np.ndarray, dtypes: tuple[str, ...], name: str) -> np.ndarray:
     """C-contiguous little-endian copy (or view) of ``values`` in the first allowed dtype, or in
-    its own when allowed (``class_transitions`` comes sized already); refuses values that do not fit."""
+    its own when allowed (``class_transitions`` comes sized already); refuses values that do not
+    fit (a range only checked when the dtype changes: the dense masks' min and max cost ~0.3 ms)."""
     values = np.asarray(values)
     own = np.dtype(values.dtype).newbyteorder("<")
     target = own if own.str.lstrip("|") in dtypes else np.dtype(dtypes[0])
-    if values.size and values.dtype.kind in "iub":
+    if values.size and values.dtype.kind in "iub" and target != values.dtype:
         info = np.iinfo(target)
         low, high = int(values.min()), int(values.max())
         if low < info.min or high > info.max:

@@ -109,17 +109,22 @@ def first_appearance(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def shared_size_floor(coarse: np.ndarray, lengths: np.ndarray, vocab_size: int) -> int:
     """A size the shared layout cannot be under, from a coarse numbering of the rows (equal rows
     have equal numbers; -1: unknown, left out): each number stands for at least one distinct
-    row, at least as long as its shortest member, so fewer rows and bytes than the exact count."""
+    row, at least as long as its shortest member, so fewer rows and bytes than the exact count.
+
+    The numbers no row has keep a fill longer than any row, counted and subtracted from one sum
+    (selecting the used numbers' minima took ~1.2 of a JSON Schema's 2 ms here; now ~0.6 in all)."""
     known = coarse >= 0
-    numbers, known_lengths = coarse[known], lengths[known]
-    if not numbers.size:
+    if not known.all():
+        coarse, lengths = coarse[known], lengths[known]
+    if not coarse.size:
         return 2 * vocab_size
-    shortest = np.full(int(numbers.max()) + 1, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(shortest, numbers, known_lengths)
-    used = shortest < np.iinfo(np.int64).max
-    rows = int(used.sum())
+    longer = int(lengths.max()) + 1  # longer than any row: the fill of the numbers no row has
+    shortest = np.full(int(coarse.max()) + 1, longer, dtype=np.int64)
+    np.minimum.at(shortest, coarse, lengths)
+    unused = int(np.count_nonzero(shortest == longer))
+    rows = shortest.size - unused
     row_bytes = 2 if rows + 1 < U16_ROWS else 4
-    return row_bytes * vocab_size + 4 * (rows + 2) + int(shortest[used].sum())
+    return row_bytes * vocab_size + 4 * (rows + 2) + int(shortest.sum()) - unused * longer
 
 
 def _empty_rows() -> np.ndarray:

@@ -121,12 +121,14 @@ def test_batch_encoding_matches_the_one_mask_at_a_time_reference(data):
             ids = np.zeros(0, dtype=np.int64)
         masks.append(np.sort(ids).astype(data.draw(st.sampled_from([np.int32, np.int64]), label="dtype")))
     batch_ids = data.draw(st.sampled_from([1, 50, 5_000, encoding.BATCH_IDS]), label="batch")
-    original = encoding.BATCH_IDS
-    encoding.BATCH_IDS = batch_ids  # several batches, and masks longer than a batch
+    long_batch = data.draw(st.sampled_from([1, 2, encoding.LONG_BATCH_MASKS]), label="long batch")
+    original = encoding.BATCH_IDS, encoding.LONG_BATCH_MASKS
+    # several batches, masks longer than a batch, long masks alone or together
+    encoding.BATCH_IDS, encoding.LONG_BATCH_MASKS = batch_ids, long_batch
     try:
         encoded = encode_masks(masks, vocab_size)
     finally:
-        encoding.BATCH_IDS = original
+        encoding.BATCH_IDS, encoding.LONG_BATCH_MASKS = original
     forms, dense, index, value, counts = _encode_one_by_one(masks, vocab_size)
     assert encoded.form.tolist() == forms
     assert encoded.dense.tolist() == [row.tolist() for row in dense]
