@@ -150,5 +150,12 @@ class NodeRanges:
 
 
 def _sorted_by_key(keys: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    order = np.argsort(keys)
-    return keys[order], nodes[order]
+    """(keys ascending, the node of each): the keys are distinct (a node's pre-order is its
+    own), so when the node fits below the key in 63 bits one value sort of ``key << bits | node``
+    orders both (~2x numpy's argsort and the two gathers after it); else an argsort."""
+    bits = max(1, int(nodes.max(initial=0)).bit_length())
+    if not keys.size or int(keys.max()) >> (62 - bits):
+        order = np.argsort(keys)
+        return keys[order], nodes[order]
+    packed = np.sort((keys << bits) | nodes)
+    return packed >> bits, packed & ((1 << bits) - 1)
