@@ -67,7 +67,35 @@ def trim(transitions: np.ndarray, accepting: np.ndarray) -> tuple[np.ndarray, np
     live = _live_states(offsets, targets, accepting)
     if not live[0]:
         return None
-    order = _breadth_first_order(offsets, targets, live)
+    return _kept(transitions, accepting, offsets, targets, live)
+
+
+def live_part(transitions: np.ndarray, accepting: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``trim`` for a DFA whose states are all reachable (a subset construction's) and whose
+    numbering does not matter (it is minimised, expanded and renumbered breadth-first after):
+    when every state is live, the DFA as it is, without the breadth-first numbering (~1 ms of
+    a median MaskBench schema's 1,800 subsets, which are all live); else ``trim``'s result."""
+    offsets, targets = successor_lists(transitions)
+    live = _live_states(offsets, targets, accepting)
+    if not live[0]:
+        return None
+    if live.all():
+        return transitions, accepting.astype(bool)
+    return _kept(transitions, accepting, offsets, targets, live)
+
+
+def breadth_first_renumbering(transitions: np.ndarray, accepting: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``trim`` for a DFA every state of which is live already (the UTF-8 expansion of a live
+    DFA, ``utf8_expansion``): the reachable states renumbered breadth-first, with no liveness
+    search (~0.7 ms of a median MaskBench schema's 1,400 byte states)."""
+    offsets, targets = successor_lists(transitions)
+    return _kept(transitions, accepting, offsets, targets, None)
+
+
+def _kept(transitions: np.ndarray, accepting: np.ndarray, offsets: np.ndarray, targets: np.ndarray,
+          live: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The ``live`` states (all if None) reachable from 0, renumbered breadth-first."""
+    order = _reached(offsets, targets, np.zeros(1, dtype=np.int64), live)
     new_id = np.full(transitions.shape[0], DEAD, dtype=np.int32)
     new_id[order] = np.arange(len(order), dtype=np.int32)
     return _renumbered(transitions[order], new_id), accepting[order].astype(bool)
@@ -103,11 +131,6 @@ def _live_states(offsets: np.ndarray, targets: np.ndarray, accepting: np.ndarray
     live = np.zeros(n, dtype=bool)
     live[_reached(pred_offsets, sources[order], np.flatnonzero(accepting), None)] = True
     return live
-
-
-def _breadth_first_order(offsets: np.ndarray, targets: np.ndarray, live: np.ndarray) -> np.ndarray:
-    """Live states reachable from 0 through live states, breadth-first (successors by column)."""
-    return _reached(offsets, targets, np.zeros(1, dtype=np.int64), live)
 
 
 # A DFA of at most this many states is searched in Python alone (a regex's: the numpy set-up

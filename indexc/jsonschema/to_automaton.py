@@ -50,7 +50,7 @@ from indexc.automaton.byte_dfa import ByteDFA
 from indexc.automaton.code_point_sets import CodePointSet
 from indexc.automaton.determinize import AtomDFA, determinize
 from indexc.automaton.limits import AutomatonLimits
-from indexc.automaton.liveness import trim
+from indexc.automaton.liveness import breadth_first_renumbering, live_part, trim
 from indexc.automaton.normalize import NormalizedPattern, normalize
 from indexc.automaton.parse import parse_structure
 from indexc.automaton import regex_tree as rt
@@ -247,12 +247,17 @@ def _normalized(regex: str, source: str) -> NormalizedPattern:
 
 
 def tree_to_atom_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], limits: AutomatonLimits, *,
-                     source: str = "<schema>") -> tuple[AtomDFA, AtomPartition]:
-    """Stages 3-6 of ``automaton.compile``: tree -> minimal, live character-level DFA."""
+                     source: str = "<schema>", breadth_first: bool = True) -> tuple[AtomDFA, AtomPartition]:
+    """Stages 3-6 of ``automaton.compile``: tree -> minimal, live character-level DFA.
+
+    ``breadth_first=False``: the subsets are trimmed only if some are dead (``live_part``), and
+    the minimal DFA is numbered as the minimiser numbers it, for ``tree_to_dfa``, which
+    renumbers the byte DFA breadth-first: a minimal DFA is one up to its numbering, so the
+    byte DFA is the same."""
     nfa = SharedNFABuilder(limits.max_nfa_states, source).build(tree)
     partition = AtomPartition.of_sets(char_sets)
     atom_dfa = determinize(nfa, partition, limits, source=source)
-    trimmed = trim(atom_dfa.transitions, atom_dfa.accepting)
+    trimmed = (trim if breadth_first else live_part)(atom_dfa.transitions, atom_dfa.accepting)
     if trimmed is None:
         raise RegexError("the schema matches no JSON text", source=source)
     return AtomDFA(*minimize_in_rounds(*trimmed)), partition
@@ -260,11 +265,15 @@ def tree_to_atom_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], limits:
 
 def tree_to_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], *, max_states: int,
                 source: str = "<schema>") -> ByteDFA:
-    """Stages 3-8 of ``automaton.compile``: tree -> minimal, live byte DFA (``LimitError`` over limits)."""
+    """Stages 3-8 of ``automaton.compile``: tree -> minimal, live byte DFA (``LimitError`` over limits).
+
+    The byte DFA's breadth-first numbering is its only one that counts (each stage before it
+    may number its own way); its liveness follows from the character DFA's (``expand_utf8``),
+    so it is not searched for again."""
     limits = AutomatonLimits.for_max_states(max_states)
-    minimal, partition = tree_to_atom_dfa(tree, char_sets, limits, source=source)
+    minimal, partition = tree_to_atom_dfa(tree, char_sets, limits, source=source, breadth_first=False)
     expanded = expand_utf8(minimal, partition, limits, source=source)
-    transitions, accepting = trim(expanded.transitions, expanded.accepting)
+    transitions, accepting = breadth_first_renumbering(expanded.transitions, expanded.accepting)
     if len(transitions) > limits.max_states:
         raise LimitError(f"the byte-level DFA needs {len(transitions):,} states (limit {limits.max_states:,})",
                          source=source)
