@@ -28,12 +28,23 @@ def random_sets(rng: random.Random) -> tuple[CodePointSet, ...]:
 
 
 def vectorised(sets: tuple[CodePointSet, ...]) -> AtomPartition:
-    saved = atom_partition.SMALL_RANGES
-    atom_partition.SMALL_RANGES = -1
+    saved = atom_partition.SMALL_RANGES, atom_partition.FEW_INTERVALS
+    atom_partition.SMALL_RANGES = atom_partition.FEW_INTERVALS = -1
     try:
         return AtomPartition.of_sets(sets)
     finally:
-        atom_partition.SMALL_RANGES = saved
+        atom_partition.SMALL_RANGES, atom_partition.FEW_INTERVALS = saved
+
+
+def many_sets_over_few_intervals(rng: random.Random) -> tuple[CodePointSet, ...]:
+    """A JSON Schema's kind of sets: dozens, more than ``SMALL_RANGES`` ranges in all, cutting
+    the line at a few points only (each key's letters, string bodies, digits)."""
+    points = sorted(rng.sample(range(0, 200), 40)) + [0x10FFFF]
+    sets = []
+    while sum(s.n_ranges for s in sets) <= atom_partition.SMALL_RANGES:
+        ends = sorted(rng.sample(points, 2 * rng.randint(1, 4)))
+        sets.append(CodePointSet.from_pairs(zip(ends[0::2], ends[1::2])))
+    return tuple(sets)
 
 
 def assert_same(a: AtomPartition, b: AtomPartition) -> None:
@@ -50,6 +61,20 @@ def test_sweep_and_refinement_agree(seed):
     for _ in range(150):
         sets = random_sets(rng)
         assert_same(AtomPartition.of_sets(sets), vectorised(sets))
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_many_ranges_over_few_intervals_are_swept_and_agree(seed, monkeypatch):
+    rng = random.Random(seed)
+    swept = []
+    monkeypatch.setattr(atom_partition, "_swept", lambda *args: swept.append(1) or _swept(*args))
+    for _ in range(40):
+        sets = many_sets_over_few_intervals(rng)
+        assert_same(AtomPartition.of_sets(sets), vectorised(sets))
+    assert len(swept) == 40  # the vectorised reference took none
+
+
+_swept = atom_partition._swept
 
 
 def test_atoms_separate_exactly_what_the_sets_separate():
