@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexc.masks.equivalence import equivalent_states, equivalent_within
+from indexc.masks.equivalence import WithinQuery, equivalent_states, equivalent_within, equivalent_within_groups
 
 
 def flags_along(table: np.ndarray, muted: np.ndarray, state: int, depth: int) -> tuple:
@@ -103,3 +103,28 @@ def test_equivalent_within_gives_up_past_its_reach_bound():
     assert equivalent_within(table, muted, states, depths, np.array([0]), most_states=5) is None
     got = equivalent_within(table, muted, states, depths, np.array([0]), most_states=10)
     assert got is not None and got[0] != got[1]  # 0 lives 9 steps, 1 dies at the 9th
+
+
+@settings(max_examples=100, deadline=None)
+@given(table_and_muted=tables(), data=st.data())
+def test_queries_refined_together_split_as_each_alone(table_and_muted, data):
+    """``equivalent_within_groups``: several queries (own classes, depths, bounds) in one
+    refinement give each the partition it gets alone, whichever leaves the rounds first."""
+    table, muted = table_and_muted
+    n_states, n_classes = table.shape
+    queries = []
+    for _ in range(data.draw(st.integers(1, 4))):
+        columns = np.array(sorted(data.draw(st.sets(st.integers(0, n_classes - 1)))), dtype=np.int64)
+        depths = np.array(data.draw(st.lists(st.integers(0, 5), min_size=1, max_size=8)), dtype=np.int64)
+        states = np.array(data.draw(st.lists(st.integers(0, n_states - 1), min_size=depths.size,
+                                             max_size=depths.size)), dtype=np.int64)
+        most = data.draw(st.none() | st.integers(0, n_states))
+        queries.append(WithinQuery(states, depths, columns, most))
+    together = equivalent_within_groups(table, muted, queries)
+    for query, got in zip(queries, together):
+        alone = equivalent_within(table, muted, query.states, query.depths, query.columns, query.most_states)
+        assert (got is None) == (alone is None)
+        if got is not None:  # numbers of states asked at different depths are not comparable
+            comparable = query.depths[:, None] == query.depths[None, :]
+            same, same_alone = got[:, None] == got[None, :], alone[:, None] == alone[None, :]
+            assert np.array_equal(same[comparable], same_alone[comparable])
