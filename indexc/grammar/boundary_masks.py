@@ -32,7 +32,7 @@ from indexc.grammar.lexemes import Lexer
 
 _NOTHING: frozenset = frozenset()
 MAX_PRODUCT_STATES = 4_096  # per (t, u) pair; beyond it the pair is left to the live walk
-MIN_WIDE_TOKENS = 0  # lexemes u whose start mask holds at least this many tokens get pairs: every one (build_products)
+MIN_WIDE_TOKENS = 256  # past ``undecided_tokens.MAX_LEXER_STATES``, only lexemes u whose start mask holds this many tokens get pairs
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,9 @@ def follow_pairs(earley: EarleyTables) -> dict[int, set[int]]:
 def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray, n_classes: int,
                    wide: np.ndarray) -> BoundaryProducts:
     """Subset-construct the (t, u) products over byte classes, for the terminals ``u`` with
-    ``wide[u]`` (every one by default, ``MIN_WIDE_TOKENS``; ``complete[t]`` says whether every
-    follower of ``t`` got its pair).
+    ``wide[u]`` (``complete[t]`` says whether every follower of ``t`` got its pair).  The
+    pipeline asks for every pair unless the lexer is too large for the undecided sets
+    (``undecided_tokens.MAX_LEXER_STATES``): then for wide lexemes only (``MIN_WIDE_TOKENS``).
 
     Until format 5 only wide ``u`` got pairs (a start mask of 256 tokens or more): a token
     crossing into a narrow lexeme (a bracket, a keyword) is one of few, and the live walk

@@ -22,7 +22,7 @@ token's path in a DFA is one path: it either passes through ``ALL`` or it does n
 mask sets come from the regex mask machinery (``indexc.masks.masks_of_states``), walked from
 the lexer states only.
 
-A terminal whose states' automaton grows past ``MAX_STATES_PER_TERMINAL``, or one with a
+A terminal whose states' automaton costs more than ``MAX_WORK_PER_TERMINAL``, or one with a
 follower whose boundary pair was not built (``boundary_masks.MAX_PRODUCT_STATES``), gets no
 undecided set (``UNRESTRICTED``): its threads are walked as before, over every token.
 """
@@ -38,8 +38,19 @@ from indexc.masks.compute import masks_of_states
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
 
-MAX_STATES_PER_TERMINAL = 4_096  # automaton states a terminal's lexer states may add; beyond, UNRESTRICTED
+_NOTHING: frozenset = frozenset()
+# Work a terminal's lexer states may cost (lexer transitions read while stepping the subsets of
+# running lexemes, plus the automaton's transitions); beyond, UNRESTRICTED.  What blows up is
+# a terminal followed by hundreds of others (a JSON Schema's "{" or "," before its literal keys:
+# MaskBench o18637 has three with 291-479 followers, whose subsets took 0.6-3.3 s each to reach
+# 4,096 states); the widest kept on the recursive MaskBench files is a string body followed by
+# 192 terminals: 1,729 states, ~0.14 s.
+MAX_WORK_PER_TERMINAL = 600_000
 UNRESTRICTED = -1  # a lexer state without an undecided set: the walk decides every token
+# A lexer of more states gets no undecided sets (``indexc.pipeline.grammar``): their two mask
+# walks start from every lexer state, and past a few thousand states they cost more than the
+# rest of the compile (MaskBench wp_9: 8,482 states, 10 s against 6.7 s; o21375: 20,868).
+MAX_LEXER_STATES = 4_096
 
 
 def undecided_masks(lexer: Lexer, follow: dict[int, set[int]], complete: np.ndarray, class_of_byte: np.ndarray,
@@ -65,25 +76,32 @@ def undecided_masks(lexer: Lexer, follow: dict[int, set[int]], complete: np.ndar
     if not restricted.size:
         return [], np.full(n_states, UNRESTRICTED, dtype=np.int32)
     origins = start_of[restricted]
-    alive, alive_of = _masks(builder.table(reach_all=True), class_of_byte, trie, vocab, origins, options)
-    before, before_of = _masks(builder.table(reach_all=False), class_of_byte, trie, vocab, origins, options)
+    masks, alive_of, before_of = _masks_with_and_without_all(builder, class_of_byte, trie, vocab, origins, options)
     distinct: dict[bytes, int] = {}
+    of_pair: dict[tuple[int, int], int] = {}  # (mask in A, mask in B) -> set: 2,614 states, a few hundred pairs
     found: list[np.ndarray] = []
     state_set = np.full(n_states, UNRESTRICTED, dtype=np.int32)
     for state, a, b in zip(restricted.tolist(), alive_of.tolist(), before_of.tolist()):
-        tokens = np.setdiff1d(alive[a], before[b], assume_unique=True)
-        key = tokens.tobytes()
-        if key not in distinct:
-            distinct[key] = len(found)
-            found.append(tokens)
-        state_set[state] = distinct[key]
+        if (a, b) not in of_pair:
+            tokens = np.setdiff1d(masks[a], masks[b], assume_unique=True)
+            of_pair[a, b] = distinct.setdefault(tokens.tobytes(), len(found))
+            if of_pair[a, b] == len(found):
+                found.append(tokens)
+        state_set[state] = of_pair[a, b]
     return found, state_set
 
 
-def _masks(by_class: np.ndarray, class_of_byte: np.ndarray, trie: TokenTrie, vocab: Vocabulary,
-           origins: np.ndarray, options: MaskOptions) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
-    dfa = ByteDFA(np.ascontiguousarray(by_class[:, class_of_byte]), np.zeros(by_class.shape[0], dtype=bool))
-    return masks_of_states(dfa, trie, vocab, origins, options)
+def _masks_with_and_without_all(builder: "_TwoBoundaryAutomaton", class_of_byte: np.ndarray, trie: TokenTrie,
+                                vocab: Vocabulary, origins: np.ndarray, options: MaskOptions):
+    """(distinct masks, each origin's mask with ``ALL`` alive, each origin's mask with ``ALL``
+    dead): one mask computation over the two automata side by side, so that the byte classes,
+    the class trie and the walk plan are made once (two calls cost ~1.5x as much)."""
+    with_all, without_all = builder.table(reach_all=True), builder.table(reach_all=False)
+    n = with_all.shape[0]
+    both = np.concatenate((with_all, np.where(without_all == DEAD, DEAD, without_all + n)))
+    dfa = ByteDFA(np.ascontiguousarray(both[:, class_of_byte]), np.zeros(2 * n, dtype=bool))
+    masks, mask_of = masks_of_states(dfa, trie, vocab, np.concatenate((origins, origins + n)), options)
+    return masks, mask_of[: origins.size], mask_of[origins.size:]
 
 
 class _TwoBoundaryAutomaton:
@@ -95,63 +113,80 @@ class _TwoBoundaryAutomaton:
     ALL = 0
 
     def __init__(self, lexer: Lexer, by_class: np.ndarray, follow: dict[int, set[int]]):
-        self._table = by_class.tolist()
         self._accepting = lexer.dfa.accepting.tolist()
         self._n_classes = by_class.shape[1]
         self._terminal_of = lexer.state_terminal.tolist()
         starts = lexer.starts.tolist()
         self._follow = {t: sorted(follow.get(t, ())) for t in range(lexer.n_terminals)}
-        live = by_class != DEAD
-        first_classes = [frozenset(np.flatnonzero(live[s]).tolist()) for s in starts]
+        state, live = np.nonzero(by_class != DEAD)  # row by row, classes ascending
+        bounds = np.searchsorted(state, np.arange(by_class.shape[0] + 1)).tolist()
+        targets = by_class[state, live].tolist()
+        live = live.tolist()
+        # per lexer state, its live cells (class, next state): most of a row is dead
+        self.work = 0  # see MAX_WORK_PER_TERMINAL
+        self._cells = [list(zip(live[bounds[q]:bounds[q + 1]], targets[bounds[q]:bounds[q + 1]]))
+                       for q in range(by_class.shape[0])]
+        first_classes = [frozenset(c for c, _ in self._cells[s]) for s in starts]
         # classes that may start a lexeme right after a finished ``u``: the first classes of FOLLOW(u)
         self._then = [frozenset().union(*(first_classes[v] for v in self._follow[u])) for u in range(lexer.n_terminals)]
-        # per terminal t and class c: the states of the lexemes u in FOLLOW(t) after their first byte c
-        self._fresh = [[frozenset(by_class[starts[u], c] for u in self._follow[t]) - {DEAD}
-                        for c in range(self._n_classes)] for t in range(lexer.n_terminals)]
+        # per terminal t: {class c: the states of the lexemes u in FOLLOW(t) after their first byte c}
+        self._fresh = [self._stepped(starts[u] for u in self._follow[t]) for t in range(lexer.n_terminals)]
         self._ids: dict[tuple[int, frozenset], int] = {}
         self._keys: list[tuple[int, frozenset] | None] = [None]
         self._rows: list[list[int]] = [[self.ALL] * self._n_classes]
-        self._moves: dict[frozenset, tuple[list[frozenset], frozenset]] = {}
+        self._moves: dict[frozenset, tuple[dict[int, frozenset], frozenset]] = {}
+
+    def _stepped(self, states) -> dict[int, frozenset]:
+        """{class: the live states ``states`` go to on it}, for the classes where there are some."""
+        found: dict[int, set[int]] = {}
+        for s in states:
+            cells = self._cells[s]
+            self.work += len(cells)
+            for c, target in cells:
+                found.setdefault(c, set()).add(target)
+        return {c: frozenset(targets) for c, targets in found.items()}
 
     def terminal(self, t: int, block: range) -> list[int] | None:
         """The start state ``(q, {})`` of each lexer state ``q`` of ``t``, or None (nothing kept)
-        past ``MAX_STATES_PER_TERMINAL`` new states."""
+        past ``MAX_WORK_PER_TERMINAL``."""
         mark = len(self._rows)
         stack: list[int] = []
         starts = [self._number((q, frozenset()), stack) for q in block]
+        self.work = 0
         while stack:
-            if len(self._rows) - mark > MAX_STATES_PER_TERMINAL:
-                self._forget(mark)
-                return None
             state = stack.pop()
             self._rows[state] = self._row(self._keys[state], stack)
+            if self.work > MAX_WORK_PER_TERMINAL:
+                self._forget(mark)
+                return None
         return starts
 
     def _row(self, key: tuple[int, frozenset], stack: list[int]) -> list[int]:
+        """The state's transitions, visiting only the classes where something stays live
+        (Github_hard o21343's 193 terminals: 5,883 rows in 0.9 s over every class, ~0.3 s so)."""
         q, running = key
         moves, to_all = self._subset_moves(running)
-        q_row = self._table[q] if q != DEAD else None
-        fresh = self._fresh[self._terminal_of[q]] if q != DEAD and self._accepting[q] else None
         row = [DEAD] * self._n_classes
-        for c in range(self._n_classes):
-            if c in to_all:
-                row[c] = self.ALL
-                continue
-            q2 = DEAD if q_row is None else q_row[c]
-            s2 = moves[c] if fresh is None else moves[c] | fresh[c]
-            if q2 != DEAD or s2:
-                row[c] = self._number((q2, s2), stack)
+        for c in to_all:
+            row[c] = self.ALL
+        q_cells = self._cells[q] if q != DEAD else ()
+        fresh = self._fresh[self._terminal_of[q]] if q != DEAD and self._accepting[q] else {}
+        next_q = dict(q_cells)
+        live = set(next_q).union(moves, fresh).difference(to_all)
+        for c in live:
+            s2 = moves.get(c, _NOTHING) | fresh.get(c, _NOTHING)
+            row[c] = self._number((next_q.get(c, DEAD), s2), stack)
+        self.work += len(live) + len(to_all)
         return row
 
-    def _subset_moves(self, running: frozenset) -> tuple[list[frozenset], frozenset]:
-        """Per class, where the running lexemes go; and the classes that reach ``ALL`` (a
-        finished running lexeme followed by a lexeme that starts on the class)."""
+    def _subset_moves(self, running: frozenset) -> tuple[dict[int, frozenset], frozenset]:
+        """{class: where the running lexemes go}, and the classes that reach ``ALL`` (a finished
+        running lexeme followed by a lexeme that starts on the class)."""
         found = self._moves.get(running)
         if found is None:
-            table, accepting, terminal_of = self._table, self._accepting, self._terminal_of
-            moves = [frozenset(table[s][c] for s in running) - {DEAD} for c in range(self._n_classes)]
+            accepting, terminal_of = self._accepting, self._terminal_of
             to_all = frozenset().union(*(self._then[terminal_of[s]] for s in running if accepting[s]))
-            found = self._moves[running] = (moves, to_all)
+            found = self._moves[running] = (self._stepped(running), to_all)
         return found
 
     def table(self, *, reach_all: bool) -> np.ndarray:

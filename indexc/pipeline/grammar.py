@@ -26,7 +26,7 @@ from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
 from indexc.grammar.lexemes import build_lexer, in_lexeme_masks
-from indexc.grammar.undecided_tokens import undecided_masks
+from indexc.grammar.undecided_tokens import MAX_LEXER_STATES, undecided_masks
 from indexc.masks.compute import masks_of_states
 from indexc.pipeline.collector import collector_paused
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
@@ -42,12 +42,16 @@ def compile_grammar_ir(
     options: CompileOptions = CompileOptions(),
     *,
     source: str,
-    min_wide_tokens: int = MIN_WIDE_TOKENS,
+    min_wide_tokens: int | None = None,
 ) -> CompileResult:
     """IR -> ``GrammarTable`` (in ``CompileResult.table``); ``source`` is the text recorded in the header.
 
     ``min_wide_tokens``: lexemes whose start mask holds at least this many tokens get boundary
-    masks (``boundary_masks``; 0 builds them for every pair, which tests use on small vocabularies).
+    masks (``boundary_masks``; 0 builds them for every pair, which tests use on small
+    vocabularies).  None: every pair, with the undecided sets, for a lexer of at most
+    ``MAX_LEXER_STATES`` states; past it, wide lexemes only (``MIN_WIDE_TOKENS``) and no
+    undecided sets (their masks walk from every lexer state: MaskBench wp_9's 8,482 states cost
+    10 s, its whole compile was 6.7 s before them).
     """
     t0 = time.perf_counter()
     grammar.validate()
@@ -60,9 +64,14 @@ def compile_grammar_ir(
     t2 = time.perf_counter()
     earley = build_tables(grammar, rules, terminal_names, lexer.nullable, warnings)
     t3 = time.perf_counter()
+    small = lexer.dfa.n_states <= MAX_LEXER_STATES
+    if min_wide_tokens is None:
+        min_wide_tokens = 0 if small else MIN_WIDE_TOKENS
     products, product_masks = _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens)
     t4 = time.perf_counter()
     complete = products.complete if products is not None else np.ones(lexer.n_terminals, dtype=bool)
+    if not small:
+        complete = np.zeros(lexer.n_terminals, dtype=bool)
     undecided = undecided_masks(lexer, follow_pairs(earley), complete, masks.byte_classes, masks.n_classes,
                                 trie, vocab, options.masks)
     t5 = time.perf_counter()
