@@ -15,12 +15,14 @@ hundreds of schemas against one trie) and never built by a compile whose levels 
 Each level's sort also gives its nodes grouped by class node, so the class nodes' tokens and
 byte nodes come out of it with no sort over the whole trie.
 
-Dead-byte pruning happens on the way: the class trie is built breadth first from the root,
+Dead-byte pruning happens on the way: the byte nodes are kept breadth first from the root,
 and a child whose byte is dead in every state, or whose byte cannot follow its parent's byte
 in any state, is simply not taken, so its whole subtree is never touched.  The cost is the
 number of surviving nodes: a digits regex over Llama-3 touches a few thousand of the 274k
 nodes (~1 ms), where marking dead subtrees over the whole trie first cost ~10-15 ms whatever
-the regex.
+the regex.  Which nodes survive depends on the dead bytes and pairs alone, not on the classes,
+and every JSON Schema has the same ones (UTF-8's), so the kept levels are found once per trie
+and dead sets and kept (``kept_levels``); a class trie then only numbers them.
 
 Numbers (Llama-3, 274k byte nodes, CPU, median of 7, in process, warm, interleaved with the
 previous builder on a busy host): a JSON Schema's 49-class muted alphabet (MaskBench kb_128:
@@ -39,7 +41,8 @@ breadth-first view's bytes stored as indices, and a level read whole judged by t
 share of the level above; 35 ms with the tokens of nodes that end at most one each taken by a
 mask, not by expanding runs; 47 -> 31.8 ms (two more interleaved runs) with the sizes and
 heights summed a level at a time by ``bincount``/``maximum.at`` and the pre-order's steps found
-for all nodes at once.
+for all nodes at once.  Session 9: ``class_levels`` with the kept levels shared by the schemas
+15.3/17.0 -> 13.0/13.3 ms a schema (per-schema min of 3, process time, two interleaved pairs).
 
 With token classes switched off the "class" of a byte is the byte itself and the class trie
 is the (pruned) byte trie.
@@ -48,7 +51,7 @@ is the (pruned) byte trie.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -266,51 +269,54 @@ class ClassLevels:
         return int(self.node_class.size)
 
 
-SMALL_LEVEL = 64  # frontier nodes up to which a level is done in Python (~15 us, not ~60 us of numpy calls)
+SMALL_LEVEL = 64  # nodes up to which a level is done in Python (~15 us, not ~60 us of numpy calls)
 DENSE_LEVEL = 2  # a level is read whole when the frontier is more than 1/DENSE_LEVEL of the level above
 
 
 def class_levels(trie: TokenTrie, class_of_byte: np.ndarray, n_classes: int,
                  dead_byte: np.ndarray | None = None, dead_pair: np.ndarray | None = None) -> ClassLevels:
     """Number the class nodes level by level: a byte node's class node is keyed by (its parent's
-    class node, the class of its byte), and one ``_number_keys`` per level numbers the keys in
+    class node, the class of its byte), and one ``_sorted_keys`` per level numbers the keys in
     order, so class nodes come breadth first with each node's children contiguous and sorted
     by class.  A node under a dead byte (``dead_byte``) or a dead pair (``dead_pair``, below
     the first level) gets no class node, nor does anything below it.
 
-    Each level takes the frontier's children (a level whose frontier's children are most of
-    it is read whole through the breadth-first view: slices and one gather, instead of the CSR
-    expansion); a narrow one is done in Python (``_SmallLevels``).  Kept nodes come in
-    ascending id order either way (a level's nodes are grouped by parent, in the parents'
+    Which byte nodes are kept does not depend on the classes: ``kept_levels`` finds them (and
+    keeps them per trie and dead sets: every JSON Schema has the same dead bytes and pairs, those
+    of UTF-8), so a level here is a gather of its kept nodes' parents' class nodes and one
+    numbering.  A narrow level (at most ``SMALL_LEVEL`` nodes) is numbered in Python.  Kept
+    nodes come in ascending id order (a level's nodes are grouped by parent, in the parents'
     order).  Llama-3 under a 49-class JSON Schema alphabet (136k class nodes): ~20 ms.
     """
+    kept = kept_levels(trie, dead_byte, dead_pair)
     cls = np.ascontiguousarray(class_of_byte, dtype=np.int64)
     class_node = np.full(trie.n_nodes, -1, dtype=np.int64)
     class_node[0] = 0
-    flat_pair = None if dead_pair is None else np.ascontiguousarray(dead_pair, dtype=bool).reshape(-1)
-    dead_after = _dead_after(dead_byte, flat_pair)
     parents: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     classes: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
     by_class: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
     narrow = _NarrowRun(parents, classes, by_class, n_classes)
-    small = _SmallLevels(trie, cls, dead_byte, flat_pair, class_node, n_classes)
-    frontier: np.ndarray | list[int] = [0]
+    numbers, cls_of = memoryview(class_node), memoryview(cls)
     next_id, max_level_width = 1, 1
-    for depth in range(1, trie.level_offsets.size - 1):
-        if len(frontier) <= SMALL_LEVEL:
-            frontier, distinct, ordered = small.level(frontier, depth, next_id)
-            narrow.add(distinct, ordered)
+    for depth, nodes in enumerate(kept.nodes):
+        if nodes.size <= SMALL_LEVEL:  # keys, numbers and order in Python
+            level_nodes, level_parents, level_bytes = kept.as_lists(depth)
+            keys = [numbers[parent] * n_classes + cls_of[b] for parent, b in zip(level_parents, level_bytes)]
+            distinct, index, order = _ranked(keys)
+            for node, k in zip(level_nodes, index):
+                numbers[node] = next_id + k
+            narrow.add(distinct, [level_nodes[i] for i in order])
             width = len(distinct)
         else:
             narrow.flush()
-            frontier, unique_keys, ordered = _level(trie, np.asarray(frontier), depth, cls, dead_byte, dead_after,
-                                                    class_node, n_classes, next_id)
+            unique_keys, rank, order = _sorted_keys(class_node[kept.parents[depth]] * n_classes
+                                                    + cls[kept.bytes[depth]])
+            ordered = nodes[order]
+            class_node[ordered] = next_id + rank
             parents.append(unique_keys // n_classes)
             classes.append(unique_keys % n_classes)
             by_class.append(ordered)
             width = unique_keys.size
-        if not width:
-            break
         next_id += width
         max_level_width = max(max_level_width, width)
     narrow.flush()
@@ -340,12 +346,79 @@ def sequence_numbers(trie: TokenTrie, class_of_byte: np.ndarray) -> np.ndarray:
     return numbers
 
 
-def _level(trie: TokenTrie, frontier: np.ndarray, depth: int, cls: np.ndarray, dead_byte: np.ndarray | None,
-           dead_after: np.ndarray | None, class_node: np.ndarray, n_classes: int,
-           next_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One wide level, vectorised: (its kept nodes, ascending; the sorted distinct keys
-    numbering their class nodes from ``next_id``; the kept nodes by class node, stable);
-    ``class_node`` of the kept ones is set.
+@dataclass(frozen=True)
+class KeptLevels:
+    """The byte nodes dead-byte pruning keeps, per level from depth 1 (ascending ids), with each
+    one's parent and byte: all the class trie's levels read that does not depend on the classes.
+    The levels stop before the first level with no kept node."""
+
+    nodes: tuple[np.ndarray, ...]  # int64
+    parents: tuple[np.ndarray, ...]  # intp: the parent of each kept node
+    bytes: tuple[np.ndarray, ...]  # intp: the byte of its edge
+    lists: dict = field(default_factory=dict, compare=False)  # narrow levels as Python lists, made once
+
+    def as_lists(self, depth: int) -> tuple[list[int], list[int], list[int]]:
+        """A narrow level's three arrays as Python lists (made on first use: the levels are shared)."""
+        found = self.lists.get(depth)
+        if found is None:
+            found = self.lists[depth] = (self.nodes[depth].tolist(), self.parents[depth].tolist(),
+                                         self.bytes[depth].tolist())
+        return found
+
+
+MAX_CACHED_PRUNINGS = 2  # kept levels held (~6 MB each for Llama-3): the JSON Schemas' dead sets, and one more
+_KEPT: dict[tuple, tuple[weakref.ref, KeptLevels]] = {}
+
+
+def kept_levels(trie: TokenTrie, dead_byte: np.ndarray | None = None,
+                dead_pair: np.ndarray | None = None) -> KeptLevels:
+    """``KeptLevels`` of the trie under these dead bytes and pairs (None: nothing pruned), found
+    on first use and kept (at most ``MAX_CACHED_PRUNINGS``, the oldest dropped first).
+
+    Why a cache: the dead bytes and pairs of a JSON Schema are those of UTF-8 (control bytes,
+    bytes no UTF-8 text holds, pairs no UTF-8 text holds in a row), the same for every schema,
+    and finding the kept nodes was ~4-6 ms of each class trie.  Keyed by the trie object
+    (checked through a weak reference) and the dead sets' exact bytes."""
+    flat_pair = None if dead_pair is None else np.ascontiguousarray(dead_pair, dtype=bool).reshape(-1)
+    dead = None if dead_byte is None else np.ascontiguousarray(dead_byte, dtype=bool)
+    key = (id(trie), None if dead is None else dead.tobytes(), None if flat_pair is None else flat_pair.tobytes())
+    entry = _KEPT.get(key)
+    if entry is not None and entry[0]() is trie:
+        return entry[1]
+    kept = _kept_levels_of(trie, dead, flat_pair)
+    _KEPT.pop(key, None)
+    while len(_KEPT) >= MAX_CACHED_PRUNINGS:
+        del _KEPT[next(iter(_KEPT))]
+    _KEPT[key] = (weakref.ref(trie), kept)
+    return kept
+
+
+def _kept_levels_of(trie: TokenTrie, dead_byte: np.ndarray | None, flat_pair: np.ndarray | None) -> KeptLevels:
+    """Breadth first from the root: each level takes the frontier's children whose edge is alive
+    (read whole through the breadth-first view when the frontier is most of the level above,
+    expanded from the CSR otherwise, in Python when the frontier is narrow)."""
+    dead_after = _dead_after(dead_byte, flat_pair)
+    small = _SmallLevels(trie, dead_byte, flat_pair)
+    is_kept = np.zeros(trie.n_nodes, dtype=bool)
+    is_kept[0] = True
+    levels: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    frontier = np.zeros(1, dtype=np.int64)
+    for depth in range(1, trie.level_offsets.size - 1):
+        if frontier.size <= SMALL_LEVEL:
+            level = small.level(frontier, depth)
+        else:
+            level = _level(trie, frontier, depth, dead_byte, dead_after, is_kept)
+        if not level[0].size:
+            break
+        is_kept[level[0]] = True
+        levels.append(level)
+        frontier = level[0]
+    return KeptLevels(*(tuple(column) for column in zip(*levels))) if levels else KeptLevels((), (), ())
+
+
+def _level(trie: TokenTrie, frontier: np.ndarray, depth: int, dead_byte: np.ndarray | None,
+           dead_after: np.ndarray | None, is_kept: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One wide level, vectorised: (its kept nodes, ascending; their parents; their bytes).
 
     Whether the level is read whole is judged from the frontier's share of the level above
     (whose children are this level), not from counting the frontier's children: that count
@@ -354,31 +427,25 @@ def _level(trie: TokenTrie, frontier: np.ndarray, depth: int, cls: np.ndarray, d
     lo, hi = int(trie.level_offsets[depth]), int(trie.level_offsets[depth + 1])
     if frontier.size * DENSE_LEVEL > int(trie.level_offsets[depth]) - int(trie.level_offsets[depth - 1]):
         view = breadth_first(trie)  # most of the level: read it whole
-        parent_class = class_node[view.parent[lo:hi]]
-        alive = parent_class >= 0
+        alive = is_kept[view.parent[lo:hi]]
         if dead_byte is not None:
             alive &= ~_dead_edges(view.byte[lo:hi], view.pair[lo:hi], depth, dead_byte, dead_after)
         kept = np.flatnonzero(alive)
-        nodes, parent_class, byte = view.node[lo:hi][kept], parent_class[kept], view.byte[lo:hi][kept]
-    else:
-        first = trie.child_offsets[frontier].astype(np.int64)
-        owner, position = expand_runs(first, trie.child_offsets[frontier + 1] - first)
-        nodes = trie.children[position].astype(np.int64)
-        parent_class = class_node[frontier][owner]
-        byte = trie.byte[nodes].astype(np.intp)
-        if dead_byte is not None:
-            pair = trie.byte[frontier[owner]].astype(np.intp) * 256 + byte
-            alive = ~_dead_edges(byte, pair, depth, dead_byte, dead_after)
-            nodes, parent_class, byte = nodes[alive], parent_class[alive], byte[alive]
-    unique_keys, rank, order = _sorted_keys(parent_class * n_classes + cls[byte])
-    ordered = nodes[order]
-    class_node[ordered] = next_id + rank
-    return nodes, unique_keys, ordered
+        return view.node[lo:hi][kept], view.parent[lo:hi][kept], view.byte[lo:hi][kept]
+    first = trie.child_offsets[frontier].astype(np.int64)
+    owner, position = expand_runs(first, trie.child_offsets[frontier + 1] - first)
+    nodes = trie.children[position].astype(np.int64)
+    parent = frontier[owner].astype(np.intp)
+    byte = trie.byte[nodes].astype(np.intp)
+    if dead_byte is not None:
+        alive = ~_dead_edges(byte, trie.byte[parent].astype(np.intp) * 256 + byte, depth, dead_byte, dead_after)
+        nodes, parent, byte = nodes[alive], parent[alive], byte[alive]
+    return nodes, parent, byte
 
 
 def _dead_after(dead_byte: np.ndarray | None, flat_pair: np.ndarray | None) -> np.ndarray | None:
     """Bool per (parent byte x 256 + byte): the byte is dead, or dead after the parent's; one
-    gather per edge below the first level instead of two (65,536 flags, made once a trie)."""
+    gather per edge below the first level instead of two (65,536 flags, made once a pruning)."""
     if dead_byte is None:
         return None
     dead = np.tile(np.asarray(dead_byte, dtype=bool), 256)
@@ -397,30 +464,24 @@ class _SmallLevels:
     The deep levels of a Llama-3 trie are runs like ``----`` or ``....``, a few nodes each, and
     there are ~100 of them under a wide regex (email: 102 of 115 levels hold at most 64 nodes);
     the vectorised level's ~20 numpy calls then cost ~60 us for a handful of nodes.  Here a
-    child costs ~10 memoryview reads, ~35 us for such a level (same class trie, checked on the
-    16 bench regexes; email, complex_phone and time build 2-2.5 ms faster).
+    child costs a few memoryview reads (same class trie, checked on the 16 bench regexes).
     """
 
-    def __init__(self, trie: TokenTrie, cls: np.ndarray, dead_byte: np.ndarray | None,
-                 flat_pair: np.ndarray | None, class_node: np.ndarray, n_classes: int):
+    def __init__(self, trie: TokenTrie, dead_byte: np.ndarray | None, flat_pair: np.ndarray | None):
         self.child_offsets = memoryview(np.ascontiguousarray(trie.child_offsets))
         self.children = memoryview(np.ascontiguousarray(trie.children))
         self.byte = memoryview(np.ascontiguousarray(trie.byte))
-        self.cls = memoryview(cls)
         self.dead_byte = None if dead_byte is None else memoryview(dead_byte.astype(np.uint8))
         self.dead_pair = None if flat_pair is None else memoryview(flat_pair.astype(np.uint8))
-        self.class_node = memoryview(class_node)
-        self.n_classes = n_classes
 
-    def level(self, frontier, depth: int, next_id: int) -> tuple[list[int], list[int], list[int]]:
-        """Same as ``_level`` (as lists, the kept nodes in class-node order rather than their
-        order), for a frontier of at most ``SMALL_LEVEL`` nodes."""
+    def level(self, frontier: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Same as ``_level``, for a frontier of at most ``SMALL_LEVEL`` nodes."""
         kept: list[int] = []
-        keys: list[int] = []
+        parents: list[int] = []
+        bytes_: list[int] = []
         offsets, children, byte, dead_byte = self.child_offsets, self.children, self.byte, self.dead_byte
         dead_pair = self.dead_pair if depth > 1 else None
-        for parent in (frontier.tolist() if isinstance(frontier, np.ndarray) else frontier):
-            parent_key = self.class_node[parent] * self.n_classes
+        for parent in frontier.tolist():
             parent_byte = byte[parent] * 256
             for position in range(offsets[parent], offsets[parent + 1]):
                 node = children[position]
@@ -428,11 +489,9 @@ class _SmallLevels:
                 if dead_byte is not None and (dead_byte[b] or (dead_pair is not None and dead_pair[parent_byte + b])):
                     continue
                 kept.append(node)
-                keys.append(parent_key + self.cls[b])
-        distinct, index, order = _ranked(keys)
-        for node, k in zip(kept, index):
-            self.class_node[node] = next_id + k
-        return kept, distinct, [kept[i] for i in order]
+                parents.append(parent)
+                bytes_.append(b)
+        return np.array(kept, dtype=np.int64), np.array(parents, dtype=np.intp), np.array(bytes_, dtype=np.intp)
 
 
 class _NarrowRun:

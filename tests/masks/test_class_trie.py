@@ -138,3 +138,26 @@ def test_the_cache_is_bounded_and_forgets_dead_tries():
     del tries, each
     gc.collect()
     assert last not in class_trie._BREADTH_FIRST
+
+
+@settings(max_examples=30, deadline=None)
+@given(tokens=TOKENS, classes=st.lists(CLASSES, min_size=2, max_size=3), dead=st.sets(st.integers(0, 255), max_size=60),
+       dead_pairs=st.sets(st.tuples(st.integers(0, 255), st.integers(0, 255)), max_size=200))
+def test_a_pruning_kept_for_the_trie_serves_other_alphabets(tokens, classes, dead, dead_pairs):
+    """``kept_levels`` is found once per trie and dead sets; class tries of other alphabets built
+    from the kept levels still match the reference, and other dead sets are pruned afresh."""
+    trie = build_trie(vocabulary_from_tokens(tokens))
+    dead_byte = np.zeros(256, dtype=bool)
+    dead_byte[list(dead)] = True
+    dead_pair = np.zeros((256, 256), dtype=bool)
+    for first, second in dead_pairs:
+        dead_pair[first, second] = True
+    kept = class_trie.kept_levels(trie, dead_byte, dead_pair)
+    for class_map in classes:
+        assert class_trie.kept_levels(trie, dead_byte, dead_pair) is kept
+        built = build_class_trie(trie, np.array(class_map, dtype=np.uint8), 4, dead_byte, dead_pair)
+        expected, pruned = _reference(tokens, np.array(class_map, dtype=np.uint8), dead_byte, dead_pair)
+        assert set(_sequences(built)) == set(expected) and built.pruned_tokens == pruned
+    unpruned = class_trie.kept_levels(trie)
+    assert unpruned is not kept and sum(level.size for level in unpruned.nodes) == trie.n_nodes - 1
+    assert len(class_trie._KEPT) <= class_trie.MAX_CACHED_PRUNINGS
