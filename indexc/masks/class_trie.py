@@ -57,7 +57,7 @@ from functools import cached_property
 import numpy as np
 
 from indexc.arrays import expand_runs, offsets_of, run_positions, stable_argsort
-from indexc.trie import TokenTrie
+from indexc.trie import NO_TOKEN, TokenTrie
 
 
 @dataclass(frozen=True)
@@ -225,7 +225,7 @@ def build_class_trie(
                           dead_pair if prune_dead else None)
     n_nodes = levels.n_nodes
     nodes = levels.nodes_by_class
-    node_offsets = offsets_of(np.bincount(levels.class_node[nodes], minlength=n_nodes))
+    node_offsets = offsets_of(levels.byte_node_counts)
     tokens, token_counts = _tokens_of(trie, nodes)
     token_offsets = offsets_of(token_counts)[node_offsets]
     if with_byte_nodes:
@@ -243,14 +243,16 @@ def _tokens_of(trie: TokenTrie, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarr
     """(int32 tokens ending at ``nodes``, in their order; how many end at each node).
 
     A byte node ends at most one token unless two tokens have the same bytes, which Llama-3's
-    274k nodes never do: then the tokens are a mask away, where the runs' expansion
-    (``expand_runs``) cost ~3 ms more over a JSON Schema's ~270k kept nodes."""
-    first = trie.token_start[nodes]
+    274k nodes never do: then a node's token is its ``token_id``, one gather (the token ranges'
+    two gathers and ``sorted_tokens``' one cost ~1.5 ms more over a JSON Schema's ~270k kept
+    nodes, their runs' expansion ~3 ms more again)."""
+    if np.count_nonzero(trie.token_id != NO_TOKEN) == trie.n_tokens:  # no node ends two tokens
+        tokens = trie.token_id[nodes]
+        ends = tokens != NO_TOKEN
+        return tokens[ends].astype(np.int32, copy=False), ends
+    first = trie.token_start[nodes].astype(np.int64)
     token_counts = trie.token_end[nodes] - first
-    if int(token_counts.max(initial=0)) <= 1:
-        tokens = trie.sorted_tokens[first[token_counts.astype(bool)]]
-    else:
-        tokens = trie.sorted_tokens[run_positions(first.astype(np.int64), token_counts.astype(np.int64))]
+    tokens = trie.sorted_tokens[run_positions(first, token_counts.astype(np.int64))]
     return tokens.astype(np.int32, copy=False), token_counts
 
 
@@ -263,6 +265,7 @@ class ClassLevels:
     node_class: np.ndarray  # int32 (n,): class of the edge into each class node (root: -1)
     parent_of: np.ndarray  # int64 (n - 1,): parent of class nodes 1..n-1, non-decreasing
     max_level_width: int
+    byte_node_counts: np.ndarray  # int64 (n,): kept byte nodes of each class node (the runs of ``nodes_by_class``)
 
     @property
     def n_nodes(self) -> int:
@@ -295,7 +298,8 @@ def class_levels(trie: TokenTrie, class_of_byte: np.ndarray, n_classes: int,
     parents: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     classes: list[np.ndarray] = [np.full(1, -1, dtype=np.int64)]
     by_class: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
-    narrow = _NarrowRun(parents, classes, by_class, n_classes)
+    counts: list[np.ndarray] = [np.ones(1, dtype=np.int64)]
+    narrow = _NarrowRun(parents, classes, by_class, counts, n_classes)
     numbers, cls_of = memoryview(class_node), memoryview(cls)
     next_id, max_level_width = 1, 1
     for depth, nodes in enumerate(kept.nodes):
@@ -305,7 +309,7 @@ def class_levels(trie: TokenTrie, class_of_byte: np.ndarray, n_classes: int,
             distinct, index, order = _ranked(keys)
             for node, k in zip(level_nodes, index):
                 numbers[node] = next_id + k
-            narrow.add(distinct, [level_nodes[i] for i in order])
+            narrow.add(distinct, [level_nodes[i] for i in order], index)
             width = len(distinct)
         else:
             narrow.flush()
@@ -316,12 +320,13 @@ def class_levels(trie: TokenTrie, class_of_byte: np.ndarray, n_classes: int,
             parents.append(unique_keys // n_classes)
             classes.append(unique_keys % n_classes)
             by_class.append(ordered)
+            counts.append(np.bincount(rank, minlength=unique_keys.size))  # rank ascends: one sequential pass
             width = unique_keys.size
         next_id += width
         max_level_width = max(max_level_width, width)
     narrow.flush()
     return ClassLevels(class_node, np.concatenate(by_class), np.concatenate(classes).astype(np.int32),
-                       np.concatenate(parents), max_level_width)
+                       np.concatenate(parents), max_level_width, np.concatenate(counts))
 
 
 def sequence_numbers(trie: TokenTrie, class_of_byte: np.ndarray) -> np.ndarray:
@@ -499,27 +504,34 @@ class _NarrowRun:
     (``flush``): a regex whose classes admit long runs (email: ``----``, ``====``, ``____``) has
     ~100 narrow levels, and two small arrays per level cost more than the level's own work."""
 
-    def __init__(self, parents: list, classes: list, by_class: list, n_classes: int):
-        self._out = (parents, classes, by_class)
+    def __init__(self, parents: list, classes: list, by_class: list, counts: list, n_classes: int):
+        self._out = (parents, classes, by_class, counts)
         self._n_classes = n_classes
         self._parents: list[int] = []
         self._classes: list[int] = []
         self._by_class: list[int] = []
+        self._counts: list[int] = []
 
-    def add(self, distinct_keys: list[int], positions_by_class: list[int]) -> None:
+    def add(self, distinct_keys: list[int], positions_by_class: list[int], index: list[int]) -> None:
+        """A level's sorted distinct keys, its nodes in key order, and each node's key index."""
         n = self._n_classes
         self._parents.extend(key // n for key in distinct_keys)
         self._classes.extend(key % n for key in distinct_keys)
         self._by_class.extend(positions_by_class)
+        counts = [0] * len(distinct_keys)
+        for k in index:
+            counts[k] += 1
+        self._counts.extend(counts)
 
     def flush(self) -> None:
         if not self._parents:
             return
-        parents, classes, by_class = self._out
+        parents, classes, by_class, counts = self._out
         parents.append(np.array(self._parents, dtype=np.int64))
         classes.append(np.array(self._classes, dtype=np.int64))
         by_class.append(np.array(self._by_class, dtype=np.int64))
-        self._parents, self._classes, self._by_class = [], [], []
+        counts.append(np.array(self._counts, dtype=np.int64))
+        self._parents, self._classes, self._by_class, self._counts = [], [], [], []
 
 
 def _number_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -161,3 +161,18 @@ def test_a_pruning_kept_for_the_trie_serves_other_alphabets(tokens, classes, dea
     unpruned = class_trie.kept_levels(trie)
     assert unpruned is not kept and sum(level.size for level in unpruned.nodes) == trie.n_nodes - 1
     assert len(class_trie._KEPT) <= class_trie.MAX_CACHED_PRUNINGS
+
+
+def test_tokens_with_the_same_bytes_all_reach_their_class_node():
+    """Two ids with equal bytes end at one byte node: the class trie lists both there (the
+    token ranges' path, not the one token a node's ``token_id`` names)."""
+    tokens = [b"ab", b"ab", b"a", b"b"]
+    trie = build_trie(vocabulary_from_tokens(tokens))
+    built = build_class_trie(trie, np.zeros(256, dtype=np.uint8), 1, np.zeros(256, dtype=bool))
+    expected, _ = _reference(tokens, np.zeros(256, dtype=np.uint8), np.zeros(256, dtype=bool),
+                             np.zeros((256, 256), dtype=bool))
+    sequences = _sequences(built)
+    for node, sequence in enumerate(sequences):
+        ids = built.tokens[built.token_offsets[node]:built.token_offsets[node + 1]]
+        assert sorted(ids.tolist()) == expected[sequence]
+    assert sorted(built.tokens.tolist()) == [0, 1, 2, 3]
