@@ -194,6 +194,11 @@ class Coverage:
         before = self._allowed_before(np.concatenate((lo, hi), dtype=np.intp))
         return before[lo.size:] - before[: lo.size] != hi - lo
 
+    def open_counts(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """How many tokens of each run [lo, hi) are not decided yet (vectorised, as ``open_runs``)."""
+        before = self._allowed_before(np.concatenate((lo, hi), dtype=np.intp))
+        return (hi - lo) - (before[lo.size:] - before[: lo.size])
+
     def is_open(self, lo: int, hi: int) -> bool:
         """``open_runs`` for one run, in Python ints."""
         return self._before(hi) - self._before(lo) != hi - lo

@@ -246,11 +246,18 @@ class MaskWalker:
             nxt = configs.table[current, classes]
             lo, hi = trie.token_start[nodes], trie.subtree_token_end[nodes]
             alive = nxt != DEAD
-            if (hi - lo)[alive].sum() <= TAIL_TOKENS:  # what is left is small: the Python tail walks it
-                nodes, current = nodes[alive], current[alive]
-                break
-            # dead as known so far, or covered: neither is entered, nor its transition asked
-            kept = alive & coverage.open_runs(lo, hi)
+            if coverage.wide:
+                if (hi - lo)[alive].sum() <= TAIL_TOKENS:  # what is left is small: the Python tail walks it
+                    nodes, current = nodes[alive], current[alive]
+                    break
+                # dead as known so far, or covered: neither is entered, nor its transition asked
+                kept = alive & coverage.open_runs(lo, hi)
+            else:  # a few undecided tokens: count the open ones, not the subtrees' (see TAIL_TOKENS)
+                open_counts = coverage.open_counts(lo, hi)
+                kept = alive & (open_counts > 0)
+                if open_counts[kept].sum() <= TAIL_TOKENS:
+                    nodes, current = nodes[kept], current[kept]
+                    break
             if _count(kept) != kept.size:  # (np.count_nonzero: a third of .all()'s cost on a level's arrays)
                 nodes, classes, current, nxt = nodes[kept], classes[kept], current[kept], nxt[kept]
             unknown = nxt == UNKNOWN
