@@ -26,7 +26,8 @@ Code map, in reading order:
     tables.py   lexer, Earley and trie tables, checked at load
     earley.py   EarleySets: interned Earley sets, scan + closure, memoised
     configs.py  Configs: lexer threads per position and their lazily built transition table
-    coverage.py TrieOrderMasks, Coverage: which trie subtrees are already allowed (walk pruning)
+    undecided.py UndecidedSets: per lexer state, the tokens its precomputed masks cannot decide (format 5)
+    coverage.py TrieOrderMasks, Coverage: which trie subtrees are already decided (walk pruning)
     loop_exits.py LoopExits: where the walk starts for a configuration looping on a wide region
                 (find_region, shared with the compiler; the regions it stored, format 3)
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
