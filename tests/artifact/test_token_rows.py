@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from indexc.arrays import groups_by_first_appearance, ragged_unique
 from indexc.artifact.token_rows import first_appearance, shared_size_floor, token_rows
+from indexc_runtime.format import TOKEN_ROWS_BY_ID
 
 ROWS = st.lists(st.lists(st.integers(0, 2), min_size=1, max_size=3), min_size=1, max_size=60)
 
@@ -74,3 +75,13 @@ def test_coarse_groups_never_change_the_rows(rows, unknown, spread):
         for name in ("live_tokens", "offsets", "data", "row_of_id"):
             a, b = getattr(plain, name), getattr(other, name)
             assert a.dtype == b.dtype and np.array_equal(a, b), name
+
+
+def test_token_id_offsets_are_the_files_int32_sums():
+    """The ``token_id`` layout's offsets: row k is id k's classes (empty unless live), summed in
+    the file's dtype (the writer then neither checks nor converts them)."""
+    offsets, data = _csr([[1, 2], [3], [1, 2, 3, 4]])
+    live = np.array([2, 5, 6], dtype=np.int64)
+    rows = token_rows(live, offsets, data, 8, TOKEN_ROWS_BY_ID)
+    assert rows.offsets.dtype == np.int32
+    assert rows.offsets.tolist() == [0, 0, 0, 2, 2, 2, 3, 7, 7]
