@@ -77,6 +77,11 @@ class ClassTrie:
     def n_nodes(self) -> int:
         return int(self.node_class.shape[0])
 
+    @cached_property
+    def ends_tokens(self) -> np.ndarray:
+        """bool (n,): some token ends at the node (its hits are what a walk records)."""
+        return self.token_offsets[1:] > self.token_offsets[:-1]
+
     @property
     def subtree_sizes(self) -> np.ndarray:
         """int64 (n,): nodes in each node's subtree, itself included (bounds a walk started there)."""

@@ -96,7 +96,7 @@ def jump_table(ct: ClassTrie, loop_classes: np.ndarray) -> JumpTable:
     run_of = np.arange(ct.n_nodes, dtype=np.int64)
     for lo, hi in ct.level_ranges[1:]:  # a node inside C is in its parent's run
         run_of[lo:hi] = np.where(inside[lo:hi], run_of[ct.parents[lo:hi]], run_of[lo:hi])
-    has_tokens = np.diff(ct.token_offsets) > 0
+    has_tokens = ct.ends_tokens
     members = np.flatnonzero(inside & has_tokens)
     exits = np.flatnonzero(~inside)[1:]  # not the root
     member_key, member_node = _sorted_by_key(run_of[members] * ct.n_nodes + ct.preorder[members], members)

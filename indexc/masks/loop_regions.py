@@ -92,7 +92,7 @@ def _walked_region(ct: ClassTrie, classes: np.ndarray) -> LoopRegion | None:
     """Breadth first from the root over the children whose class is in the loop set: the class
     trie's ids are breadth first, children contiguous, so each level's nodes (and the exits)
     come out in id order."""
-    has_tokens = np.diff(ct.token_offsets) > 0
+    has_tokens = ct.ends_tokens
     inside = [np.zeros(1, dtype=np.int64)]  # the root, as the base of the first exits
     frontier = inside[0]
     size = 0

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc import limits as compile_limits
-from indexc.arrays import expand_runs, offsets_of, set_hashes, sorted_unique
+from indexc.arrays import expand_runs, set_hashes, sorted_unique
 from indexc.masks.class_trie import ClassTrie
 from indexc.masks.loop_jumps import LoopJumps, jump
 from indexc.trie import TokenTrie
@@ -130,14 +130,41 @@ class Starts:
         return Frontier(positions, self.state[chosen], self.node[chosen], in_slice, self.state[chosen])
 
 
-@dataclass
 class Hits:
-    """(origin, node) pairs, for class nodes and byte nodes separately."""
+    """A walk's (start, node) hits, each packed into one sort key as it is found: the start in
+    the high bits, the node in the low ones (a class node as itself, a byte node as
+    ``-1 - node``, shifted by ``lowest`` to be non-negative).
 
-    class_origin: list
-    class_node: list
-    byte_origin: list
-    byte_node: list
+    A uint32 key whenever both fit in 32 bits (a chunk of up to 2**13 starts on Llama-3's two
+    tries), which numpy's AVX-512 sort orders ~2.5x as fast as int64; the node is then a mask,
+    not a division.  ``np.lexsort`` had taken ~3x as long as one int64 key sort (Github_easy
+    o44020: 2.0M hits, 102 -> 40 ms).  Packing each level's hits as they come spares the four
+    concatenations of (start, node) columns and two ``bincount`` s of the starts a chunk made.
+    """
+
+    def __init__(self, n_starts: int, lowest: int, end: int):
+        self.node_bits = max(end - lowest - 1, 1).bit_length()
+        self.key_type = np.uint32 if self.node_bits + max(n_starts - 1, 1).bit_length() <= 32 else np.uint64
+        self.n_starts, self.lowest = n_starts, lowest
+        self._keys: list[np.ndarray] = []
+
+    def add(self, starts: np.ndarray, nodes: np.ndarray) -> None:
+        """Hits of ``starts[i]`` at ``nodes[i]`` (class nodes >= 0, byte nodes as ``-1 - node``)."""
+        key = starts.astype(self.key_type)
+        key <<= self.key_type(self.node_bits)
+        key |= (nodes - self.lowest).astype(self.key_type)
+        self._keys.append(key)
+
+    def sorted_sets(self) -> tuple[np.ndarray, np.ndarray]:
+        """The hit sets as CSR: (int64 offsets per start, int32 nodes ordered by (start, node))."""
+        key = np.concatenate(self._keys) if self._keys else np.zeros(0, self.key_type)
+        key.sort()
+        offsets = np.searchsorted(key >> self.key_type(self.node_bits), np.arange(self.n_starts + 1))
+        key &= self.key_type((1 << self.node_bits) - 1)
+        nodes = key.astype(np.int32)
+        if self.lowest:
+            nodes += np.int32(self.lowest)
+        return offsets.astype(np.int64), nodes
 
 
 class FrontierOverflow(Exception):
@@ -145,16 +172,16 @@ class FrontierOverflow(Exception):
     then walks the chunk again in halves)."""
 
 
-def walk_hits(plan: WalkPlan, starts: Starts, ids: np.ndarray,
-              most_triples: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def walk_hits(plan: WalkPlan, starts: Starts, ids: np.ndarray, most_triples: int | None = None) -> Hits:
     """Every (start, class node) and (start, byte node) hit of the starts ``ids`` (a start is
     named by its position in ``ids``); ``FrontierOverflow`` before a level outgrows ``most_triples``."""
     classes = starts.frontier(ids, on_bytes=False)
     bytes_ = starts.frontier(ids, on_bytes=True)
-    hits = Hits([], [], [], [])
     ct = plan.class_trie
-    class_has_tokens = np.diff(ct.token_offsets) > 0
-    byte_has_tokens = plan.byte_trie.token_end > plan.byte_trie.token_start
+    on_bytes = bool(plan.muted.any())  # only a muted state leads to the byte trie
+    hits = Hits(ids.size, -plan.byte_trie.n_nodes if on_bytes else 0, ct.n_nodes)
+    class_has_tokens = ct.ends_tokens
+    byte_has_tokens = plan.byte_trie.token_end > plan.byte_trie.token_start if on_bytes else None
     classes, bytes_ = _settle(plan, classes, bytes_, hits, class_has_tokens)  # a start may be on a muted state
     classes, bytes_ = _jump_loops(plan, classes, bytes_, hits, class_has_tokens)
     while len(classes) or len(bytes_):
@@ -167,9 +194,9 @@ def walk_hits(plan: WalkPlan, starts: Starts, ids: np.ndarray,
         stepped = _step(bytes_, plan.byte_trie.child_offsets, None, plan.byte_transitions, plan.byte_trie,
                         most=most_triples)
         if len(stepped):
-            _record(hits.byte_origin, hits.byte_node, stepped, byte_has_tokens)
+            _record(hits, stepped, byte_has_tokens, byte_nodes=True)
         bytes_ = stepped
-    return (_cat(hits.class_origin), _cat(hits.class_node), _cat(hits.byte_origin), _cat(hits.byte_node))
+    return hits
 
 
 def _settle(plan: WalkPlan, classes: Frontier, bytes_: Frontier, hits: Hits,
@@ -178,9 +205,9 @@ def _settle(plan: WalkPlan, classes: Frontier, bytes_: Frontier, hits: Hits,
     entering = plan.muted[classes.current]
     if entering.any():
         bytes_ = _concat(bytes_, _to_byte_mode(classes.take(entering), plan.class_trie))
-        _record(hits.class_origin, hits.class_node, classes.take(entering), class_has_tokens)
+        _record(hits, classes.take(entering), class_has_tokens)
         classes = classes.take(~entering)
-    _record(hits.class_origin, hits.class_node, classes, class_has_tokens)
+    _record(hits, classes, class_has_tokens)
     return classes, bytes_
 
 
@@ -203,8 +230,7 @@ def _jump_loops(plan: WalkPlan, classes: Frontier, bytes_: Frontier, hits: Hits,
         for table, pick in _by_table(table_of, jumping, len(plan.jumps.tables)):
             hit_origin, hit_node, exit_triples = jump(plan.jumps.tables[table], plan.class_trie, plan.class_transitions,
                                                       classes.origin[pick], classes.current[pick], classes.node[pick])
-            hits.class_origin.append(hit_origin)
-            hits.class_node.append(hit_node)
+            hits.add(hit_origin, hit_node)
             exits.append(Frontier(*exit_triples, None, None))
         classes, bytes_ = _settle(plan, _concat_all(exits), bytes_, hits, class_has_tokens)
     return _concat_all(kept), bytes_
@@ -255,13 +281,12 @@ def _to_byte_mode(frontier: Frontier, class_trie: ClassTrie) -> Frontier:
                     np.zeros(which.size, dtype=bool), frontier.home[which])
 
 
-def _record(origins: list, nodes: list, frontier: Frontier, has_tokens: np.ndarray) -> None:
+def _record(hits: Hits, frontier: Frontier, has_tokens: np.ndarray, byte_nodes: bool = False) -> None:
     """Hits of the frontier, except those inside their origin's slice (the slice holds them)."""
     ends = has_tokens[frontier.node]
     if frontier.in_slice is not None:
         ends &= ~frontier.in_slice
-    origins.append(frontier.origin[ends])
-    nodes.append(frontier.node[ends])
+    hits.add(frontier.origin[ends], -1 - frontier.node[ends] if byte_nodes else frontier.node[ends])
 
 
 def _concat(a: Frontier, b: Frontier) -> Frontier:
@@ -280,10 +305,6 @@ def _concat_all(parts: list[Frontier]) -> Frontier:
                     None, None)
 
 
-def _cat(parts: list) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
-
-
 def hit_sets_of_starts(plan: WalkPlan, starts: Starts, ids: np.ndarray,
                       most_triples: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The sorted hit sets of the starts ``ids`` as CSR (offsets, nodes) plus one hash per set
@@ -294,16 +315,12 @@ def hit_sets_of_starts(plan: WalkPlan, starts: Starts, ids: np.ndarray,
     A chunk whose frontier would outgrow ``most_triples`` is walked again as two halves (a
     single start is walked whatever its frontier: ``compute`` checked that one fits)."""
     try:
-        walked = walk_hits(plan, starts, ids, most_triples if ids.size > 1 else None)
+        hits = walk_hits(plan, starts, ids, most_triples if ids.size > 1 else None)
     except FrontierOverflow:
         half = ids.size // 2
         return _joined(hit_sets_of_starts(plan, starts, ids[:half], most_triples),
                        hit_sets_of_starts(plan, starts, ids[half:], most_triples))
-    class_origin, class_node, byte_origin, byte_node = walked
-    offsets = offsets_of(np.bincount(class_origin, minlength=ids.size) + np.bincount(byte_origin, minlength=ids.size))
-    lowest = -plan.byte_trie.n_nodes if byte_node.size else 0
-    nodes = _sorted_by_origin_then_node(ids.size, [(class_origin, class_node), (byte_origin, -1 - byte_node)],
-                                        lowest, plan.class_trie.n_nodes)
+    offsets, nodes = hits.sorted_sets()
     return offsets, nodes, set_hashes(offsets, nodes)
 
 
@@ -311,29 +328,3 @@ def _joined(first: tuple[np.ndarray, ...], second: tuple[np.ndarray, ...]) -> tu
     """Two consecutive runs of starts' (offsets, nodes, hashes) as one."""
     return (np.concatenate([first[0], second[0][1:] + first[0][-1]]), np.concatenate([first[1], second[1]]),
             np.concatenate([first[2], second[2]]))
-
-
-def _sorted_by_origin_then_node(n_origins: int, parts: list[tuple[np.ndarray, np.ndarray]], lowest: int,
-                                end: int) -> np.ndarray:
-    """The nodes of the (origin, node) ``parts`` ordered by (origin, node), as int32; nodes lie in
-    ``[lowest, end)``.
-
-    One sort of a packed key, origin in the high bits, ``node - lowest`` in the low ones: a
-    uint32 key whenever both fit in 32 bits (a chunk of fewer than 2**13 starts on Llama-3's
-    two tries), which numpy's AVX-512 sort orders ~2.5x as fast as int64; the node is then a
-    mask, not a division.  ``np.lexsort`` had taken ~3x as long as one int64 key sort
-    (Github_easy o44020: 2.0M hits, 102 -> 40 ms)."""
-    node_bits = max(end - lowest - 1, 1).bit_length()
-    key_type = np.uint32 if node_bits + max(n_origins - 1, 1).bit_length() <= 32 else np.uint64
-    keys = []
-    for origin, node in parts:
-        key = origin.astype(key_type) << key_type(node_bits)
-        key |= (node - lowest).astype(key_type)
-        keys.append(key)
-    key = np.concatenate(keys)
-    key.sort()
-    key &= key_type((1 << node_bits) - 1)
-    nodes = key.astype(np.int32)
-    if lowest:
-        nodes += np.int32(lowest)
-    return nodes
