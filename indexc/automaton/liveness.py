@@ -24,6 +24,12 @@ Python, one ``seen`` memory under both; the liveness search of o9901's atom tabl
 31 -> 13-19 ms; o9901's 1,055 narrow levels number as before (~30 ms).  A DFA of a few
 thousand states (a regex's) is searched in Python alone and renumbered by one gather, the
 numpy set-up being most of its cost there (bench regexes' trims within -10..+9%).
+
+Two callers need less than ``trim``: the schema DFA path's subsets, all reachable and numbered
+again later (``live_part``: searched for dead states, renumbered only if some are), and the
+UTF-8 expansion of a live DFA, live already (``breadth_first_renumbering``: the breadth-first
+numbering alone).  On a median MaskBench schema (~1,800 subsets, ~1,400 byte states) that
+leaves out the subsets' numbering (~1 ms) and the byte table's liveness search (~0.7 ms).
 """
 
 from __future__ import annotations
