@@ -59,7 +59,7 @@ from indexc.vocab.model import Vocabulary
 
 SMALL_MASK_TOKENS = 4_096  # masks of at most this many tokens are sorted lists, never a vocabulary-sized row
 MAX_FRONTIER_PAIRS = 4_000_000  # triples in one frontier level of a chunk (~100 MB of arrays, worst case)
-STARTS_PER_CHUNK = 4_096  # starts walked together: their hits sort on 32-bit keys (12 bits of start)
+STARTS_PER_CHUNK = 8_192  # starts walked together: their hits sort on 32-bit keys (13 bits of start, 19 of node)
 FRONTIER_BYTES_PER_PAIR = 64  # a triple and the step's temporaries (for the --max-memory estimate)
 
 

@@ -22,13 +22,15 @@ before a single token id is expanded.  The cost is the
 number of live triples, so it grows with the size of the masks counted in class sequences,
 not with states x vocabulary.  The loop runs once per trie level (most work is in the first
 8 levels, but a chunk runs ~133 levels on Llama-3, its runs of spaces and dashes).  Starts are
-walked in chunks of up to 4,096 (``compute``), and a chunk whose next level would outgrow its
+walked in chunks of up to 8,192 (``compute``), and a chunk whose next level would outgrow its
 budget of triples is walked again as two halves (``FrontierOverflow``), so the frontier stays
 bounded however dense the masks are.  Chunks used to be cut by the starts' subtree sizes, a
 bound ~250x the frontiers actually met (2.8k-16k triples against 4M on median MaskBench
 schemas), so each schema walked 3-6 chunks of ~133 levels; 4,096-start chunks cut the walk
-~18% (median25, process time: 2.24/1.89 -> 1.77/1.56 s summed).  Chunks are independent,
-which is what the parallel driver splits.
+~18% (median25, process time: 2.24/1.89 -> 1.77/1.56 s summed); 8,192 (session 9: ~4,800
+starts a median schema, most then walked as one chunk, not two) 65.6 -> 60.4 ms a schema
+(walk stage, the same plans alternately, min of 3; 16,384, on uint64 keys: 61.8).  Chunks are
+independent, which is what the parallel driver splits.
 
 A triple whose state loops on most classes (a string body) does not walk the loop's part of its
 subtree: ``loop_jumps`` lists its hits there and its exits from two range lookups, and the
