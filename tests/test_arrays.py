@@ -125,3 +125,11 @@ def test_sorted_bool_rows_is_np_unique_of_the_rows(n_classes):
     sets, inverse = sorted_bool_rows(rows)
     assert sets.dtype == bool and np.array_equal(sets, expected_sets)
     assert np.array_equal(inverse, expected_inverse.reshape(-1))
+
+
+def test_a_row_grouping_renumbered_by_first_appearance_is_groups_by_first_appearance():
+    rows = np.random.default_rng(6).integers(0, 3, size=(400, 3))
+    first, inverse = arrays.unique_rows(rows)
+    expected = arrays.groups_by_first_appearance(inverse)
+    got = arrays.in_first_appearance_order(first, inverse)
+    assert all(np.array_equal(a, b) for a, b in zip(got, expected))
