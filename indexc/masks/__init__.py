@@ -7,13 +7,15 @@ walk of the token trie, shared by all tokens with a common prefix and cut as soo
 prefix dies, over byte *classes* so that tokens that act alike are walked once:
 
     alphabet.py         byte classes and dead classes of the DFA
-    class_trie.py       the token trie mapped onto classes, dead subtrees pruned
+    class_trie.py       the token trie mapped onto classes, dead subtrees pruned (the kept byte
+                        nodes found once per trie and dead sets: every JSON Schema shares them)
     literals.py         literal muting: long literals' states leave the walk's classes
     slices.py           slices: token groups a wide self-loop accepts at once
     loop_regions.py     a self-loop's part of the trie, walked once per loop set; its exits
     loop_jumps.py       the same mid-walk: a wide loop's part of a subtree as two range lookups
     equivalence.py      states no string as deep as a node's subtree tells apart (one start);
-                        on a crowded node, none of the classes found below it tells apart
+                        on a crowded node, none of the classes found below it tells apart (all
+                        the crowded groups refined together)
     first_step.py       the walks' starts: each distinct (state, root child or exit) once, tall ones split
     traverse.py         the level-by-level numpy frontier over (start, state, node); a chunk
                         whose frontier outgrows its budget walked again in halves

@@ -132,6 +132,10 @@ class NodeRanges:
         self._known = np.zeros(n_nodes, dtype=bool)
         self._ranges = np.empty((n_nodes, 4), dtype=np.int64)  # rows of the nodes met only: pages never touched stay free
 
+    def __reduce__(self):
+        """Shipped empty (a walk's worker processes find their own): the table is ~5 MB for Llama-3."""
+        return NodeRanges, (self._known.size,)
+
     def of(self, node: np.ndarray, table: JumpTable, ct: ClassTrie) -> np.ndarray:
         """int64 (node.size, 4): (first member, members, first exit, exits) of each node."""
         new = node[~self._known[node]]

@@ -9,6 +9,7 @@ masks (they change speed, never meaning).
 
 from __future__ import annotations
 
+import pickle
 from unittest import mock
 
 import numpy as np
@@ -248,6 +249,9 @@ def test_a_jump_reads_the_node_ranges_it_kept_as_it_would_search_them(pattern, m
                 expected_exits += [(origin, target, int(table.exit_node[k]))] if target >= 0 else []
         assert list(zip(got_origin.tolist(), got_node.tolist())) == expected_hits
         assert list(zip(*(column.tolist() for column in got_exits))) == expected_exits
+        shipped = pickle.loads(pickle.dumps(table))  # as to a worker process: the kept ranges stay behind
+        again = loop_jumps.jump(shipped, ct, plan.class_transitions, part, np.full(part.size, state), part)
+        assert all(np.array_equal(a, b) for a, b in zip(again[:2] + again[2], (got_origin, got_node) + got_exits))
 
 
 def test_loop_regions_are_found_once_per_loop_set(monkeypatch):
