@@ -22,6 +22,15 @@ min of 3, process time, in process, two interleaved runs), from ``SharedHits``, 
 token counts by ``add.reduceat``, the live tokens' bytes selected by clearing the few others,
 and keys placed in their rows from their origins alone (no binary search).
 
+Session 9, the same 25 schemas, the class trie and walk stages (per-schema min of 5, process
+time, memory reuse on as ``indexc compile`` runs, median over the schemas, two interleaved
+runs against the tree before): class trie 40.2/37.4 -> 33.0/32.1 ms, walk 93.2/86.2 -> 68.4/67.0
+ms, the two together 133.9/123.5 -> 100.9/99.7 ms.  From: the kept byte nodes of the class trie
+shared by every schema (``class_trie.kept_levels``), ``arrays.unique_rows`` without elementwise
+temporaries and the crowded groups' refinements run as one (``equivalence``), jump ranges
+searched once a node (``loop_jumps.NodeRanges``), hits packed into their sort keys as they are
+found (``traverse.Hits``), and chunks of 8,192 starts (one chunk a median schema).
+
 Limits (``indexc.limits``): the state tables are checked against ``--max-memory`` first, a chunk
 of starts whose frontier would outgrow a quarter of it is walked again in halves, and the
 expanded masks' size is estimated from the hit sets (plus what is held: tables and hit sets) before a token id is
