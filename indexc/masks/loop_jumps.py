@@ -27,8 +27,9 @@ not what its triples cost; the whole compile of every 16th MaskBench file (95 DF
 grammar-path schemas) is 2.5% faster at the geometric mean, 4-12% on the typical string-heavy
 schema (o21354, o47139, o47005), none of the 16 bench regexes qualifies.  Recording a run's
 hits as ranges rather than nodes would be the next step.  Session 9: a node's four binary
-searches are done once a compile (``NodeRanges``: the 25 median MaskBench schemas' jumps meet
-~111k triples on ~7.8k distinct nodes), the walk stage ~4-5 ms a schema less (of ~85).
+searches are done once a node (``NodeRanges``: the 25 median MaskBench schemas' jumps meet
+~111k triples a schema on ~5.4k distinct nodes, each call's nodes ~20 times over, though few
+recur from one call to the next), the walk stage ~4-5 ms a schema less (of ~85).
 
 A table per loop set costs two sorts over the class trie (~10-20 ms on Llama-3 for a JSON
 Schema's 160k class nodes), so it is built only for loop sets that cover at least half of the
@@ -124,9 +125,11 @@ class NodeRanges:
     sorted keys and how many, then the same for its exits; two ``searchsorted`` pairs per node,
     done the first time a jump meets the node and kept for the compile.
 
-    Why a memo: the jumps of a JSON Schema's walk meet ~111k triples but only ~7.8k distinct
-    nodes (the same string-body positions reached from ~14 states each: one per property), and
-    the four binary searches per triple were half of a jump's time."""
+    Why: the jumps of a JSON Schema's walk meet ~111k triples but only ~5.4k distinct nodes
+    (a call reaches the same string-body positions from ~20 states: one per property), and the
+    four binary searches per triple were half of a jump's time.  Measured, nearly every node is
+    new to the call that meets it, so what pays is searching a call's repeats once; keeping the
+    ranges across calls costs little and spares the few that recur."""
 
     def __init__(self, n_nodes: int):
         self._known = np.zeros(n_nodes, dtype=bool)
