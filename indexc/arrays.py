@@ -130,14 +130,7 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     hashes = _row_hashes(rows)
     if not hashes.size:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    order = np.argsort(hashes)
-    ordered = hashes[order]
-    starts_here = np.empty(hashes.size, dtype=bool)
-    starts_here[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=starts_here[1:])
-    first = np.minimum.reduceat(order, np.flatnonzero(starts_here))
-    inverse = np.empty(hashes.size, dtype=np.int64)
-    inverse[order] = np.cumsum(starts_here) - 1
+    first, inverse = _sorted_groups(hashes)
     later = np.flatnonzero(first[inverse] != np.arange(hashes.size))
     if later.size and not np.array_equal(rows[later], rows[first[inverse[later]]]):
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
@@ -252,15 +245,22 @@ def groups_by_first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray
     if packed is not None:
         first, group = packed
     else:
-        order = np.argsort(keys)
-        ordered = keys[order]
-        starts_here = np.empty(keys.size, dtype=bool)
-        starts_here[0] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=starts_here[1:])
-        first = np.minimum.reduceat(order, np.flatnonzero(starts_here))
-        group = np.empty(keys.size, dtype=np.int64)
-        group[order] = np.cumsum(starts_here) - 1
+        first, group = _sorted_groups(keys)
     return in_first_appearance_order(first, group)
+
+
+def _sorted_groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Groups of equal keys in key order: each group's smallest index, and each key's group
+    (one argsort; ``keys`` not empty)."""
+    order = np.argsort(keys)
+    ordered = keys[order]
+    starts_here = np.empty(keys.size, dtype=bool)
+    starts_here[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts_here[1:])
+    first = np.minimum.reduceat(order, np.flatnonzero(starts_here))
+    group = np.empty(keys.size, dtype=np.int64)
+    group[order] = np.cumsum(starts_here) - 1
+    return first, group
 
 
 def in_first_appearance_order(first: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -58,6 +58,7 @@ Then the compile side of the Earley path, which reads the IR:
 
 - ``lexemes``          every terminal as a byte DFA, side by side in one lexer automaton
 - ``earley_tables``    the rules as flat arrays for the runtime's Earley parser
+- ``numbered_states``  the worklist numbering the two subset constructions below share
 - ``boundary_masks``   "the rest of lexeme t, then lexeme u" products, masked ahead of time
 - ``undecided_tokens`` per lexer state, the tokens those masks cannot decide (they may cross
                        two boundaries): the only ones the live walk looks at (format 5)

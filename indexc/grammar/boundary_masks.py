@@ -29,6 +29,7 @@ import numpy as np
 from indexc.automaton.byte_dfa import DEAD
 from indexc.grammar.earley_tables import EarleyTables
 from indexc.grammar.lexemes import Lexer
+from indexc.grammar.numbered_states import NumberedStates
 
 _NOTHING: frozenset = frozenset()
 MAX_PRODUCT_STATES = 4_096  # per (t, u) pair; beyond it the pair is left to the live walk
@@ -147,9 +148,8 @@ class _ProductStates:
         state, live = np.nonzero(by_class != DEAD)  # row by row, classes ascending
         self._live_cells = live.tolist()
         self._live_offsets = np.searchsorted(state, np.arange(by_class.shape[0] + 1)).tolist()
-        self._ids: dict[tuple[int, frozenset, int], int] = {}
-        self._keys: list[tuple[int, frozenset, int]] = []
-        self.rows: list[list[int]] = []
+        self._states = NumberedStates()  # keys (q, S, u)
+        self.rows = self._states.rows
         self._dead_row = [DEAD] * self._n_classes
         self._subset_moves: dict[frozenset, tuple[list[frozenset], list[int]]] = {}
         self._q_live: dict[int, tuple[list[int], set[int]]] = {}  # lexer state -> its live classes (list, set)
@@ -160,15 +160,16 @@ class _ProductStates:
         mark = len(self.rows)
         stack: list[int] = []
         accepting = self._accepting
-        starts = {q: self._number((q, frozenset([u_start]) if accepting[q] else frozenset(), u_start), stack)
+        number = self._states.number
+        starts = {q: number((q, frozenset([u_start]) if accepting[q] else frozenset(), u_start), stack)
                   for q in block}
-        table, number = self._table, self._number
+        table = self._table
         while stack:
             if len(self.rows) - mark > MAX_PRODUCT_STATES:
-                self._forget(mark)
+                self._states.forget(mark)
                 return None
             state = stack.pop()
-            q, started, u = self._keys[state]
+            q, started, u = self._states.keys[state]
             moves, moving = self._moves(started)
             row = self._dead_row.copy()
             if q == DEAD:
@@ -210,19 +211,3 @@ class _ProductStates:
             live = self._live_cells[self._live_offsets[q]:self._live_offsets[q + 1]]
             found = self._q_live[q] = (live, set(live))
         return found
-
-    def _number(self, key: tuple[int, frozenset, int], stack: list[int]) -> int:
-        found = self._ids.get(key)
-        if found is None:
-            found = self._ids[key] = len(self.rows)
-            self._keys.append(key)
-            self.rows.append([])
-            stack.append(found)
-        return found
-
-    def _forget(self, mark: int) -> None:
-        """Drop the states numbered from ``mark`` on (a pair that grew too large)."""
-        for key in self._keys[mark:]:
-            del self._ids[key]
-        del self._keys[mark:]
-        del self.rows[mark:]

@@ -33,6 +33,7 @@ import numpy as np
 
 from indexc.automaton.byte_dfa import DEAD, ByteDFA
 from indexc.grammar.lexemes import Lexer
+from indexc.grammar.numbered_states import NumberedStates
 from indexc.masks import MaskOptions
 from indexc.masks.compute import masks_of_states
 from indexc.trie import TokenTrie
@@ -131,9 +132,8 @@ class _TwoBoundaryAutomaton:
         self._then = [frozenset().union(*(first_classes[v] for v in self._follow[u])) for u in range(lexer.n_terminals)]
         # per terminal t: {class c: the states of the lexemes u in FOLLOW(t) after their first byte c}
         self._fresh = [self._stepped(starts[u] for u in self._follow[t]) for t in range(lexer.n_terminals)]
-        self._ids: dict[tuple[int, frozenset], int] = {}
-        self._keys: list[tuple[int, frozenset] | None] = [None]
-        self._rows: list[list[int]] = [[self.ALL] * self._n_classes]
+        self._states = NumberedStates()  # keys (q, S)
+        self._states.reserve([self.ALL] * self._n_classes)
         self._moves: dict[frozenset, tuple[dict[int, frozenset], frozenset]] = {}
 
     def _stepped(self, states) -> dict[int, frozenset]:
@@ -149,15 +149,16 @@ class _TwoBoundaryAutomaton:
     def terminal(self, t: int, block: range) -> list[int] | None:
         """The start state ``(q, {})`` of each lexer state ``q`` of ``t``, or None (nothing kept)
         past ``MAX_WORK_PER_TERMINAL``."""
-        mark = len(self._rows)
+        states = self._states
+        mark = len(states)
         stack: list[int] = []
-        starts = [self._number((q, frozenset()), stack) for q in block]
+        starts = [states.number((q, frozenset()), stack) for q in block]
         self.work = 0
         while stack:
             state = stack.pop()
-            self._rows[state] = self._row(self._keys[state], stack)
+            states.rows[state] = self._row(states.keys[state], stack)
             if self.work > MAX_WORK_PER_TERMINAL:
-                self._forget(mark)
+                states.forget(mark)
                 return None
         return starts
 
@@ -175,7 +176,7 @@ class _TwoBoundaryAutomaton:
         live = set(next_q).union(moves, fresh).difference(to_all)
         for c in live:
             s2 = moves.get(c, _NOTHING) | fresh.get(c, _NOTHING)
-            row[c] = self._number((next_q.get(c, DEAD), s2), stack)
+            row[c] = self._states.number((next_q.get(c, DEAD), s2), stack)
         self.work += len(live) + len(to_all)
         return row
 
@@ -191,22 +192,7 @@ class _TwoBoundaryAutomaton:
 
     def table(self, *, reach_all: bool) -> np.ndarray:
         """int32 (n_states, n_classes); with ``reach_all`` False, ``ALL`` is dead instead."""
-        rows = np.array(self._rows, dtype=np.int32)
+        rows = np.array(self._states.rows, dtype=np.int32)
         if not reach_all:
             rows[rows == self.ALL] = DEAD
         return rows
-
-    def _number(self, key: tuple[int, frozenset], stack: list[int]) -> int:
-        found = self._ids.get(key)
-        if found is None:
-            found = self._ids[key] = len(self._rows)
-            self._keys.append(key)
-            self._rows.append([])
-            stack.append(found)
-        return found
-
-    def _forget(self, mark: int) -> None:
-        for key in self._keys[mark:]:
-            del self._ids[key]
-        del self._keys[mark:]
-        del self._rows[mark:]
