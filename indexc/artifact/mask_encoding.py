@@ -129,29 +129,34 @@ BATCH_IDS = 1 << 21  # ids encoded in one vectorised pass (~60 MB of temporaries
 LONG_BATCH_MASKS = 256  # long masks encoded together (their rows: 4 MB for Llama-3, ~3x that in temporaries)
 
 
-def encode_masks(masks: Sequence[np.ndarray], vocab_size: int, rows: Mapping[int, np.ndarray] | None = None
-                 ) -> EncodedMasks:
+def encode_masks(masks: Sequence[np.ndarray], vocab_size: int, rows: Mapping[int, np.ndarray] | None = None,
+                 sizes: np.ndarray | None = None) -> EncodedMasks:
     """Encode every mask (sorted unique token ids, each in ``[0, vocab_size)``), a batch of
     masks at a time (see the module note); ``ValueError`` names the first bad mask.
 
     ``rows``: bitset rows some masks already have (``MaskTable.mask_rows``: the mask stage's
     packed flags); a long mask with one is encoded from it, without packing its ids again
-    (~0.4 ms a mask of 120k ids: most of a 1,027-state regex's 52 ms of encoding).
+    (~0.4 ms a mask of 120k ids: most of a 1,027-state regex's 52 ms of encoding).  ``sizes``:
+    each mask's ids, if known (``MaskTable.mask_sizes``): a mask with a row is then never read as
+    ids (the mask stage's ``MaskList`` would unpack them).
 
     The short masks are batched together wherever they stand (a JSON Schema's long masks are
     spread among its short ones, and a batch cut at each long one cost ~30 numpy calls a cut),
     and the batches' words are then put back in mask order (``_in_mask_order``)."""
     width = mask_words(vocab_size)
     rows = rows or {}
-    lengths = np.fromiter((np.size(ids) for ids in masks), dtype=np.int64, count=len(masks))
+    lengths = sizes if sizes is not None else \
+        np.fromiter((np.size(ids) for ids in masks), dtype=np.int64, count=len(masks))
     parts, bad = [], []
     for chosen, long in _batches(lengths):
         try:
-            batch = [masks[i] for i in chosen.tolist()]
             if long:
-                encoded = _encode_long(batch, chosen, vocab_size, [rows.get(i) for i in chosen.tolist()])
+                given = [rows.get(i) for i in chosen.tolist()]
+                batch = [masks[i] if row is None else None for i, row in zip(chosen.tolist(), given)]
+                encoded = _encode_long(batch, chosen, vocab_size, given)
             else:
-                encoded = _encode_batch(batch, lengths[chosen], chosen, vocab_size, width)
+                encoded = _encode_batch([masks[i] for i in chosen.tolist()], lengths[chosen], chosen, vocab_size,
+                                        width)
             parts.append((chosen, encoded))
         except BadMask as error:  # batches are not in mask order: name the first bad mask of all
             bad.append(error)
@@ -270,7 +275,7 @@ def _nonzero_words(ids: np.ndarray, lengths: np.ndarray, mask_of: np.ndarray
     return mask_of[starts], word[starts], value
 
 
-def _encode_long(masks: Sequence[np.ndarray], mask_ids: np.ndarray, vocab_size: int,
+def _encode_long(masks: Sequence[np.ndarray | None], mask_ids: np.ndarray, vocab_size: int,
                  rows: Sequence[np.ndarray | None]) -> _Batch:
     """Masks of many ids, a batch at a time: each one's flags packed into words
     (``mask_to_words``: four passes over the ids where the short path's keys and runs take ten;

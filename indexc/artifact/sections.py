@@ -31,7 +31,7 @@ def table_sections(
     """Every section's array (in ``SECTIONS`` order, with its file dtype), the mask encoding, and
     how the token class rows are numbered (the header's ``token_class_rows``)."""
     _check_table(table, vocab_size)
-    masks = encode_masks(table.masks, vocab_size, table.mask_rows)
+    masks = encode_masks(table.masks, vocab_size, table.mask_rows, table.mask_sizes)
     rows = token_rows(table.live_tokens, table.token_class_offsets, table.token_class_data, vocab_size, token_layout,
                       groups=table.token_groups, coarse_groups=table.coarse_token_groups)
     arrays = {

@@ -60,7 +60,7 @@ from indexc.masks.literals import muted_states
 from indexc.masks.loop_jumps import loop_jumps
 from indexc.masks.options import MaskOptions
 from indexc.masks.slices import Slices, find_slices
-from indexc.masks.table import MaskTable, bitset_row
+from indexc.masks.table import MaskList, MaskTable, bitset_row
 from indexc.masks.token_sequences import class_sequence_groups, class_sequences
 from indexc.masks.traverse import Starts, WalkPlan, hit_sets_of_starts
 from indexc.trie import TokenTrie
@@ -131,7 +131,7 @@ def compute_mask_table(
 
 
 def masks_of_states(dfa: ByteDFA, trie: TokenTrie, vocab: Vocabulary, origins: np.ndarray,
-                    options: MaskOptions = MaskOptions()) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+                    options: MaskOptions = MaskOptions()) -> tuple[MaskList, np.ndarray]:
     """The distinct masks of the states ``origins`` only, and each origin's mask id.
 
     For automata of which only a few states' masks are wanted (the boundary products of the
@@ -168,7 +168,7 @@ def _prepare(dfa: ByteDFA, trie: TokenTrie, options: MaskOptions) -> tuple[ByteA
 
 
 def _distinct_masks(dfa: ByteDFA, plan: WalkPlan, slices: Slices, steps: FirstSteps, hits: "StartHits",
-                    vocab: Vocabulary) -> tuple[tuple[np.ndarray, ...], np.ndarray, MaskInterner, HitExpander,
+                    vocab: Vocabulary) -> tuple[MaskList, np.ndarray, MaskInterner, HitExpander,
                                                 dict[int, np.ndarray]]:
     """The distinct masks of the walked origins, in first-use order, each origin's mask id, and
     the bitset rows of the masks expanded as vocabulary-sized flags (``MaskTable.mask_rows``)."""
@@ -435,7 +435,8 @@ class SharedHits:
         nodes = hits.of(sorted_unique(np.concatenate(keys)))
         self.byte_nodes = sorted_unique(-1 - nodes[nodes < 0])  # int64, few: paths through literals
         self._width = n_class_nodes + 1 + self.byte_nodes.size
-        self._kept: list[tuple[np.ndarray, np.ndarray]] = []  # (bool per content: counted, int64 count per slot)
+        # (bool per content: counted, int64 count per slot, the class nodes' token flags or None)
+        self._kept: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
 
     def _slots(self, nodes: np.ndarray) -> np.ndarray:
         if not self.byte_nodes.size:
@@ -444,24 +445,53 @@ class SharedHits:
 
     def present(self, key: np.ndarray) -> np.ndarray:
         """Bool per slot: the key's hit set holds the node (``key``: content ids, one of the keys)."""
+        wanted, counts, _ = self._recount(key)
+        self._kept.append((wanted, counts, None))
+        return counts > 0
+
+    def token_flags(self, key: np.ndarray, expander: HitExpander) -> np.ndarray:
+        """A new vocabulary-sized flag row of the tokens of the key's nodes.  From a kept count
+        whose flags are kept too, only the tokens of the class nodes whose presence flipped are
+        set or cleared (~100 contents' nodes, not a 128k gather and a pass over every slot)."""
+        wanted, counts, since = self._recount(key)
+        n = self._n_class_nodes
+        if since is None or since[0] is None:
+            flags = expander.class_node_flags(counts > 0)
+        else:
+            flags, touched, was = since
+            now = counts[touched] > 0
+            on_class = touched < n
+            expander.set_class_nodes(flags, touched[on_class & now & ~was], True)
+            expander.set_class_nodes(flags, touched[on_class & was & ~now], False)
+        self._kept.append((wanted, counts, flags))
+        row = flags.copy()
+        expander.mark_byte_nodes(row, self.byte_nodes[np.flatnonzero(counts[n + 1:])])
+        return row
+
+    def _recount(self, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple | None]:
+        """(bool per content: the key's, its node counts, and when counted from a kept count (taken
+        out of the kept ones): that count's token flags, the slots changed and whether each was
+        present before); the caller keeps the new count."""
         wanted = np.zeros(len(self._hits), dtype=bool)
         wanted[key] = True
         sizes = self._hits.content_sizes
         best, cheapest = -1, int(sizes[wanted].sum())
-        for i, (held, _) in enumerate(self._kept):
+        for i, (held, _, _) in enumerate(self._kept):
             cost = int(sizes[held ^ wanted].sum())
             if cost < cheapest:
                 best, cheapest = i, cost
         if best < 0:
-            counts = np.bincount(self._slots(self._hits.of(np.flatnonzero(wanted))), minlength=self._width)
             if len(self._kept) == self.KEPT_COUNTS:
                 self._kept.pop(0)
-        else:
-            held, counts = self._kept.pop(best)
-            np.add.at(counts, self._slots(self._hits.of(np.flatnonzero(wanted & ~held))), 1)
-            np.subtract.at(counts, self._slots(self._hits.of(np.flatnonzero(held & ~wanted))), 1)
-        self._kept.append((wanted, counts))
-        return counts > 0
+            return wanted, np.bincount(self._slots(self._hits.of(np.flatnonzero(wanted))), minlength=self._width), None
+        held, counts, flags = self._kept.pop(best)
+        added = self._slots(self._hits.of(np.flatnonzero(wanted & ~held)))
+        dropped = self._slots(self._hits.of(np.flatnonzero(held & ~wanted)))
+        touched = np.concatenate((added, dropped))
+        was = counts[touched] > 0
+        np.add.at(counts, added, 1)
+        np.subtract.at(counts, dropped, 1)
+        return wanted, counts, (flags, touched, was)
 
 
 def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np.ndarray, slices: Slices,
@@ -474,7 +504,6 @@ def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np
     one and in byte mode by the other), so masks are deduplicated once more on their ids.
     """
     eos = np.array(sorted(set(vocab.eos_ids)), dtype=np.int64)
-    empty = np.zeros(vocab.size, dtype=bool)
     slice_rows = [_flag_row(vocab.size, tokens) for tokens in slices.tokens]
     # The token count is exact (each token ends at one node, the parts are disjoint), so
     # equal masks take the same branch and meet under the same kind of key.
@@ -485,7 +514,8 @@ def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np
     short = _short_masks(expander, hits, slices, interner, eos, chosen, [counts[k] for k in chosen], vocab.size)
     long = [interner.keys[k] for k, count in enumerate(counts) if count > SMALL_MASK_TOKENS]
     shared = SharedHits(hits, long, expander.plan.class_trie.n_nodes) if long else None
-    masks: list[np.ndarray] = []
+    masks: list[np.ndarray | None] = []  # None: the mask's row (``rows``) holds it
+    sizes: list[int] = []
     rows: dict[int, np.ndarray] = {}
     ids_of: dict[bytes, int] = {}
     mask_of_key = np.empty(len(interner), dtype=np.int64)
@@ -495,8 +525,9 @@ def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np
         if ids is not None:  # a short list, sorted: no vocabulary-sized row
             dedupe_key = b"ids" + ids.tobytes()
         else:
-            flags = (slice_rows[slice_id] if slice_id >= 0 else empty).copy()
-            expander.mark_present(shared.present(key), shared.byte_nodes, flags)
+            flags = shared.token_flags(key, expander)
+            if slice_id >= 0:
+                flags |= slice_rows[slice_id]
             if accepting:
                 flags[eos] = True
             row = bitset_row(flags)
@@ -505,8 +536,9 @@ def _expand_masks(expander: HitExpander, hits: StartHits, tokens_per_content: np
         if mask_of_key[k] == len(masks):
             if ids is None:
                 rows[len(masks)] = row
-            masks.append(ids if ids is not None else np.flatnonzero(flags).astype(np.int32))
-    return tuple(masks), mask_of_key, rows
+            masks.append(ids)
+            sizes.append(ids.size if ids is not None else int(np.count_nonzero(flags)))
+    return MaskList(masks, rows, np.array(sizes, dtype=np.int64), vocab.size), mask_of_key, rows
 
 
 SHORT_BATCH_TOKENS = 1 << 20  # token ids of short masks sorted in one pass (~16 MB of temporaries)

@@ -12,9 +12,12 @@ nodes hold (``mark_union``; a long mask always gathers):
   -> 0.2 ms; the old per-mask ``mark``, 18 such masks in JME_41: 1.7 -> 0.5 ms a mask).
 
 A long mask (more than ``compute.SMALL_MASK_TOKENS`` ids) is flagged from its nodes' present
-flags (``mark_present``), which ``compute.SharedHits`` derives from a similar mask's node
-counts: the 25 median MaskBench schemas' ~18 long masks each, node gathering and flagging
-~15.8 -> ~11.3 ms a schema (process time, in process, 2nd pass).
+flags, which ``compute.SharedHits`` derives from a similar mask's node counts: the 25 median
+MaskBench schemas' ~18 long masks each, node gathering and flagging ~15.8 -> ~11.3 ms a schema
+(process time, in process, 2nd pass).  Session 9: ``SharedHits`` keeps each count's token flags
+too, and a mask that starts from a kept count flips only the tokens of the class nodes whose
+presence changed (``set_class_nodes``) instead of a vocabulary-sized gather
+(``class_node_flags``) and a pass over every node.
 
 Byte-trie hits (paths through a muted literal) are few and always scattered.  The short masks
 (at most ``compute.SMALL_MASK_TOKENS`` ids) are listed many at a time instead (``tagged_tokens``:
@@ -68,15 +71,23 @@ class HitExpander:
             nodes[hit] = np.repeat(np.arange(ct.n_nodes, dtype=np.int32), self._counts)[order][found[hit]]
         return nodes
 
-    def mark_present(self, present: np.ndarray, byte_nodes: np.ndarray, flags: np.ndarray) -> None:
-        """Set ``flags[t]`` for every token t of the nodes flagged in ``present`` (a bool per
-        class node, one unused, then one per byte node of ``byte_nodes``: ``compute.SharedHits``'
-        slots), by the gather: it serves long masks only."""
+    def class_node_flags(self, present: np.ndarray) -> np.ndarray:
+        """A new flag row of the tokens of the class nodes flagged in ``present`` (a bool per class
+        node, then the unused owner of no token; more entries are ignored), by the gather: it
+        serves long masks only."""
         n_nodes = self.plan.class_trie.n_nodes
-        flags |= present[:n_nodes + 1][self._owner]
-        on_bytes = np.flatnonzero(present[n_nodes + 1:])
-        if on_bytes.size:
-            flags[tokens_of_byte_nodes(self.plan, byte_nodes[on_bytes])] = True
+        return present[:n_nodes + 1][self._owner]
+
+    def set_class_nodes(self, flags: np.ndarray, nodes: np.ndarray, value: bool) -> None:
+        """``flags[t] = value`` for every token t ending at a class node of ``nodes``: each token
+        ends at one class node, so a row kept for one set of nodes follows another exactly."""
+        if nodes.size:
+            flags[tokens_of_class_nodes(self.plan, nodes)] = value
+
+    def mark_byte_nodes(self, flags: np.ndarray, nodes: np.ndarray) -> None:
+        """Set ``flags[t]`` for every token t of the byte-trie nodes ``nodes`` (few: scattered)."""
+        if nodes.size:
+            flags[tokens_of_byte_nodes(self.plan, nodes)] = True
 
     def mark_union(self, hits: np.ndarray, flags: np.ndarray, *, piece: int = 1 << 22) -> None:
         """Set ``flags[t]`` for every token t of a huge concatenation of hit sets (repeats

@@ -22,10 +22,15 @@ token id win by ~20%).  ``mask_rows`` holds the
 bitset rows (the runtime's layout) of the masks the stage expanded as vocabulary-sized flags,
 so the writer does not pack their ids again (~0.4 ms a mask of 120k ids).  Masks are stored once each (identical masks deduplicated by the mask
 stage).
+
+The mask stage hands ``masks`` over as a ``MaskList``: a long mask is held as its bitset row only,
+and its ids are unpacked on first read.  The writer reads a long mask's size and row, never its
+ids, and listing them cost a median MaskBench schema ~2 ms and ~12 MB (17 masks, 1.5M ids).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -38,7 +43,7 @@ class MaskTable:
     class_transitions: np.ndarray  # int32 (n_states, n_classes)
     accepting: np.ndarray  # bool (n_states,)
     state_mask: np.ndarray  # int32 (n_states,)
-    masks: tuple[np.ndarray, ...]  # each int32 sorted unique token ids
+    masks: Sequence[np.ndarray]  # each int32 sorted unique token ids (a tuple, or a MaskList)
     live_tokens: np.ndarray  # int32 sorted
     token_class_offsets: np.ndarray  # int64 (len(live_tokens)+1,)
     token_class_data: np.ndarray  # uint8
@@ -48,6 +53,13 @@ class MaskTable:
     # the same masks as bitset rows (uint32, bit i of word w = token 32w + i), for those the stage
     # expanded as vocabulary-sized flags: the writer stores them without packing the ids again
     mask_rows: dict[int, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def mask_sizes(self) -> np.ndarray:
+        """int64 per mask: its ids, read without unpacking a ``MaskList``'s rows."""
+        if isinstance(self.masks, MaskList):
+            return self.masks.sizes
+        return np.fromiter((np.size(ids) for ids in self.masks), dtype=np.int64, count=len(self.masks))
 
     @property
     def n_states(self) -> int:
@@ -66,3 +78,29 @@ def bitset_row(flags: np.ndarray) -> np.ndarray:
     row = np.zeros((flags.size + 31) // 32, dtype=np.uint32)
     row.view(np.uint8)[: packed.size] = packed
     return row
+
+
+class MaskList(Sequence):
+    """Masks as sorted int32 ids, some of them held only as bitset rows (``rows``) whose ids are
+    unpacked (once) when read: the writer needs a long mask's row and size, not its ids, while
+    the grammar path and the tests read ids as from a tuple."""
+
+    def __init__(self, listed: list[np.ndarray | None], rows: dict[int, np.ndarray], sizes: np.ndarray,
+                 vocab_size: int):
+        self._listed = listed  # ids, or None where the row holds the mask
+        self._rows = rows
+        self.sizes = sizes  # int64 per mask
+        self._vocab_size = vocab_size
+
+    def __len__(self) -> int:
+        return len(self._listed)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self))))
+        ids = self._listed[i]
+        if ids is None:
+            i = range(len(self))[i]  # a negative index as the row's key
+            flags = np.unpackbits(self._rows[i].view(np.uint8), bitorder="little")[: self._vocab_size]
+            ids = self._listed[i] = np.flatnonzero(flags).astype(np.int32)
+        return ids
