@@ -29,7 +29,7 @@ from bench.maskbench.expected import (DEFAULT_EXPECTED, LLGUIDANCE_REFERENCE, ch
                                       load_records, records_of, save_records)
 from bench.maskbench.pool import REPO, PoolSettings, run_engine
 from bench.maskbench.protocol import PASS, FileOutcome
-from bench.maskbench.report import markdown_reasons, markdown_table, summarize
+from bench.maskbench.report import SLOW_MASK_US, markdown_paths, markdown_reasons, markdown_table, percentiles, summarize
 from bench.maskbench.schema_engines import SCHEMA_ENGINES
 
 DEFAULT_DIR = REPO.parent / "shared" / "maskbench"
@@ -158,6 +158,8 @@ def _report(args, paths, tokenizer, eos_ids, results: dict[str, list[FileOutcome
     print(markdown_table(summaries) if summaries else "(no engine could run)")
     for name, why in missing.items():
         print(f"\n{name}: not run ({why})")
+    for table in filter(None, (markdown_paths(summary) for summary in summaries)):
+        print("\n" + table)
     for summary in summaries:
         print("\n" + markdown_reasons(summary))
     records = {engine: records_of(outcomes) for engine, outcomes in results.items()}
@@ -188,12 +190,14 @@ def _report(args, paths, tokenizer, eos_ids, results: dict[str, list[FileOutcome
 
 
 def _save_json(path: str, summaries, results: dict[str, list[FileOutcome]]) -> None:
-    """Summaries and per-file outcomes (the timing lists reduced to per-file figures)."""
+    """Summaries and per-file outcomes (the timing lists reduced to per-file figures: mask µs
+    p50 / p99 / max and the masks over ``SLOW_MASK_US``)."""
     files = {}
     for engine, outcomes in results.items():
         for o in outcomes:
             row = {k: v for k, v in o.as_dict().items() if k not in ("mask_us", "advance_us")}
-            row["mask_us_max"] = max(o.mask_us) if o.mask_us else None
+            row["mask_us"] = percentiles(o.mask_us, (50, 99, 100))
+            row["slow_masks"] = sum(t > SLOW_MASK_US for t in o.mask_us)
             files.setdefault(o.file, {})[engine] = row
     payload = {"summaries": [s.as_dict() for s in summaries], "files": files}
     Path(path).write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -8,7 +8,7 @@ from bench.maskbench.dataset import family_of, instance_text
 from bench.maskbench.expected import changes, compare_with_llguidance, record_of
 from bench.maskbench.protocol import COMPILE_ERROR, FAIL, PASS, FileOutcome, InstanceOutcome, run_file
 from bench.maskbench.reasons import reason_of
-from bench.maskbench.report import percentiles, summarize
+from bench.maskbench.report import markdown_paths, percentiles, summarize
 
 from .conftest import EOS_IDS, sample_file, sample_names
 
@@ -74,3 +74,16 @@ def test_reasons_group_messages_that_differ_only_in_details():
 def test_percentiles_are_nearest_rank():
     assert percentiles(range(1, 101), (50, 99, 100)) == {"p50": 50.0, "p99": 99.0, "p100": 100.0}
     assert percentiles([], (50,)) == {}
+
+
+def test_by_path_splits_compile_and_mask_figures_per_path():
+    dfa = FileOutcome("a.json", "a", "indexc", PASS, compile_ms=10.0, path="dfa", mask_us=[1.0, 2.0, 3.0])
+    cfg = FileOutcome("b.json", "b", "indexc", PASS, compile_ms=900.0, path="cfg", mask_us=[50.0, 250.0, 4000.0])
+    refused = FileOutcome("c.json", "c", "indexc", COMPILE_ERROR, "unsupported keyword 'not' at #/a")
+    summary = summarize("indexc", [dfa, cfg, refused])
+    assert list(summary.by_path) == ["cfg", "dfa"]
+    assert summary.by_path["cfg"]["slow_masks"] == 2 and summary.by_path["dfa"]["slow_masks"] == 0
+    assert summary.by_path["dfa"]["mask_us"]["p100"] == 3.0 and summary.by_path["cfg"]["compile_ms"]["p50"] == 900.0
+    table = markdown_paths(summary)
+    assert "| cfg | 1 | 900 / 900 | 3 | 250.0 / 4,000.0 / 4,000.0 | 2 |" in table
+    assert markdown_paths(summarize("llguidance", [FileOutcome("a.json", "a", "llguidance", PASS, compile_ms=1.0)])) == ""
