@@ -6,9 +6,10 @@ and boundary masks cannot decide.  The walk's coverage test counts every other t
 decided (``coverage.Coverage.of_undecided``), so the walk only goes where an undecided token
 the masks do not allow is.  The sets are stored as ascending places in the trie's token
 order, the layout the coverage test reads; the token ids are one gather from the trie's
-sorted tokens.  Sizes with Llama-3: JSON's 334 lexer states share 40 sets of at most 216
-tokens, C's largest is 3,551 (an operator then a word: ``-body``), RFC-XML's text states'
-122k (all splits: a word may end anywhere and another start).
+sorted tokens.  Sizes with Llama-3 (the third lexeme run to the token's end,
+``indexc.grammar.undecided_tokens``): JSON's 334 lexer states share 17 sets of at most 74
+tokens, C's largest is 3,426 (an operator then a word: ``-body``), RFC-XML's text states'
+121k (all splits: a word may end anywhere and another start).
 
 A set's places are bounded on its first use (``ArtifactError``), not at load: a fresh
 process's load reads none of them.  A version 2-4 file has none: every state is
