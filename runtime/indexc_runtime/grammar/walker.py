@@ -55,12 +55,13 @@ The walk stops with ``GrammarLimitExceeded`` past ``walk_budget`` frontier pairs
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import OrderedDict
 
 import numpy as np
 
 from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
-from indexc_runtime.grammar.coverage import WIDE_UNDECIDED, Coverage, TrieOrderMasks
+from indexc_runtime.grammar.coverage import WIDE_UNDECIDED, Coverage, OpenPlaces, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
@@ -201,7 +202,7 @@ class MaskWalker:
             found.update(pairs[u] for u in followers if u in pairs)
         return tuple(sorted(found)), None if undecided is None else tuple(sorted(undecided))
 
-    def _in_lexeme(self, mask_ids: tuple[int, ...], undecided: tuple[int, ...] | None) -> tuple[np.ndarray, Coverage]:
+    def _in_lexeme(self, mask_ids: tuple[int, ...], undecided: tuple[int, ...] | None) -> tuple[np.ndarray, Coverage | OpenPlaces]:
         """OR of the precomputed masks (vocabulary order), and the coverage (trie order) of the
         tokens they decide: the ones they hold, and every one outside ``undecided``."""
         row, coverages = self._lexeme_entry(mask_ids)
@@ -213,7 +214,7 @@ class MaskWalker:
             elif sum(map(sets.size, undecided)) >= WIDE_UNDECIDED:
                 coverage = Coverage.of_masks(self._trie_order, mask_ids, row, [sets.row(k, words) for k in undecided])
             else:
-                coverage = Coverage.of_undecided(words, [sets.members(k) for k in undecided], row)
+                coverage = OpenPlaces.of_undecided([sets.probes(k) for k in undecided], row)
             coverages[undecided] = coverage
         return row, coverage
 
@@ -237,7 +238,7 @@ class MaskWalker:
             self._lexeme_memo.popitem(last=False)
         return found
 
-    def _walk(self, config: int, coverage: Coverage, flags: np.ndarray, *, loops: bool = True) -> None:
+    def _walk(self, config: int, coverage: Coverage | OpenPlaces, flags: np.ndarray, *, loops: bool = True) -> None:
         """Set the flags of tokens reached alive by the live walk (see the module note).
 
         Wide levels go through numpy; once the frontier is at most ``NARROW`` pairs
@@ -464,16 +465,20 @@ class MaskWalker:
             found = self._state_loops[state] = self._loop_exits.of_lexer_loop(self._lexer.next[state] == state)
         return found
 
-    def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage, visited: int) -> np.ndarray:
+    def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage | OpenPlaces, visited: int) -> np.ndarray:
         """Depth-first walk of (node, configuration-before-the-node) pairs; the live, open nodes.
 
         The hot loop of a mask: everything is a local, the transition is a list read, the
-        coverage test is written out (``Coverage.is_open``)."""
+        coverage test is written out (``Coverage.is_open``, ``OpenPlaces.is_open``)."""
         py = self._trie.py
         node_class, child_offsets, children = py["node_class"], py["child_offsets"], py["children"]
         token_start, subtree_end = py["token_start"], py["subtree_token_end"]
         rows, fill = self._configs.rows, self._configs.fill
-        prefix, bits = coverage.prefix_py, coverage.bits_py
+        places = coverage.places_py  # a few open places (``OpenPlaces``), else the bits' prefix counts
+        if places is None:
+            prefix, bits = coverage.prefix_py, coverage.bits_py
+        else:
+            n_places = len(places)
         budget = self._limits.walk_budget
         stack = list(zip(nodes, configs_at))
         pop, push, found = stack.pop, stack.append, []
@@ -484,10 +489,15 @@ class MaskWalker:
             if config_after == DEAD:  # known dead: no coverage test (most popped pairs)
                 continue
             lo, hi = token_start[node], subtree_end[node]
-            allowed = (prefix[hi >> 5] + (bits[hi >> 5] & ((1 << (hi & 31)) - 1)).bit_count()
-                       - prefix[lo >> 5] - (bits[lo >> 5] & ((1 << (lo & 31)) - 1)).bit_count())
-            if allowed == hi - lo:  # covered: the transition into it is never asked
-                continue
+            if places is None:
+                allowed = (prefix[hi >> 5] + (bits[hi >> 5] & ((1 << (hi & 31)) - 1)).bit_count()
+                           - prefix[lo >> 5] - (bits[lo >> 5] & ((1 << (lo & 31)) - 1)).bit_count())
+                if allowed == hi - lo:  # covered: the transition into it is never asked
+                    continue
+            else:
+                at = bisect_left(places, lo)
+                if at == n_places or places[at] >= hi:  # no open place in [lo, hi): decided
+                    continue
             if config_after == UNKNOWN and child_offsets[node] != child_offsets[node + 1]:
                 config_after = fill(config, byte_class)  # a leaf needs none: UNKNOWN means alive
             if config_after == DEAD:
@@ -516,7 +526,7 @@ class MaskWalker:
                     push((child, config_after))
         return np.array(found, dtype=np.int64)
 
-    def _class_chain_pairs(self, node: int, config: int, coverage: Coverage, found: list[int]) -> list | None:
+    def _class_chain_pairs(self, node: int, config: int, coverage: Coverage | OpenPlaces, found: list[int]) -> list | None:
         """Enter at once the chain of nodes below ``node`` by its own byte class, given that
         ``config`` goes back to itself on that class (they are all alive in ``config``): add the
         open ones to ``found`` and return the pairs to walk next, the chain's children by other
@@ -572,7 +582,7 @@ class MaskWalker:
         return ((py["token_start"][probe], py["subtree_token_end"][probe]), both[: len(nodes)], trie.token_start[both],
                 trie.subtree_token_end[both], both[len(nodes):], trie.node_class[both[len(nodes):]])
 
-    def _open_children(self, first: int, end: int, config: int, coverage: Coverage) -> list[tuple[int, int]]:
+    def _open_children(self, first: int, end: int, config: int, coverage: Coverage | OpenPlaces) -> list[tuple[int, int]]:
         """(child, ``config``) for the children ``children[first:end]`` of a wide node that
         ``config`` does not die on and whose subtree holds an open token: one numpy pass instead
         of a push and a pop per child (after a dash or a quote, hundreds of children, most of
