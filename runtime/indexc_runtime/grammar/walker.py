@@ -117,7 +117,9 @@ class MaskWalker:
         self._region_runs_memo: OrderedDict[tuple, tuple[Exits, np.ndarray]] = OrderedDict()
         self._scratch = np.zeros((1, self._words), dtype=np.int32)
         self._class_chains: dict[int, tuple | None] = {}  # see _class_chain_pairs
-        root = slice(int(trie.child_offsets[0]), int(trie.child_offsets[1]))
+        self._child_starts: dict[int, list[int]] = {}  # a wide node's children's first places, by their offset (_children_at)
+        self._root_first, self._root_end = int(trie.child_offsets[0]), int(trie.child_offsets[1])
+        root = slice(self._root_first, self._root_end)
         self._root_children = trie.children[root]
         self._root_classes = trie.node_class[self._root_children]
         # the classes of the root's children, ascending (in Python: np.unique's first call costs ~0.1 ms of a first mask)
@@ -139,10 +141,16 @@ class MaskWalker:
         mask_ids, undecided = self._precomputed_masks(config)
         if undecided != () and self._may_cross(config):
             base, coverage = self._in_lexeme(mask_ids, undecided)
-            flags = np.unpackbits(base.view(np.uint8), bitorder="little")
-            self._walk(config, coverage, flags, loops=coverage.wide)
-            flags[self._eos] = self._configs.accepting[config]
-            row = np.packbits(flags, bitorder="little").view(np.int32)
+            if coverage.wide:
+                flags = np.unpackbits(base.view(np.uint8), bitorder="little")
+                flags[self._tokens_ending(self._walk(config, coverage, flags))] = 1
+                flags[self._eos] = self._configs.accepting[config]
+                row = np.packbits(flags, bitorder="little").view(np.int32)
+            else:  # no loop region is flagged: the walk's tokens are set in a copy of the row
+                row = base.copy()
+                set_bits(row.view(np.uint32), self._tokens_ending(self._walk(config, coverage, None, loops=False)))
+                if self._configs.accepting[config]:
+                    set_bits(row.view(np.uint32), self._eos)
         else:
             row = self._lexeme_row(mask_ids).copy()
             if self._configs.accepting[config]:
@@ -239,8 +247,11 @@ class MaskWalker:
             self._lexeme_memo.popitem(last=False)
         return found
 
-    def _walk(self, config: int, coverage: Coverage | OpenPlaces, flags: np.ndarray, *, loops: bool = True) -> None:
-        """Set the flags of tokens reached alive by the live walk (see the module note).
+    def _walk(self, config: int, coverage: Coverage | OpenPlaces, flags: np.ndarray | None, *,
+              loops: bool = True) -> list:
+        """The nodes reached alive by the live walk (see the module note), in parts (arrays, or
+        the Python tail's list); the tokens of the loop regions it jumped over are flagged in
+        ``flags`` (``loops`` only).
 
         Wide levels go through numpy; once the frontier is at most ``NARROW`` pairs
         (``DEEP_NARROW`` from the ``DEEP_LEVEL``-th level on), or its live pairs hold at most
@@ -255,6 +266,10 @@ class MaskWalker:
         region cost more than that walk (JSON's first walked mask: ~1 ms of ~2).
         """
         trie, configs = self._trie, self._configs
+        if coverage.places_py is not None:  # a few open places: the root's children holding them, in Python
+            starts = self._children_at(self._root_first, self._root_end, config, coverage.places_py)
+            if starts is not None:
+                return [self._narrow_tail([node for node, _ in starts], [config] * len(starts), coverage, 0)]
         nodes, classes = self._starts(config, flags) if loops else (self._root_children, self._root_classes)
         current = np.full(nodes.size, config, dtype=np.int64)
         visited = 0
@@ -312,13 +327,23 @@ class MaskWalker:
                 current = np.concatenate((current, jump_configs))
         if nodes.size:
             hits.append(self._narrow_tail(nodes.tolist(), current.tolist(), coverage, visited))
-        if hits:
-            ended = np.concatenate(hits)
-            starts = trie.token_start[ended]
-            position = _expand_runs(starts, trie.token_end[ended] - starts)
-            flags[trie.sorted_tokens[position]] = 1
         for exits, starts, ends in region_runs.values():
             self._flag_region_runs(exits, np.concatenate(starts), np.concatenate(ends), flags)
+        return hits
+
+    def _tokens_ending(self, hits: list) -> np.ndarray:
+        """The tokens that end at the nodes of ``hits`` (``_walk``'s parts); the Python tail's
+        list alone (most walks of a format 5 file) in Python: a few dozen nodes, most ending
+        one token or none."""
+        trie = self._trie
+        if len(hits) == 1 and isinstance(hits[0], list):
+            start, end = trie.py["token_start"], trie.py["token_end"]
+            return trie.sorted_tokens[[place for node in hits[0] for place in range(start[node], end[node])]]
+        if not hits:
+            return np.zeros(0, dtype=np.intp)
+        ended = np.concatenate([np.asarray(part, dtype=np.intp) for part in hits])
+        starts = trie.token_start[ended]
+        return trie.sorted_tokens[_expand_runs(starts, trie.token_end[ended] - starts)]
 
     def _flag_region_runs(self, exits: Exits, starts: np.ndarray, ends: np.ndarray, flags: np.ndarray) -> None:
         """Flag the region's tokens inside the runs ``[starts[i], ends[i])`` of the trie's token
@@ -466,7 +491,7 @@ class MaskWalker:
             found = self._state_loops[state] = self._loop_exits.of_lexer_loop(self._lexer.next[state] == state)
         return found
 
-    def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage | OpenPlaces, visited: int) -> np.ndarray:
+    def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage | OpenPlaces, visited: int) -> list[int]:
         """Depth-first walk of (node, configuration-before-the-node) pairs; the live, open nodes.
 
         The hot loop of a mask: everything is a local, the transition is a list read, the
@@ -525,7 +550,7 @@ class MaskWalker:
                 child = children[k]
                 if row[node_class[child]] != DEAD:
                     push((child, config_after))
-        return np.array(found, dtype=np.int64)
+        return found
 
     def _class_chain_pairs(self, node: int, config: int, coverage: Coverage | OpenPlaces, found: list[int]) -> list | None:
         """Enter at once the chain of nodes below ``node`` by its own byte class, given that
@@ -604,19 +629,24 @@ class MaskWalker:
         """``_open_children`` by the open places under the children (ascending), when they are
         at most ``FEW_PLACES``: the child holding each one (its subtree's run is the last to
         start at or before it), if ``config`` does not die on it; else None.  Arithmetic's
-        tail met 28 wide nodes in its cold walk, 1-3 open places under each, ~16 us a numpy pass."""
+        tail met 28 wide nodes in its cold walk, 1-3 open places under each, ~16 us a numpy pass.
+        The children's first places are kept per node (wide nodes are few: the root and the
+        first bytes of punctuation runs)."""
         py = self._trie.py
         children, node_class, token_start, subtree_end = py["children"], py["node_class"], py["token_start"], py["subtree_token_end"]
         at = bisect_left(places, token_start[children[first]])
         stop = bisect_left(places, subtree_end[children[end - 1]], at)
         if stop - at > FEW_PLACES:
             return None
+        child_starts = self._child_starts.get(first)
+        if child_starts is None:
+            child_starts = self._child_starts[first] = [token_start[child] for child in children[first:end]]
         row, found, last = self._configs.rows[config], [], -1
         for place in places[at:stop]:
-            k = bisect_right(children, place, first, end, key=token_start.__getitem__) - 1
-            if k < first or k == last:  # a token of the node itself, or a child already taken
+            k = bisect_right(child_starts, place) - 1
+            if k < 0 or k == last:  # a token of the node itself, or a child already taken
                 continue
-            child = children[k]
+            child = children[first + k]
             if place < subtree_end[child] and row[node_class[child]] != DEAD:
                 found.append((child, config))
                 last = k
