@@ -74,8 +74,8 @@ def _third_alive(lexer, follow, v: int, rest: bytes) -> bool:
     return True
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_undecided_sets_hold_the_tokens_a_third_lexeme_may_allow(name):
+def _sets_of(name: str):
+    """(lexer, FOLLOW, the undecided sets, each state's set, the text token ids and bytes) of a case."""
     ir, pieces = CASES[name]
     vocab = small_vocabulary(pieces)
     trie = build_trie(vocab)
@@ -87,15 +87,21 @@ def test_undecided_sets_hold_the_tokens_a_third_lexeme_may_allow(name):
     complete = np.ones(lexer.n_terminals, dtype=bool)
     sets, of_state = undecided_masks(lexer, follow, complete, masks.byte_classes, masks.n_classes, trie, vocab,
                                      MaskOptions())
-    text_ids = [i for i in range(vocab.size) if i not in vocab.special_ids and i not in vocab.eos_ids]
+    text = {i: vocab.token_bytes[i] for i in range(vocab.size) if i not in vocab.special_ids and i not in vocab.eos_ids}
+    return lexer, follow, sets, of_state, text
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_undecided_sets_hold_the_tokens_a_third_lexeme_may_allow(name):
+    lexer, follow, sets, of_state, text = _sets_of(name)
     for q in range(lexer.dfa.n_states):
         assert of_state[q] != UNRESTRICTED
         got = set(sets[of_state[q]].tolist())
         # every token a third lexeme may allow that the in-lexeme mask does not: at least those,
         # at most the tokens on which a third lexeme starts at all
-        needed = {t for t in text_ids if _brute_force_undecided(lexer, follow, q, vocab.token_bytes[t])
-                  and not _in_lexeme(lexer, q, vocab.token_bytes[t])}
-        coarse = {t for t in text_ids if _brute_force_undecided(lexer, follow, q, vocab.token_bytes[t], coarse=True)}
+        needed = {t for t, data in text.items()
+                  if _brute_force_undecided(lexer, follow, q, data) and not _in_lexeme(lexer, q, data)}
+        coarse = {t for t, data in text.items() if _brute_force_undecided(lexer, follow, q, data, coarse=True)}
         assert needed <= got <= coarse, (name, q, sorted(needed - got), sorted(got - coarse))
 
 
@@ -105,21 +111,10 @@ def test_past_the_refined_bound_the_sets_are_the_coarse_ones(name, monkeypatch):
     the coarse one: every token on which a third lexeme starts."""
     import indexc.grammar.undecided_tokens as undecided_tokens
     monkeypatch.setattr(undecided_tokens, "MAX_WORK_REFINED", 0)
-    ir, pieces = CASES[name]
-    vocab = small_vocabulary(pieces)
-    trie = build_trie(vocab)
-    rules, terminal_names, warnings = trimmed(ir)
-    lexer = build_lexer([ir.terminals[n] for n in terminal_names], max_states=10_000, source=name)
-    masks = in_lexeme_masks(lexer, trie, vocab, MaskOptions())
-    earley = build_tables(ir, rules, terminal_names, lexer.nullable, warnings)
-    follow = follow_pairs(earley)
-    complete = np.ones(lexer.n_terminals, dtype=bool)
-    sets, of_state = undecided_masks(lexer, follow, complete, masks.byte_classes, masks.n_classes, trie, vocab,
-                                     MaskOptions())
-    text_ids = [i for i in range(vocab.size) if i not in vocab.special_ids and i not in vocab.eos_ids]
+    lexer, follow, sets, of_state, text = _sets_of(name)
     for q in range(lexer.dfa.n_states):
         got = set(sets[of_state[q]].tolist())
-        coarse = {t for t in text_ids if _brute_force_undecided(lexer, follow, q, vocab.token_bytes[t], coarse=True)}
+        coarse = {t for t, data in text.items() if _brute_force_undecided(lexer, follow, q, data, coarse=True)}
         assert got == coarse, (name, q, sorted(got ^ coarse))
 
 

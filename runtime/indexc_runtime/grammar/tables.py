@@ -212,7 +212,8 @@ class TrieArrays:
     subtree_token_end: np.ndarray  # int32
     sorted_tokens: np.ndarray  # int32
     classes: "TokenClassRows"  # each token's byte classes by id (``advance``), checked on first use
-    py: dict  # name -> memoryview of the arrays above (node_class, child_offsets, children, token_start, token_end, subtree_token_end)
+    py: dict  # name -> memoryview of the arrays above (node_class, child_offsets, children, token_start, token_end,
+    # subtree_token_end)
 
     @classmethod
     def from_container(cls, c: Container) -> "TrieArrays":

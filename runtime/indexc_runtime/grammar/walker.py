@@ -34,7 +34,11 @@ holds it), and each thread's lexer state names the tokens that may cross two
 the root, takes no loop jump, and hands a level to the Python tail by its count of open
 tokens; a configuration whose undecided sets are all empty is not walked.  Cold walks of the
 bundled samples went from 23 / 53 / 63 / 17 ms CPU (JSON / C / RFC-XML / arithmetic, wide
-pairs only) to ~9 / ~19 / ~47 / ~8 ms (session 9, fresh processes, busy host).
+pairs only) to ~9 / ~19 / ~47 / ~8 ms (session 9, fresh processes, busy host).  Small sets
+give an ``OpenPlaces`` coverage (the open places, sorted): the root's and a wide node's open
+children are then found by place (``_children_at``) and the walk's tokens are set in a copy
+of the precomputed row, with no 128k flags (session 10: arithmetic's cold walk 6.0 -> 2.5 ms
+CPU with the compiler's tighter sets, C 14.1 -> 9.1; ``docs/grammar-path.md``).
 
 Part 2 is skipped when no token can cross: a configuration of one thread whose lexeme, once
 scanned, leaves the parser expecting nothing (``_may_cross``).  Every mask of a one-terminal
@@ -91,8 +95,8 @@ TAIL_TOKENS = 256
 # chain is CLASS_CHAIN_MIN nodes deep or more, and open there; chains memoised per node.
 CLASS_CHAIN_MIN = 8
 CLASS_CHAINS_MEMO = 4096
-WIDE_NODE = 48
-FEW_PLACES = 16  # open places under a wide node up to which its open children are found one by one  # a node of the Python tail with this many children has them filtered in numpy (``_open_children``)
+WIDE_NODE = 48  # a node of the Python tail with this many children has them filtered in numpy (``_open_children``)
+FEW_PLACES = 16  # ... or found by place, one binary search each, with at most this many open places under it
 
 
 class MaskWalker:
@@ -117,7 +121,9 @@ class MaskWalker:
         self._region_runs_memo: OrderedDict[tuple, tuple[Exits, np.ndarray]] = OrderedDict()
         self._scratch = np.zeros((1, self._words), dtype=np.int32)
         self._class_chains: dict[int, tuple | None] = {}  # see _class_chain_pairs
-        self._child_starts: dict[int, list[int]] = {}  # a wide node's children's first places, by their offset (_children_at)
+        # a wide node's children's first places, by its first child's offset (``_children_at``;
+        # at most one list per wide node of the trie)
+        self._child_starts: dict[int, list[int]] = {}
         self._root_first, self._root_end = int(trie.child_offsets[0]), int(trie.child_offsets[1])
         root = slice(self._root_first, self._root_end)
         self._root_children = trie.children[root]
@@ -211,7 +217,8 @@ class MaskWalker:
             found.update(pairs[u] for u in followers if u in pairs)
         return tuple(sorted(found)), None if undecided is None else tuple(sorted(undecided))
 
-    def _in_lexeme(self, mask_ids: tuple[int, ...], undecided: tuple[int, ...] | None) -> tuple[np.ndarray, Coverage | OpenPlaces]:
+    def _in_lexeme(self, mask_ids: tuple[int, ...],
+                   undecided: tuple[int, ...] | None) -> tuple[np.ndarray, Coverage | OpenPlaces]:
         """OR of the precomputed masks (vocabulary order), and the coverage (trie order) of the
         tokens they decide: the ones they hold, and every one outside ``undecided``."""
         row, coverages = self._lexeme_entry(mask_ids)
@@ -491,7 +498,8 @@ class MaskWalker:
             found = self._state_loops[state] = self._loop_exits.of_lexer_loop(self._lexer.next[state] == state)
         return found
 
-    def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage | OpenPlaces, visited: int) -> list[int]:
+    def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage | OpenPlaces,
+                     visited: int) -> list[int]:
         """Depth-first walk of (node, configuration-before-the-node) pairs; the live, open nodes.
 
         The hot loop of a mask: everything is a local, the transition is a list read, the
@@ -552,7 +560,8 @@ class MaskWalker:
                     push((child, config_after))
         return found
 
-    def _class_chain_pairs(self, node: int, config: int, coverage: Coverage | OpenPlaces, found: list[int]) -> list | None:
+    def _class_chain_pairs(self, node: int, config: int, coverage: Coverage | OpenPlaces,
+                           found: list[int]) -> list | None:
         """Enter at once the chain of nodes below ``node`` by its own byte class, given that
         ``config`` goes back to itself on that class (they are all alive in ``config``): add the
         open ones to ``found`` and return the pairs to walk next, the chain's children by other
@@ -608,7 +617,8 @@ class MaskWalker:
         return ((py["token_start"][probe], py["subtree_token_end"][probe]), both[: len(nodes)], trie.token_start[both],
                 trie.subtree_token_end[both], both[len(nodes):], trie.node_class[both[len(nodes):]])
 
-    def _open_children(self, first: int, end: int, config: int, coverage: Coverage | OpenPlaces) -> list[tuple[int, int]]:
+    def _open_children(self, first: int, end: int, config: int,
+                       coverage: Coverage | OpenPlaces) -> list[tuple[int, int]]:
         """(child, ``config``) for the children ``children[first:end]`` of a wide node that
         ``config`` does not die on and whose subtree holds an open token: one numpy pass instead
         of a push and a pop per child (after a dash or a quote, hundreds of children, most of
@@ -633,7 +643,8 @@ class MaskWalker:
         The children's first places are kept per node (wide nodes are few: the root and the
         first bytes of punctuation runs)."""
         py = self._trie.py
-        children, node_class, token_start, subtree_end = py["children"], py["node_class"], py["token_start"], py["subtree_token_end"]
+        children, node_class = py["children"], py["node_class"]
+        token_start, subtree_end = py["token_start"], py["subtree_token_end"]
         at = bisect_left(places, token_start[children[first]])
         stop = bisect_left(places, subtree_end[children[end - 1]], at)
         if stop - at > FEW_PLACES:
