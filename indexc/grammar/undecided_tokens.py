@@ -9,18 +9,29 @@ terminal, so only those tokens need the live walk.  When every pair ``(t, u)`` w
 FOLLOW(``t``) has its boundary mask, a token that *cannot* split the third way from ``q``
 is decided by the precomputed masks: allowed iff one of them holds it.  This module
 computes, per lexer state, the tokens that can (a superset of the ones that will in a given
-parse: ``u`` ranges over FOLLOW(``t``) and ``v`` over FOLLOW(``u``), with no parser state).
+parse: ``u`` ranges over FOLLOW(``t``), ``v`` over FOLLOW(``u``) and a fourth over FOLLOW(``v``),
+with no parser state).
 
-How: one automaton over the lexer's byte classes whose states are ``(q, S)``, ``q`` the
-state in ``t`` (``DEAD`` once ``t`` cannot go on) and ``S`` the states of the lexemes ``u``
-running after at least one byte (started wherever ``t`` may end).  On a class that some
-finished ``u`` in ``S`` can be followed by (a first class of a terminal in FOLLOW(``u``)),
-it goes to ``ALL``, a state alive on every byte.  A token reaches ``ALL`` iff it can split
-the third way, and once there it stays; so with ``A`` the tokens alive from ``(q, {})`` and
-``B`` those alive when ``ALL`` is dead instead, the undecided tokens are ``A - B`` (each
-token's path in a DFA is one path: it either passes through ``ALL`` or it does not).  Both
-mask sets come from the regex mask machinery (``indexc.masks.masks_of_states``), walked from
-the lexer states only.
+How: one automaton over the lexer's byte classes whose states are ``(q, S, V)``, ``q`` the
+state in ``t`` (``DEAD`` once ``t`` cannot go on), ``S`` the states of the lexemes ``u``
+running after at least one byte (started wherever ``t`` may end) and ``V`` those of the
+third lexemes ``v`` (started wherever a ``u`` in ``S`` may end, on a first class of a
+terminal in FOLLOW(``u``)).  On a class that some finished ``v`` in ``V`` can be followed by
+it goes to ``ALL``, a state alive on every byte, where it stays.  With ``A`` the tokens alive
+from ``(q, {}, {})`` and ``B`` those alive when ``ALL``, and every state where ``V`` runs
+with ``t`` over, are dead instead, the undecided tokens are ``A - B`` (each token's path in
+a DFA is one path): a token alive in ``B`` is inside ``t`` (its in-lexeme mask holds it) or
+has no third lexeme alive at its end.
+
+The first sets (session 9) went to ``ALL`` on a third lexeme's first byte (``V`` was not
+run): every token of the form "rest of ``t``, ``u``, then any byte ``v`` may start on" was
+undecided, and the walk refuted them one trie node at a time.  Running ``v`` leaves out
+the ones where ``v`` dies inside the token: after ``x1 +`` in arithmetic, ``(baseUrl``
+(an identifier has no capitals) and its ~90 siblings; the open tokens of that mask 95 -> 2,
+the sample's cold walk 2,929 -> 160 Python tail pairs and 5.1 -> 3.0 ms CPU (JSON's largest
+set 216 -> 74 tokens, C's 3,551 -> 3,426; compile time within noise, RFC-XML's sets
++0.06 s).  Past ``MAX_WORK_REFINED`` a terminal falls back to the first automaton
+(``V`` is ``None`` in its keys), whose sets are the coarse ones.
 
 A terminal whose states' automaton costs more than ``MAX_WORK_PER_TERMINAL``, or one with a
 follower whose boundary pair was not built (``boundary_masks.MAX_PRODUCT_STATES``), gets no
@@ -47,6 +58,7 @@ _NOTHING: frozenset = frozenset()
 # 4,096 states); the widest kept on the recursive MaskBench files is a string body followed by
 # 192 terminals: 1,729 states, ~0.14 s.
 MAX_WORK_PER_TERMINAL = 600_000
+MAX_WORK_REFINED = 150_000  # the same bound for the automaton that runs third lexemes (then: the coarse one)
 UNRESTRICTED = -1  # a lexer state without an undecided set: the walk decides every token
 # A lexer of more states gets no undecided sets (``indexc.pipeline.grammar``): their two mask
 # walks start from every lexer state, and past a few thousand states they cost more than the
@@ -132,9 +144,10 @@ class _TwoBoundaryAutomaton:
         self._then = [frozenset().union(*(first_classes[v] for v in self._follow[u])) for u in range(lexer.n_terminals)]
         # per terminal t: {class c: the states of the lexemes u in FOLLOW(t) after their first byte c}
         self._fresh = [self._stepped(starts[u] for u in self._follow[t]) for t in range(lexer.n_terminals)]
-        self._states = NumberedStates()  # keys (q, S)
+        self._states = NumberedStates()  # keys (q, S, V)
         self._states.reserve([self.ALL] * self._n_classes)
-        self._moves: dict[frozenset, tuple[dict[int, frozenset], frozenset]] = {}
+        self._moves: dict[frozenset, tuple[dict[int, frozenset], dict[int, frozenset]]] = {}
+        self._third: dict[frozenset, tuple[dict[int, frozenset], frozenset]] = {}
 
     def _stepped(self, states) -> dict[int, frozenset]:
         """{class: the live states ``states`` go to on it}, for the classes where there are some."""
@@ -147,52 +160,93 @@ class _TwoBoundaryAutomaton:
         return {c: frozenset(targets) for c, targets in found.items()}
 
     def terminal(self, t: int, block: range) -> list[int] | None:
-        """The start state ``(q, {})`` of each lexer state ``q`` of ``t``, or None (nothing kept)
-        past ``MAX_WORK_PER_TERMINAL``."""
+        """The start state ``(q, {}, {})`` of each lexer state ``q`` of ``t`` in the automaton
+        that runs the third lexemes, or past ``MAX_WORK_REFINED`` the start ``(q, {}, None)``
+        of the coarse one, or None (nothing kept) past ``MAX_WORK_PER_TERMINAL``."""
+        for third, budget in ((_NOTHING, MAX_WORK_REFINED), (None, MAX_WORK_PER_TERMINAL)):
+            starts = self._built(block, third, budget)
+            if starts is not None:
+                return starts
+        return None
+
+    def _built(self, block: range, third: frozenset | None, budget: int) -> list[int] | None:
+        """Number every state reachable from the block's starts, or forget them past ``budget``."""
         states = self._states
         mark = len(states)
         stack: list[int] = []
-        starts = [states.number((q, frozenset()), stack) for q in block]
+        starts = [states.number((q, _NOTHING, third), stack) for q in block]
         self.work = 0
         while stack:
             state = stack.pop()
             states.rows[state] = self._row(states.keys[state], stack)
-            if self.work > MAX_WORK_PER_TERMINAL:
+            if self.work > budget:
                 states.forget(mark)
                 return None
         return starts
 
-    def _row(self, key: tuple[int, frozenset], stack: list[int]) -> list[int]:
+    def _row(self, key: tuple, stack: list[int]) -> list[int]:
         """The state's transitions, visiting only the classes where something stays live
-        (Github_hard o21343's 193 terminals: 5,883 rows in 0.9 s over every class, ~0.3 s so)."""
-        q, running = key
-        moves, to_all = self._subset_moves(running)
+        (Github_hard o21343's 193 terminals: 5,883 rows in 0.9 s over every class, ~0.3 s so).
+
+        A key is ``(q, S, V)``: ``V`` the states of the third lexemes running (``None`` in the
+        coarse automaton, where a third lexeme's first byte goes to ``ALL`` at once)."""
+        q, running, third = key
+        moves, starts_third = self._subset_moves(running)
         row = [DEAD] * self._n_classes
+        if third is None:
+            to_all, third_moves = starts_third.keys(), {}
+        else:
+            third_moves, to_all = self._third_moves(third)
+            for c, states in starts_third.items():
+                third_moves[c] = third_moves.get(c, _NOTHING) | states
         for c in to_all:
             row[c] = self.ALL
         q_cells = self._cells[q] if q != DEAD else ()
         fresh = self._fresh[self._terminal_of[q]] if q != DEAD and self._accepting[q] else {}
         next_q = dict(q_cells)
-        live = set(next_q).union(moves, fresh).difference(to_all)
+        live = set(next_q).union(moves, fresh, third_moves).difference(to_all)
         for c in live:
             s2 = moves.get(c, _NOTHING) | fresh.get(c, _NOTHING)
-            row[c] = self._states.number((next_q.get(c, DEAD), s2), stack)
+            v2 = None if third is None else third_moves.get(c, _NOTHING)
+            row[c] = self._states.number((next_q.get(c, DEAD), s2, v2), stack)
         self.work += len(live) + len(to_all)
         return row
 
-    def _subset_moves(self, running: frozenset) -> tuple[dict[int, frozenset], frozenset]:
-        """{class: where the running lexemes go}, and the classes that reach ``ALL`` (a finished
-        running lexeme followed by a lexeme that starts on the class)."""
+    def _subset_moves(self, running: frozenset) -> tuple[dict[int, frozenset], dict[int, frozenset]]:
+        """{class: where the running lexemes go}, and {class: the third lexemes' states after
+        it}, for the classes on which a finished running lexeme is followed by a lexeme that
+        starts there."""
         found = self._moves.get(running)
         if found is None:
             accepting, terminal_of = self._accepting, self._terminal_of
-            to_all = frozenset().union(*(self._then[terminal_of[s]] for s in running if accepting[s]))
-            found = self._moves[running] = (self._stepped(running), to_all)
+            finished = {terminal_of[s] for s in running if accepting[s]}
+            third: dict[int, set[int]] = {}
+            for u in finished:
+                for c, states in self._fresh[u].items():
+                    third.setdefault(c, set()).update(states)
+            found = self._moves[running] = (self._stepped(running), {c: frozenset(v) for c, v in third.items()})
         return found
 
+    def _third_moves(self, third: frozenset) -> tuple[dict[int, frozenset], frozenset]:
+        """{class: where the third lexemes go} (a new dict), and the classes that reach ``ALL``
+        (a finished third lexeme followed by a lexeme that starts on the class)."""
+        found = self._third.get(third)
+        if found is None:
+            accepting, terminal_of = self._accepting, self._terminal_of
+            to_all = frozenset().union(*(self._then[terminal_of[s]] for s in third if accepting[s]))
+            found = self._third[third] = (self._stepped(third), to_all)
+        return dict(found[0]), found[1]
+
     def table(self, *, reach_all: bool) -> np.ndarray:
-        """int32 (n_states, n_classes); with ``reach_all`` False, ``ALL`` is dead instead."""
+        """int32 (n_states, n_classes); with ``reach_all`` False, ``ALL`` is dead instead, and so
+        is every state where a third lexeme runs once ``t`` is dead.
+
+        A token alive there at its end is inside ``t`` (its in-lexeme mask holds it: allowed) or
+        has no third lexeme running (it cannot split the third way): decided.  So a token is
+        undecided iff it is alive with ``ALL`` and dead without: it passed a third lexeme's
+        start with ``t`` over and is alive at its end, or it reached ``ALL``."""
         rows = np.array(self._states.rows, dtype=np.int32)
         if not reach_all:
-            rows[rows == self.ALL] = DEAD
+            dead = [key is None or (key[0] == DEAD and bool(key[2])) for key in self._states.keys]
+            rows[np.array(dead + [False])[rows]] = DEAD  # (DEAD is -1: the spare False)
         return rows

@@ -78,3 +78,22 @@ def test_a_right_recursion_keeps_a_bounded_memo(tmp_path):
     assert not matcher.is_accepting()
     matcher.advance(vocab.token_bytes.index(b"1"))
     assert matcher.is_accepting()
+
+
+def test_dash_runs_are_entered_a_chain_at_a_time(tmp_path, monkeypatch):
+    """C's unary minus after an operand: a token of many dashes is a chain of trie nodes of one
+    class, which a configuration that loops on it enters at once (``_class_chain_pairs``),
+    including the chain's other children (``-1``, ``->``) and one decided part-way."""
+    import indexc_runtime.grammar.walker as walker
+
+    used = []
+    chain_pairs = walker.MaskWalker._class_chain_pairs
+    monkeypatch.setattr(walker.MaskWalker, "_class_chain_pairs",
+                        lambda self, *args: used.append(1) or chain_pairs(self, *args))
+    ir = grammar("e", {"e": [["t"], ["t", "OP", "e"]], "t": [["MINUS", "t"], ["NUM"], ["ID"]]},
+                 {"OP": "[-+]", "MINUS": "-", "NUM": "[0-9]+", "ID": "[a-z]+"})
+    runs = [b"-" * n for n in range(1, 40)] + [b"-" * 9 + b"1", b"-" * 20 + b">", b"-" * 12 + b"a", b"-" * 30 + b"+"]
+    vocab = small_vocabulary([b"a", b"b", b"1", b"+", b"a-", b"a+-", b"1-"] + runs + [b"a" + r for r in runs[5:15]])
+    index = compiled_index(ir, vocab, tmp_path)
+    checked = assert_walks_agree(index, GrammarOracle(ir), vocab, walks=12, steps=8, seed=3)
+    assert checked >= 12 and used

@@ -23,6 +23,8 @@ and packing commute with the OR.  It costs a serving index at most one gather mo
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from indexc_runtime.masks import MaskStore, set_bits
@@ -131,14 +133,14 @@ class Coverage:
     """The tokens one configuration's precomputed masks decide, in trie order, with word prefix
     counts.  The walk does not enter a subtree whose tokens are all decided.
 
-    Two ways to make one.  ``of_masks``: the tokens the masks allow (their trie-order rows
-    OR-ed); every other token is left to the walk.  ``of_undecided`` (format 5): every token but
-    the *open* ones, the tokens of the configuration's undecided sets (``undecided``) that the
-    masks do not allow; the masks decide all others.  That one needs no trie-order row of the
-    masks at all, only the places of the undecided tokens: the rows' first-use gathers (~0.15
-    ms each with Llama-3) were a third of C's cold walk.  Past ``WIDE_UNDECIDED`` tokens (RFC-XML's
-    text states: 122k, all splits), the masks' rows and the sets' rows, kept, cost less than
-    the sets' token ids for each new configuration: there ``of_masks`` takes the set rows.
+    ``of_masks``: the tokens the masks allow (their trie-order rows OR-ed); every other token is
+    left to the walk, or, given the configuration's undecided sets as rows (format 5), every
+    token outside them is decided too.  Below ``WIDE_UNDECIDED`` undecided tokens a
+    configuration's coverage is an ``OpenPlaces`` instead (its open places, from the sets'
+    places, no trie-order row of the masks: the rows' first-use gathers, ~0.15 ms each with
+    Llama-3, were a third of C's cold walk); past it (RFC-XML's text states: 122k, all
+    splits), the masks' rows and the sets' rows, kept, cost less than the sets' token ids for
+    each new configuration.
     """
 
     @classmethod
@@ -154,28 +156,10 @@ class Coverage:
             bits |= ~undecided
         return cls(bits)
 
-    @classmethod
-    def of_undecided(cls, words: int, members: list[tuple[np.ndarray, np.ndarray]],
-                     vocabulary_row: np.ndarray) -> "Coverage":
-        """``members``: (places, token ids) of each undecided set; ``vocabulary_row``: the OR of the
-        configuration's precomputed masks (int32 words); ``words``: the row's length in trie order.
-        A few open places are set one by one, more through one byte per token, which costs less
-        than ``bitwise_or.at`` there.  (Wide sets go through ``of_masks``: see ``WIDE_UNDECIDED``.)"""
-        places = np.concatenate([places for places, _ in members])
-        tokens = np.concatenate([tokens for _, tokens in members])
-        allowed = (vocabulary_row.view(np.uint32)[tokens >> 5] >> (tokens & 31).astype(np.uint32)) & 1
-        open_places = places[allowed == 0]
-        if open_places.size * 32 < words:
-            closed = np.zeros(words, dtype=np.uint32)
-            set_bits(closed, open_places)
-        else:
-            flags = np.zeros(32 * words, dtype=np.uint8)
-            flags[open_places] = 1
-            closed = np.packbits(flags, bitorder="little").view(np.uint32)
-        return cls(~closed, wide=False)
+    wide = True  # many tokens may be open (``OpenPlaces``: a few)
+    places_py = None  # (``OpenPlaces``: the open places, which the walk's tail tests instead of the bits)
 
-    def __init__(self, bits: np.ndarray, *, wide: bool = True):
-        self.wide = wide  # False: only a few undecided tokens are open (``of_undecided``)
+    def __init__(self, bits: np.ndarray):
         self.bits = bits
         self.word_prefix = np.zeros(bits.size + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(bits), out=self.word_prefix[1:])
@@ -210,3 +194,49 @@ class Coverage:
     def _before(self, position: int) -> int:
         word = position >> 5
         return self.prefix_py[word] + (self.bits_py[word] & ((1 << (position & 31)) - 1)).bit_count()
+
+
+class OpenPlaces:
+    """The coverage of a configuration whose undecided sets are small (format 5): the *open*
+    places, the tokens of its undecided sets that its precomputed masks do not allow, sorted;
+    every other token is decided.  A run's open count is two binary searches.
+
+    It replaced a bit row of every place with its word prefix counts (``Coverage``), which cost
+    ~45 us to make for arithmetic's 2,730-token set (the row's prefix count alone ~13 us) where
+    the open places were 1-109: the mask itself, not the walk, was the cost of a fresh
+    configuration.  Each set's places come with their tokens' word and bit (``UndecidedSets.probes``),
+    so the masks' test is one gather and an ``&``."""
+
+    wide = False
+
+    @classmethod
+    def of_undecided(cls, probes: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                     vocabulary_row: np.ndarray) -> "OpenPlaces":
+        """``probes``: (places, token words, token bits) of each undecided set; ``vocabulary_row``:
+        the OR of the configuration's precomputed masks (int32 words)."""
+        row = vocabulary_row.view(np.uint32)
+        parts = [places[(row[words] & bits) == 0] for places, words, bits in probes]
+        if len(parts) == 1:
+            return cls(parts[0])
+        ordered = np.sort(np.concatenate(parts))  # (sets may share places)
+        return cls(ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if ordered.size else ordered)
+
+    def __init__(self, places: np.ndarray):
+        self.places = places
+        self.places_py = places.tolist()
+
+    def __len__(self) -> int:
+        return len(self.places_py)
+
+    def open_runs(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """True where the token run [lo, hi) holds an open place (vectorised)."""
+        return self.open_counts(lo, hi) > 0
+
+    def open_counts(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """How many open places each run [lo, hi) holds (vectorised)."""
+        return np.searchsorted(self.places, hi) - np.searchsorted(self.places, lo)
+
+    def is_open(self, lo: int, hi: int) -> bool:
+        """``open_runs`` for one run, in Python ints."""
+        at = bisect_left(self.places_py, lo)
+        return at < len(self.places_py) and self.places_py[at] < hi

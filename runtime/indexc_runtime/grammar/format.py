@@ -28,7 +28,7 @@ is walked.
 
 Format version 5 adds, per lexer state, the set of its *undecided tokens*
 (``undecided_*``; ``indexc.grammar.undecided_tokens``), as places in the trie's token order
-(what the walk's coverage test reads, ``coverage.Coverage.of_undecided``): the tokens that may finish the
+(what the walk's coverage test reads, ``coverage.OpenPlaces``): the tokens that may finish the
 state's lexeme, a whole next lexeme and start a third.  Every other token is decided by the
 state's in-lexeme and boundary masks alone (the compiler builds a boundary mask for every
 pair of terminals that may follow each other), so the live walk only enters the trie where an

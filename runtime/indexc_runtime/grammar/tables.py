@@ -212,7 +212,8 @@ class TrieArrays:
     subtree_token_end: np.ndarray  # int32
     sorted_tokens: np.ndarray  # int32
     classes: "TokenClassRows"  # each token's byte classes by id (``advance``), checked on first use
-    py: dict  # name -> memoryview of the arrays above (node_class, child_offsets, children, token_start, subtree_token_end)
+    py: dict  # name -> memoryview of the arrays above (node_class, child_offsets, children, token_start, token_end,
+    # subtree_token_end)
 
     @classmethod
     def from_container(cls, c: Container) -> "TrieArrays":
@@ -224,7 +225,7 @@ class TrieArrays:
                                                                       "trie_children"))
         start, end, subtree_end = (c.array(n) for n in ("trie_token_start", "trie_token_end", "trie_subtree_token_end"))
         py = {"node_class": _ints(node_class), "child_offsets": _ints(child_offsets), "children": _ints(children),
-              "token_start": _ints(start), "subtree_token_end": _ints(subtree_end)}
+              "token_start": _ints(start), "token_end": _ints(end), "subtree_token_end": _ints(subtree_end)}
         return cls(node_class, child_offsets, children, start, end, subtree_end, c.array("trie_sorted_tokens"),
                    TokenClassRows(c), py)
 

@@ -22,7 +22,10 @@ Two parts:
    its literal keys' threads for a letter or two, then it is a plain string body).  A trie
    leaf needs no configuration after it: an entry the parser has not computed means alive
    there (``Configs`` marks the dead ones up front), so it is not computed.  A level whose
-   live pairs hold few tokens below them (``TAIL_TOKENS``) goes on in Python, depth first.
+   live pairs hold few tokens below them (``TAIL_TOKENS``) goes on in Python, depth first;
+there a node whose configuration goes back to itself on the node's byte class enters the
+chain of that class below it in one numpy pass (``_class_chain_pairs``: Llama-3's dash runs
+after a C operand, ~100 of a mask's ~130 pairs; C's cold walk 11.1 -> 10.5 ms CPU).
 
 With format 5 the walk looks at *undecided* tokens only: every boundary pair is stored, so a
 token that crosses at most one boundary is decided by part 1 (allowed iff a precomputed mask
@@ -31,7 +34,11 @@ holds it), and each thread's lexer state names the tokens that may cross two
 the root, takes no loop jump, and hands a level to the Python tail by its count of open
 tokens; a configuration whose undecided sets are all empty is not walked.  Cold walks of the
 bundled samples went from 23 / 53 / 63 / 17 ms CPU (JSON / C / RFC-XML / arithmetic, wide
-pairs only) to ~9 / ~19 / ~47 / ~8 ms (session 9, fresh processes, busy host).
+pairs only) to ~9 / ~19 / ~47 / ~8 ms (session 9, fresh processes, busy host).  Small sets
+give an ``OpenPlaces`` coverage (the open places, sorted): the root's and a wide node's open
+children are then found by place (``_children_at``) and the walk's tokens are set in a copy
+of the precomputed row, with no 128k flags (session 10: arithmetic's cold walk 6.0 -> 2.5 ms
+CPU with the compiler's tighter sets, C 14.1 -> 9.1; ``docs/grammar-path.md``).
 
 Part 2 is skipped when no token can cross: a configuration of one thread whose lexeme, once
 scanned, leaves the parser expecting nothing (``_may_cross``).  Every mask of a one-terminal
@@ -52,12 +59,13 @@ The walk stops with ``GrammarLimitExceeded`` past ``walk_budget`` frontier pairs
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 
 import numpy as np
 
 from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
-from indexc_runtime.grammar.coverage import WIDE_UNDECIDED, Coverage, TrieOrderMasks
+from indexc_runtime.grammar.coverage import WIDE_UNDECIDED, Coverage, OpenPlaces, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
@@ -82,7 +90,13 @@ DEEP_NARROW = 64
 # frontier's size.  256: 12% less CPU on the 5 slowest of those walks than 0 (the old rule),
 # 1,024 the same within noise, 4,096 35% more (min of 3 interleaved runs each).
 TAIL_TOKENS = 256
+# A node of the Python tail whose configuration goes back to itself on the node's own class
+# enters the chain of nodes of that class below it at once (``_class_chain_pairs``) when the
+# chain is CLASS_CHAIN_MIN nodes deep or more, and open there; chains memoised per node.
+CLASS_CHAIN_MIN = 8
+CLASS_CHAINS_MEMO = 4096
 WIDE_NODE = 48  # a node of the Python tail with this many children has them filtered in numpy (``_open_children``)
+FEW_PLACES = 16  # ... or found by place, one binary search each, with at most this many open places under it
 
 
 class MaskWalker:
@@ -106,7 +120,12 @@ class MaskWalker:
         self._lexeme_memo: OrderedDict[tuple, tuple[np.ndarray, dict]] = OrderedDict()
         self._region_runs_memo: OrderedDict[tuple, tuple[Exits, np.ndarray]] = OrderedDict()
         self._scratch = np.zeros((1, self._words), dtype=np.int32)
-        root = slice(int(trie.child_offsets[0]), int(trie.child_offsets[1]))
+        self._class_chains: dict[int, tuple | None] = {}  # see _class_chain_pairs
+        # a wide node's children's first places, by its first child's offset (``_children_at``;
+        # at most one list per wide node of the trie)
+        self._child_starts: dict[int, list[int]] = {}
+        self._root_first, self._root_end = int(trie.child_offsets[0]), int(trie.child_offsets[1])
+        root = slice(self._root_first, self._root_end)
         self._root_children = trie.children[root]
         self._root_classes = trie.node_class[self._root_children]
         # the classes of the root's children, ascending (in Python: np.unique's first call costs ~0.1 ms of a first mask)
@@ -128,10 +147,16 @@ class MaskWalker:
         mask_ids, undecided = self._precomputed_masks(config)
         if undecided != () and self._may_cross(config):
             base, coverage = self._in_lexeme(mask_ids, undecided)
-            flags = np.unpackbits(base.view(np.uint8), bitorder="little")
-            self._walk(config, coverage, flags, loops=coverage.wide)
-            flags[self._eos] = self._configs.accepting[config]
-            row = np.packbits(flags, bitorder="little").view(np.int32)
+            if coverage.wide:
+                flags = np.unpackbits(base.view(np.uint8), bitorder="little")
+                flags[self._tokens_ending(self._walk(config, coverage, flags))] = 1
+                flags[self._eos] = self._configs.accepting[config]
+                row = np.packbits(flags, bitorder="little").view(np.int32)
+            else:  # no loop region is flagged: the walk's tokens are set in a copy of the row
+                row = base.copy()
+                set_bits(row.view(np.uint32), self._tokens_ending(self._walk(config, coverage, None, loops=False)))
+                if self._configs.accepting[config]:
+                    set_bits(row.view(np.uint32), self._eos)
         else:
             row = self._lexeme_row(mask_ids).copy()
             if self._configs.accepting[config]:
@@ -192,7 +217,8 @@ class MaskWalker:
             found.update(pairs[u] for u in followers if u in pairs)
         return tuple(sorted(found)), None if undecided is None else tuple(sorted(undecided))
 
-    def _in_lexeme(self, mask_ids: tuple[int, ...], undecided: tuple[int, ...] | None) -> tuple[np.ndarray, Coverage]:
+    def _in_lexeme(self, mask_ids: tuple[int, ...],
+                   undecided: tuple[int, ...] | None) -> tuple[np.ndarray, Coverage | OpenPlaces]:
         """OR of the precomputed masks (vocabulary order), and the coverage (trie order) of the
         tokens they decide: the ones they hold, and every one outside ``undecided``."""
         row, coverages = self._lexeme_entry(mask_ids)
@@ -204,7 +230,7 @@ class MaskWalker:
             elif sum(map(sets.size, undecided)) >= WIDE_UNDECIDED:
                 coverage = Coverage.of_masks(self._trie_order, mask_ids, row, [sets.row(k, words) for k in undecided])
             else:
-                coverage = Coverage.of_undecided(words, [sets.members(k) for k in undecided], row)
+                coverage = OpenPlaces.of_undecided([sets.probes(k) for k in undecided], row)
             coverages[undecided] = coverage
         return row, coverage
 
@@ -228,8 +254,11 @@ class MaskWalker:
             self._lexeme_memo.popitem(last=False)
         return found
 
-    def _walk(self, config: int, coverage: Coverage, flags: np.ndarray, *, loops: bool = True) -> None:
-        """Set the flags of tokens reached alive by the live walk (see the module note).
+    def _walk(self, config: int, coverage: Coverage | OpenPlaces, flags: np.ndarray | None, *,
+              loops: bool = True) -> list:
+        """The nodes reached alive by the live walk (see the module note), in parts (arrays, or
+        the Python tail's list); the tokens of the loop regions it jumped over are flagged in
+        ``flags`` (``loops`` only).
 
         Wide levels go through numpy; once the frontier is at most ``NARROW`` pairs
         (``DEEP_NARROW`` from the ``DEEP_LEVEL``-th level on), or its live pairs hold at most
@@ -244,6 +273,10 @@ class MaskWalker:
         region cost more than that walk (JSON's first walked mask: ~1 ms of ~2).
         """
         trie, configs = self._trie, self._configs
+        if coverage.places_py is not None:  # a few open places: the root's children holding them, in Python
+            starts = self._children_at(self._root_first, self._root_end, config, coverage.places_py)
+            if starts is not None:
+                return [self._narrow_tail([node for node, _ in starts], [config] * len(starts), coverage, 0)]
         nodes, classes = self._starts(config, flags) if loops else (self._root_children, self._root_classes)
         current = np.full(nodes.size, config, dtype=np.int64)
         visited = 0
@@ -301,13 +334,23 @@ class MaskWalker:
                 current = np.concatenate((current, jump_configs))
         if nodes.size:
             hits.append(self._narrow_tail(nodes.tolist(), current.tolist(), coverage, visited))
-        if hits:
-            ended = np.concatenate(hits)
-            starts = trie.token_start[ended]
-            position = _expand_runs(starts, trie.token_end[ended] - starts)
-            flags[trie.sorted_tokens[position]] = 1
         for exits, starts, ends in region_runs.values():
             self._flag_region_runs(exits, np.concatenate(starts), np.concatenate(ends), flags)
+        return hits
+
+    def _tokens_ending(self, hits: list) -> np.ndarray:
+        """The tokens that end at the nodes of ``hits`` (``_walk``'s parts); the Python tail's
+        list alone (most walks of a format 5 file) in Python: a few dozen nodes, most ending
+        one token or none."""
+        trie = self._trie
+        if len(hits) == 1 and isinstance(hits[0], list):
+            start, end = trie.py["token_start"], trie.py["token_end"]
+            return trie.sorted_tokens[[place for node in hits[0] for place in range(start[node], end[node])]]
+        if not hits:
+            return np.zeros(0, dtype=np.intp)
+        ended = np.concatenate([np.asarray(part, dtype=np.intp) for part in hits])
+        starts = trie.token_start[ended]
+        return trie.sorted_tokens[_expand_runs(starts, trie.token_end[ended] - starts)]
 
     def _flag_region_runs(self, exits: Exits, starts: np.ndarray, ends: np.ndarray, flags: np.ndarray) -> None:
         """Flag the region's tokens inside the runs ``[starts[i], ends[i])`` of the trie's token
@@ -455,16 +498,21 @@ class MaskWalker:
             found = self._state_loops[state] = self._loop_exits.of_lexer_loop(self._lexer.next[state] == state)
         return found
 
-    def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage, visited: int) -> np.ndarray:
+    def _narrow_tail(self, nodes: list[int], configs_at: list[int], coverage: Coverage | OpenPlaces,
+                     visited: int) -> list[int]:
         """Depth-first walk of (node, configuration-before-the-node) pairs; the live, open nodes.
 
         The hot loop of a mask: everything is a local, the transition is a list read, the
-        coverage test is written out (``Coverage.is_open``)."""
+        coverage test is written out (``Coverage.is_open``, ``OpenPlaces.is_open``)."""
         py = self._trie.py
         node_class, child_offsets, children = py["node_class"], py["child_offsets"], py["children"]
         token_start, subtree_end = py["token_start"], py["subtree_token_end"]
         rows, fill = self._configs.rows, self._configs.fill
-        prefix, bits = coverage.prefix_py, coverage.bits_py
+        places = coverage.places_py  # a few open places (``OpenPlaces``), else the bits' prefix counts
+        if places is None:
+            prefix, bits = coverage.prefix_py, coverage.bits_py
+        else:
+            n_places = len(places)
         budget = self._limits.walk_budget
         stack = list(zip(nodes, configs_at))
         pop, push, found = stack.pop, stack.append, []
@@ -475,10 +523,15 @@ class MaskWalker:
             if config_after == DEAD:  # known dead: no coverage test (most popped pairs)
                 continue
             lo, hi = token_start[node], subtree_end[node]
-            allowed = (prefix[hi >> 5] + (bits[hi >> 5] & ((1 << (hi & 31)) - 1)).bit_count()
-                       - prefix[lo >> 5] - (bits[lo >> 5] & ((1 << (lo & 31)) - 1)).bit_count())
-            if allowed == hi - lo:  # covered: the transition into it is never asked
-                continue
+            if places is None:
+                allowed = (prefix[hi >> 5] + (bits[hi >> 5] & ((1 << (hi & 31)) - 1)).bit_count()
+                           - prefix[lo >> 5] - (bits[lo >> 5] & ((1 << (lo & 31)) - 1)).bit_count())
+                if allowed == hi - lo:  # covered: the transition into it is never asked
+                    continue
+            else:
+                at = bisect_left(places, lo)
+                if at == n_places or places[at] >= hi:  # no open place in [lo, hi): decided
+                    continue
             if config_after == UNKNOWN and child_offsets[node] != child_offsets[node + 1]:
                 config_after = fill(config, byte_class)  # a leaf needs none: UNKNOWN means alive
             if config_after == DEAD:
@@ -488,6 +541,15 @@ class MaskWalker:
             if visited > budget:
                 raise GrammarLimitExceeded("walk_budget", budget, "the live trie walk for one mask")
             first, end = child_offsets[node], child_offsets[node + 1]
+            if rows[config_after][byte_class] == config_after and end - first:  # it loops on its own class
+                entered = len(found)
+                pairs = self._class_chain_pairs(node, config_after, coverage, found)
+                if pairs is not None:
+                    visited += len(found) - entered
+                    if visited > budget:
+                        raise GrammarLimitExceeded("walk_budget", budget, "the live trie walk for one mask")
+                    stack += pairs
+                    continue
             if end - first >= WIDE_NODE:
                 stack += self._open_children(first, end, config_after, coverage)
                 continue
@@ -496,18 +558,110 @@ class MaskWalker:
                 child = children[k]
                 if row[node_class[child]] != DEAD:
                     push((child, config_after))
-        return np.array(found, dtype=np.int64)
+        return found
 
-    def _open_children(self, first: int, end: int, config: int, coverage: Coverage) -> list[tuple[int, int]]:
+    def _class_chain_pairs(self, node: int, config: int, coverage: Coverage | OpenPlaces,
+                           found: list[int]) -> list | None:
+        """Enter at once the chain of nodes below ``node`` by its own byte class, given that
+        ``config`` goes back to itself on that class (they are all alive in ``config``): add the
+        open ones to ``found`` and return the pairs to walk next, the chain's children by other
+        classes that ``config`` does not die on and that hold an open token; or None (the
+        usual steps): no such chain of ``CLASS_CHAIN_MIN`` nodes, or its ``CLASS_CHAIN_MIN``-th
+        node is decided (then fewer are entered, and pair by pair costs less).
+
+        A node is entered iff it is open: a decided node's descendants are decided too.  C's
+        unary minus after an operand (``a -``, then ``- factor`` once per dash) walked Llama-3's
+        dash runs (chains of 32-109 nodes) one pair at a time in every mask where an operand
+        ended: ~100 of the ~130 pairs of such a mask.  Only chains (no node of the region with
+        two children of the class): a branching region (letters) is mostly decided, which the
+        usual steps prune at its top (one of C's, 3,572 nodes, had 1 open)."""
+        chain = self._class_chains.get(node, False)
+        if chain is False:
+            chain = self._class_chains[node] = self._class_chain(node)
+            if len(self._class_chains) > CLASS_CHAINS_MEMO:
+                self._class_chains.clear()
+        if chain is None or not coverage.is_open(*chain[0]):
+            return None
+        nodes, lo, hi, others, other_classes = chain[1:]
+        is_open = coverage.open_runs(lo, hi)
+        found += nodes[is_open[: nodes.size]].tolist()
+        kept = is_open[nodes.size:]
+        kept &= self._configs.table[config, other_classes] != DEAD
+        return [(child, config) for child in others[kept].tolist()]
+
+    def _class_chain(self, node: int) -> tuple | None:
+        """(the token run of the chain's ``CLASS_CHAIN_MIN``-th node, the chain below ``node`` by
+        edges of its class, the token runs of the chain's nodes then of their other-class
+        children, those children, their classes), or None (a shorter chain, or a branch)."""
+        py = self._trie.py
+        node_class, child_offsets, children = py["node_class"], py["child_offsets"], py["children"]
+        own = node_class[node]
+        nodes, others, parent = [], [], node
+        while parent >= 0:
+            below = -1
+            for k in range(child_offsets[parent], child_offsets[parent + 1]):
+                child = children[k]
+                if node_class[child] != own:
+                    others.append(child)
+                elif below >= 0:
+                    return None
+                else:
+                    below = child
+            if below >= 0:
+                nodes.append(below)
+            parent = below
+        if len(nodes) < CLASS_CHAIN_MIN:
+            return None
+        trie, probe = self._trie, nodes[CLASS_CHAIN_MIN - 1]
+        both = np.array(nodes + others, dtype=np.intp)
+        return ((py["token_start"][probe], py["subtree_token_end"][probe]), both[: len(nodes)], trie.token_start[both],
+                trie.subtree_token_end[both], both[len(nodes):], trie.node_class[both[len(nodes):]])
+
+    def _open_children(self, first: int, end: int, config: int,
+                       coverage: Coverage | OpenPlaces) -> list[tuple[int, int]]:
         """(child, ``config``) for the children ``children[first:end]`` of a wide node that
         ``config`` does not die on and whose subtree holds an open token: one numpy pass instead
         of a push and a pop per child (after a dash or a quote, hundreds of children, most of
-        them dead or decided)."""
+        them dead or decided).  With a few open places (``OpenPlaces``) the children holding
+        them are found by a binary search each instead (``_children_at``)."""
+        places = coverage.places_py
+        if places is not None:
+            found = self._children_at(first, end, config, places)
+            if found is not None:
+                return found
         trie = self._trie
         nodes = trie.children[first:end]
         kept = self._configs.table[config, trie.node_class[nodes]] != DEAD
         kept &= coverage.open_runs(trie.token_start[nodes], trie.subtree_token_end[nodes])
         return [(child, config) for child in nodes[kept].tolist()]
+
+    def _children_at(self, first: int, end: int, config: int, places: list[int]) -> list[tuple[int, int]] | None:
+        """``_open_children`` by the open places under the children (ascending), when they are
+        at most ``FEW_PLACES``: the child holding each one (its subtree's run is the last to
+        start at or before it), if ``config`` does not die on it; else None.  Arithmetic's
+        tail met 28 wide nodes in its cold walk, 1-3 open places under each, ~16 us a numpy pass.
+        The children's first places are kept per node (wide nodes are few: the root and the
+        first bytes of punctuation runs)."""
+        py = self._trie.py
+        children, node_class = py["children"], py["node_class"]
+        token_start, subtree_end = py["token_start"], py["subtree_token_end"]
+        at = bisect_left(places, token_start[children[first]])
+        stop = bisect_left(places, subtree_end[children[end - 1]], at)
+        if stop - at > FEW_PLACES:
+            return None
+        child_starts = self._child_starts.get(first)
+        if child_starts is None:
+            child_starts = self._child_starts[first] = [token_start[child] for child in children[first:end]]
+        row, found, last = self._configs.rows[config], [], -1
+        for place in places[at:stop]:
+            k = bisect_right(child_starts, place) - 1
+            if k < 0 or k == last:  # a token of the node itself, or a child already taken
+                continue
+            child = children[first + k]
+            if place < subtree_end[child] and row[node_class[child]] != DEAD:
+                found.append((child, config))
+                last = k
+        return found
 
 
 _count = np.count_nonzero  # .any() and .all() go through Python wrappers: ~1-1.7 us a call against ~0.5 us
