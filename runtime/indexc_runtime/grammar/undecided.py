@@ -64,7 +64,7 @@ class UndecidedSets:
         found = self._rows.get(set_id)
         if found is None:
             flags = np.zeros(32 * words, dtype=np.uint8)
-            flags[self.members(set_id)[0]] = 1
+            flags[self._places(set_id)] = 1
             found = self._rows[set_id] = np.packbits(flags, bitorder="little").view(np.uint32)
         return found
 
@@ -72,9 +72,16 @@ class UndecidedSets:
         """(places in the trie's token order, their token ids), checked on first use, kept."""
         found = self._members.get(set_id)
         if found is None:
-            places = self._positions[self._offsets[set_id]:self._offsets[set_id + 1]]
-            if places.size and (int(places.min()) < 0 or int(places.max()) >= self._sorted_tokens.size):
-                raise self._container.error(f"set {set_id} holds a place outside the trie's "
-                                            f"{self._sorted_tokens.size} tokens", "undecided_positions")
+            places = self._places(set_id)
             found = self._members[set_id] = (places, self._sorted_tokens[places])
         return found
+
+    def _places(self, set_id: int) -> np.ndarray:
+        """The set's places in the trie's token order, bounded.  A wide set's row (``row``) needs
+        no token ids: their gather was ~0.43 ms of a fresh process's first use of RFC-XML's 122k
+        set, the row itself ~0.2 ms."""
+        places = self._positions[self._offsets[set_id]:self._offsets[set_id + 1]]
+        if places.size and (int(places.min()) < 0 or int(places.max()) >= self._sorted_tokens.size):
+            raise self._container.error(f"set {set_id} holds a place outside the trie's "
+                                        f"{self._sorted_tokens.size} tokens", "undecided_positions")
+        return places
