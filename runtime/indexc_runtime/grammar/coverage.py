@@ -124,10 +124,11 @@ def gather_in_trie_order(values: np.ndarray, sorted_tokens: np.ndarray) -> np.nd
     slice by slice.  Numpy's fancy index by an int32 array converts it to a temporary ``intp``
     copy first: 1 MB for Llama-3's order, fresh pages each time (~0.25-0.3 ms a gather in a
     fresh process); a kept ``intp`` copy cost ~0.4 ms to make.  Slices of 8k indices cost
-    ~0.13 ms a gather, with no copy kept."""
+    ~0.13 ms a gather, with no copy kept; ``mode="clip"`` skips numpy's bounds check of each
+    slice (warm: 115 -> 98 us a gather)."""
     out = np.empty(sorted_tokens.size, dtype=values.dtype)
-    for start in range(0, sorted_tokens.size, GATHER_SLICE):
-        np.take(values, sorted_tokens[start:start + GATHER_SLICE], out=out[start:start + GATHER_SLICE])
+    for start in range(0, sorted_tokens.size, GATHER_SLICE):  # (the load bounded the order: no check needed)
+        np.take(values, sorted_tokens[start:start + GATHER_SLICE], out=out[start:start + GATHER_SLICE], mode="clip")
     return out
 
 
