@@ -20,6 +20,11 @@ in a numpy table ``configs x classes`` filled lazily (``UNKNOWN`` until first as
 DFA over configurations built on demand, which the live trie walk reads with one gather per
 trie level and ``advance`` with one read per byte.  Limits: threads per configuration and
 configurations per memo (``GrammarLimits``).
+
+A step depends on the class only through the lexer states its threads go to, so when the walk
+asks one configuration for many classes at once (its first level) the classes that take every
+thread alike are stepped once (``_fill_alike``): RFC-XML's cold walk made 1,213 steps, of
+which 395 distinct (configuration, next states) pairs; now 494 (session 10).
 """
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def gather_in_trie_order(values: np.ndarray, sorted_tokens: np.ndarray) -> np.nd
     return out
 
 
-WIDE_UNDECIDED = 16_384  # undecided tokens from which ``of_masks`` (rows kept per mask and per set) costs less
+WIDE_UNDECIDED = 16_384  # undecided tokens from which ``of_masks`` (a gather of the masks' OR, kept set rows) costs less
 
 
 class Coverage:
@@ -145,7 +145,8 @@ class Coverage:
     masks do not allow; the masks decide all others.  That one needs no trie-order row of the
     masks at all, only the places of the undecided tokens: the rows' first-use gathers (~0.15
     ms each with Llama-3) were a third of C's cold walk.  Past ``WIDE_UNDECIDED`` tokens (RFC-XML's
-    text states: 122k, all splits), the masks' rows and the sets' rows, kept, cost less than
+    text states: 122k, all splits), the masks' trie-order OR (kept rows, or one gather) and the
+    sets' rows (kept; stored by a format 6 file) cost less than
     the sets' token ids for each new configuration: there ``of_masks`` takes the set rows.
     """
 
