@@ -30,18 +30,12 @@ RAW = (GOLDEN / "grammar-v3-brackets-strings.idx").read_bytes()
 EXPECTED = json.loads((GOLDEN / "grammar-v3-brackets-strings.expected.json").read_text())
 
 
-def _set(index, value):
-    def change(array):
-        array.reshape(-1)[index] = value
-    return change
+_set = surgery.setting
 
 
 def walk(data: bytes) -> None:
     """Load and follow the golden walk, asking every mask on the way."""
-    matcher = indexc_runtime.load(data).matcher()
-    for token in EXPECTED["walk"]:
-        matcher.allowed_token_ids()
-        matcher.advance(token)
+    surgery.follow_walk(data, EXPECTED["walk"])
 
 
 RUNS = "section 'trie_token_end': token runs must satisfy start <= end <= subtree end"  # named by the middle one
