@@ -132,7 +132,7 @@ def gather_in_trie_order(values: np.ndarray, sorted_tokens: np.ndarray) -> np.nd
     return out
 
 
-WIDE_UNDECIDED = 16_384  # undecided tokens from which ``of_masks`` (a gather of the masks' OR, kept set rows) costs less
+WIDE_UNDECIDED = 16_384  # undecided tokens from which ``of_masks`` (the masks' OR gathered, set rows) costs less
 
 
 class Coverage:

@@ -86,7 +86,8 @@ def _check_packed_widths(dims: dict[str, int], source: str) -> None:
                                 ("n_trie_token_words", "n_trie_tokens", 32)):
         if packed in dims and dims[packed] != -(-dims[count] // bits):
             expected = -(-dims[count] // bits)
-            raise ArtifactError(f"{packed} is {dims[packed]}, expected ceil({count} / {bits}) = {expected}", source=source)
+            raise ArtifactError(f"{packed} is {dims[packed]}, expected ceil({count} / {bits}) = {expected}",
+                                source=source)
 
 
 for _specs in GRAMMAR_SECTIONS_BY_VERSION.values():  # at import, so that no load splits a symbol
