@@ -16,6 +16,10 @@ reads its first mask instead of walking the trie; the cost here is one more cont
 in memory, a load and a walk, and the self-check's second walk (``verify``): CPU of a write,
 min of 4, before -> after: arithmetic 23.5 -> 29.1 ms, C 45.3 -> 45.8, JSON 29.6 -> 34.7,
 RFC-XML 18.6 -> 40.7 (its 2,252 lexer states loaded twice more).
+
+Format 6 (``undecided_sections``, ``loop_region_token_ids``) writes what the runtime built on
+the first mask that needed it: a wide undecided set as a bit row in trie order (RFC-XML's text
+sets: 16 KB each instead of 488 KB of places), and each loop region's tokens by token id.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     arrays, masks = grammar_sections(table, vocab["size"], special_ids)
     fields = _header_fields(table, vocab, constraint, options, stats)
     arrays.update(undecided_sections(table))
+    arrays["loop_region_token_ids"] = loop_region_token_ids(table, vocab["size"])
     arrays["start_mask"] = start_mask_row(fields, arrays)
     plan = plan_container(fields, arrays, GRAMMAR_SECTIONS)
     compressed, size = write_container(plan, path, compress)
@@ -118,13 +123,39 @@ def grammar_sections(table: GrammarTable, vocab_size: int, special_ids: np.ndarr
 
 def undecided_sections(table: GrammarTable) -> dict[str, np.ndarray]:
     """``undecided_*``: 1 + each lexer state's undecided set (0: every token is undecided), and the
-    sets as lists of places in the trie's token order."""
+    sets, each as its places in the trie's token order or, where that is not smaller, as a bit row
+    in that order (format 6: the row is what the walk's coverage reads for a wide set)."""
+    words = -(-table.trie.sorted_tokens.size // 32)
     if table.undecided_set is None:
         n = table.lexer.dfa.n_states
         return {"undecided_set": np.zeros(n, dtype=np.int32), "undecided_offsets": np.zeros(1, dtype=np.int64),
-                "undecided_positions": np.zeros(0, dtype=np.int32)}
+                "undecided_positions": np.zeros(0, dtype=np.int32), "undecided_row": np.zeros(0, dtype=np.int32),
+                "undecided_rows": np.zeros((0, words), dtype=np.uint32)}
+    offsets, positions = table.undecided_offsets, table.undecided_positions
+    sets = [positions[offsets[k]:offsets[k + 1]] for k in range(offsets.size - 1)]
+    as_row = [places.size >= words > 0 for places in sets]
+    kept = [np.zeros(0, dtype=np.int32) if row else places for places, row in zip(sets, as_row)]
+    rows = [_bit_row(places, 32 * words) for places, row in zip(sets, as_row) if row]
     return {"undecided_set": (table.undecided_set.astype(np.int64) + 1).astype(np.int32),
-            "undecided_offsets": table.undecided_offsets, "undecided_positions": table.undecided_positions}
+            "undecided_offsets": np.concatenate([[0], np.cumsum([p.size for p in kept], dtype=np.int64)]),
+            "undecided_positions": np.concatenate([np.zeros(0, dtype=np.int32), *kept]).astype(np.int32),
+            "undecided_row": (np.cumsum(as_row, dtype=np.int64) * np.array(as_row) - 1).astype(np.int32),
+            "undecided_rows": np.stack(rows) if rows else np.zeros((0, words), dtype=np.uint32)}
+
+
+def loop_region_token_ids(table: GrammarTable, vocab_size: int) -> np.ndarray:
+    """``loop_region_token_ids`` (format 6): each loop region's tokens as a bit row by token id,
+    the layout of a mask row (the walk ORs it into a mask where it jumps to the loop's exits)."""
+    words = -(-vocab_size // 32)
+    rows = [_bit_row(table.trie.sorted_tokens[region.region_tokens], 32 * words) for _, region in table.loop_regions]
+    return np.stack(rows) if rows else np.zeros((0, words), dtype=np.uint32)
+
+
+def _bit_row(ids: np.ndarray, bits: int) -> np.ndarray:
+    """uint32 words with bit ``i % 32`` of word ``i // 32`` set for every ``i`` in ``ids``."""
+    flags = np.zeros(bits, dtype=np.uint8)
+    flags[ids] = 1
+    return np.packbits(flags, bitorder="little").view("<u4")
 
 
 def loop_region_sections(table: GrammarTable) -> dict[str, np.ndarray]:

@@ -2,8 +2,9 @@
 
 ``golden/make_golden.py`` wrote each file once, at its format version (raw and ``.zst``), with
 masks from the brute-force oracle: version 2 (no loop regions), version 3 (a stored loop
-region, which the walk uses), version 4 (the stored start mask, which the first mask reads), version 5 (the undecided sets,
-which restrict the walk).  A failure here after a change means files already shipped no
+region, which the walk uses), version 4 (the stored start mask, which the first mask reads),
+version 5 (the undecided sets, which restrict the walk), version 6 (the sets stored as bit
+rows, the regions' tokens by id).  A failure here after a change means files already shipped no
 longer read the same: fix the reader, or bump the grammar format version and keep reading these.
 """
 
@@ -21,7 +22,7 @@ from tests.grammar_path.helpers import EOS
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 VERSIONS = {"grammar-v2-brackets": 2, "grammar-v3-brackets-strings": 3, "grammar-v4-brackets-strings": 4,
-            "grammar-v5-brackets-strings": 5}
+            "grammar-v5-brackets-strings": 5, "grammar-v6-brackets-strings": 6}
 
 
 @pytest.mark.parametrize("suffix", [".idx", ".idx.zst"])
@@ -36,8 +37,11 @@ def test_golden_grammar_artifact_gives_the_recorded_masks(name, suffix):
         assert index.section("loop_classes").shape[0] > 0
     if VERSIONS[name] >= 4:  # and the start mask, version 4's
         assert index.section("start_mask").any()
-    if VERSIONS[name] >= 5:  # and the undecided sets, version 5's
+    if VERSIONS[name] == 5:  # and the undecided sets, version 5's
         assert index.section("undecided_set").any() and index.section("undecided_positions").size
+    if VERSIONS[name] >= 6:  # version 6's: the sets as rows (a small vocabulary: a row is never larger), the
+        assert index.section("undecided_set").any() and index.section("undecided_rows").size  # regions by token id
+        assert index.section("loop_region_token_ids").any()
     _assert_walk_gives(index, expected)
 
 

@@ -51,3 +51,21 @@ def rewrite_section(raw: bytes, name: str, change: Callable[[np.ndarray], None])
     patched = array.tobytes()
     entry["crc32"] = zlib.crc32(patched)
     return join(header, data[:start] + patched + data[end:])
+
+
+def setting(index, value) -> Callable[[np.ndarray], None]:
+    """A ``rewrite_section`` change: item(s) ``index`` of the flattened section set to ``value``."""
+    def change(array: np.ndarray) -> None:
+        array.reshape(-1)[index] = value
+    return change
+
+
+def follow_walk(data: bytes, tokens: list[int]) -> None:
+    """Load a grammar artifact and follow ``tokens``, asking every mask on the way (the hostile
+    tests' walk: the runtime's first-use checks run where a mask reads a section)."""
+    import indexc_runtime
+
+    matcher = indexc_runtime.load(data).matcher()
+    for token in tokens:
+        matcher.allowed_token_ids()
+        matcher.advance(token)

@@ -30,18 +30,12 @@ RAW = (GOLDEN / "grammar-v3-brackets-strings.idx").read_bytes()
 EXPECTED = json.loads((GOLDEN / "grammar-v3-brackets-strings.expected.json").read_text())
 
 
-def _set(index, value):
-    def change(array):
-        array.reshape(-1)[index] = value
-    return change
+_set = surgery.setting
 
 
 def walk(data: bytes) -> None:
     """Load and follow the golden walk, asking every mask on the way."""
-    matcher = indexc_runtime.load(data).matcher()
-    for token in EXPECTED["walk"]:
-        matcher.allowed_token_ids()
-        matcher.advance(token)
+    surgery.follow_walk(data, EXPECTED["walk"])
 
 
 RUNS = "section 'trie_token_end': token runs must satisfy start <= end <= subtree end"  # named by the middle one
@@ -150,7 +144,9 @@ def test_token_class_offsets_out_of_order_are_refused_where_a_span_is_read_and_b
         indexc_runtime.load(data, verify=True)
 
 
-def test_the_first_set_laid_out_in_one_gather_equals_the_masks_own_rows():
+def test_a_set_laid_out_in_one_gather_equals_the_masks_own_rows():
+    """A set missing two rows or more is one gather of its OR (the first set here), one missing
+    a single row ORs kept rows (``by_rows``: each row made first)."""
     index = indexc_runtime.load(RAW)
     masks, sorted_tokens = index._masks, index._trie.sorted_tokens
     rng = np.random.default_rng(5)
@@ -163,11 +159,10 @@ def test_the_first_set_laid_out_in_one_gather_equals_the_masks_own_rows():
             row |= scratch[0]
         first = TrieOrderMasks(masks, sorted_tokens).union(mask_ids)
         by_rows = TrieOrderMasks(masks, sorted_tokens)
-        by_rows.union(())  # the first set: nothing laid out per mask
-        later = by_rows.union(mask_ids)
         expected = np.zeros(first.size, dtype=np.uint32)
         for mask_id in mask_ids:
             expected |= by_rows.row(mask_id)
+        later = by_rows.union(mask_ids)
         assert np.array_equal(first, expected) and np.array_equal(later, expected)
         flags = np.unpackbits(row.view(np.uint8), bitorder="little")[sorted_tokens]
         assert np.array_equal(np.unpackbits(first.view(np.uint8), bitorder="little")[: sorted_tokens.size], flags)

@@ -11,14 +11,18 @@ and two popcounts, for a whole frontier at once (numpy) or for one node (Python 
 This replaced a per-mask gather and cumulative sum over all 128k tokens (2-4 ms a mask on
 this machine).
 
-The first set of masks an index lays out is the exception (``TrieOrderMasks.union``): it is
-laid out as one row, by a single gather of the OR of its masks in vocabulary order, and its masks' own rows are left to the later sets that need them.
-That is the first walked mask of a fresh process (a format 4 file's start mask is read, not
-walked: the second mask then).  Row by row, it paid one gather per mask (~0.3-0.5 ms each) and,
-for a sparse one, the inverse of the trie's token order (~1-1.3 ms), which only pays once many
-sparse masks are laid out (Llama-3: arithmetic's first mask has two dense masks and a sparse
-one, comment_thread's two sparse ones).  The row is the same either way: unpacking, gathering
-and packing commute with the OR.  It costs a serving index at most one gather more in its life.
+A set of masks of which two or more have no kept row yet is the exception
+(``TrieOrderMasks.union``): it is laid out as one row, by a single gather of the OR of its
+masks in vocabulary order, and its masks' own rows are left to later sets that lack only one.
+That is usually the first walked mask of a fresh process (a format 4 file's start mask is read,
+not walked: the second mask then), and RFC-XML's text configurations, whose sets hold 3-18 masks,
+most of them new (session 10: the cold walk's mask after ``<title>`` paid 6 rows, ~0.66 ms,
+mask 54 18 rows, ~0.47 ms; one gather is ~0.15 ms).  Row by row, a dense mask costs a gather
+(~0.1-0.15 ms in a fresh process) and a sparse one the inverse of the trie's token order
+(~0.5 ms, once), which only pays once many sparse masks are laid out (Llama-3: arithmetic's
+first mask has two dense masks and a sparse one, comment_thread's two sparse ones).  The row
+is the same either way: unpacking, gathering and packing commute with the OR.  Over RFC-XML's
+cold walk the gathers of a set's union cost about what the rows did (22 sets, ~3 ms).
 """
 
 from __future__ import annotations
@@ -40,25 +44,20 @@ class TrieOrderMasks:
     def __init__(self, masks: MaskStore, sorted_tokens: np.ndarray):
         self._masks = masks
         self._sorted_tokens = sorted_tokens
-        self._gather: np.ndarray | None = None  # sorted_tokens as intp, made on the second dense row
-        self._laid_out = False  # a dense row was laid out already
         self.words = (sorted_tokens.size + 31) // 32 + 1  # one spare zero word: a run may end at the last token
         self._rows: dict[int, np.ndarray] = {}
         self._scratch = np.zeros((1, masks.words), dtype=np.int32)
         self._positions: np.ndarray | None = None
-        self._first_set_laid = False
 
     def union(self, mask_ids: tuple[int, ...], vocabulary_row: np.ndarray | None = None) -> np.ndarray:
-        """The OR of the masks' trie-order rows (a new array).  The index's first set is laid out
-        from the OR of its masks in vocabulary order in one gather (``vocabulary_row``, int32
-        words, when the caller has it already: the walker ORs them for the mask anyway), the
-        others from the masks' kept rows (see the module note)."""
-        if not self._first_set_laid:
-            self._first_set_laid = True
-            if not self._rows:
-                if vocabulary_row is None:
-                    vocabulary_row = self._vocabulary_union(mask_ids)
-                return self._from_words(vocabulary_row)
+        """The OR of the masks' trie-order rows (a new array).  A set of which two masks or more
+        have no kept row yet is laid out from the OR of its masks in vocabulary order in one
+        gather (``vocabulary_row``, int32 words, when the caller has it already: the walker ORs
+        them for the mask anyway), the others from the masks' kept rows (see the module note)."""
+        if sum(mask_id not in self._rows for mask_id in mask_ids) > 1:
+            if vocabulary_row is None:
+                vocabulary_row = self._vocabulary_union(mask_ids)
+            return self._from_words(vocabulary_row)
         bits = np.zeros(self.words, dtype=np.uint32)
         for mask_id in mask_ids:
             bits |= self.row(mask_id)
@@ -86,19 +85,9 @@ class TrieOrderMasks:
         return union
 
     def _from_words(self, words: np.ndarray) -> np.ndarray:
-        """The trie-order row of a vocabulary-order row of int32 words: unpack, gather, pack.
-
-        From the second row on, the gather goes by an ``intp`` copy of the trie's token order:
-        numpy's fancy indexing by the stored int32 array cost ~430 us for Llama-3's 128k tokens,
-        by intp ~230 us.  The first row (the first mask of a fresh process) gathers by the
-        stored order: the copy (~70 us warm, ~0.4 ms in a fresh process with its page faults)
-        only pays from the second gather on, and many serving indexes lay out one row only."""
-        order = self._gather
-        if order is None and self._laid_out:
-            order = self._gather = self._sorted_tokens.astype(np.intp)
-        elif order is None:
-            order, self._laid_out = self._sorted_tokens, True
-        flags = np.unpackbits(words.view(np.uint8), bitorder="little")[order]
+        """The trie-order row of a vocabulary-order row of int32 words: unpack, gather
+        (``gather_in_trie_order``), pack."""
+        flags = gather_in_trie_order(np.unpackbits(words.view(np.uint8), bitorder="little"), self._sorted_tokens)
         found = np.zeros(self.words, dtype=np.uint32)
         packed = np.packbits(flags, bitorder="little")
         found.view(np.uint8)[: packed.size] = packed
@@ -120,27 +109,46 @@ class TrieOrderMasks:
     def _position_of_token(self) -> np.ndarray:
         """Each token id's place in the trie's token order (-1: not in the trie), built once."""
         if self._positions is None:
+            order = self._sorted_tokens
             positions = np.full(32 * self._masks.words, -1, dtype=np.int32)
-            positions[self._sorted_tokens] = np.arange(self._sorted_tokens.size, dtype=np.int32)
+            for start in range(0, order.size, GATHER_SLICE):  # (see gather_in_trie_order)
+                stop = min(start + GATHER_SLICE, order.size)
+                positions[order[start:stop]] = np.arange(start, stop, dtype=np.int32)
             self._positions = positions
         return self._positions
 
 
-WIDE_UNDECIDED = 16_384  # undecided tokens from which ``of_masks`` (rows kept per mask and per set) costs less
+GATHER_SLICE = 8192  # int32 indices a slice: numpy's intp copy of them (64 KB) stays in the allocator's reused memory
+
+
+def gather_in_trie_order(values: np.ndarray, sorted_tokens: np.ndarray) -> np.ndarray:
+    """``values[sorted_tokens]`` (values by token id, the result in the trie's token order),
+    slice by slice.  Numpy's fancy index by an int32 array converts it to a temporary ``intp``
+    copy first: 1 MB for Llama-3's order, fresh pages each time (~0.25-0.3 ms a gather in a
+    fresh process); a kept ``intp`` copy cost ~0.4 ms to make.  Slices of 8k indices cost
+    ~0.13 ms a gather, with no copy kept; ``mode="clip"`` skips numpy's bounds check of each
+    slice (warm: 115 -> 98 us a gather)."""
+    out = np.empty(sorted_tokens.size, dtype=values.dtype)
+    for start in range(0, sorted_tokens.size, GATHER_SLICE):  # (the load bounded the order: no check needed)
+        np.take(values, sorted_tokens[start:start + GATHER_SLICE], out=out[start:start + GATHER_SLICE], mode="clip")
+    return out
+
+
+WIDE_UNDECIDED = 16_384  # undecided tokens from which ``of_masks`` (the masks' OR gathered, set rows) costs less
 
 
 class Coverage:
     """The tokens one configuration's precomputed masks decide, in trie order, with word prefix
     counts.  The walk does not enter a subtree whose tokens are all decided.
 
-    ``of_masks``: the tokens the masks allow (their trie-order rows OR-ed); every other token is
-    left to the walk, or, given the configuration's undecided sets as rows (format 5), every
-    token outside them is decided too.  Below ``WIDE_UNDECIDED`` undecided tokens a
-    configuration's coverage is an ``OpenPlaces`` instead (its open places, from the sets'
-    places, no trie-order row of the masks: the rows' first-use gathers, ~0.15 ms each with
-    Llama-3, were a third of C's cold walk); past it (RFC-XML's text states: 122k, all
-    splits), the masks' rows and the sets' rows, kept, cost less than the sets' token ids for
-    each new configuration.
+    ``of_masks``: the tokens the masks allow (their trie-order rows OR-ed: kept rows, or one
+    gather of the OR); every other token is left to the walk, or, given the configuration's
+    undecided sets as rows (format 5; stored by a format 6 file for its wide sets), every token
+    outside them is decided too.  Below ``WIDE_UNDECIDED`` undecided tokens a configuration's
+    coverage is an ``OpenPlaces`` instead (its open places, from the sets' places, no trie-order
+    row of the masks: the rows' first-use gathers, ~0.15 ms each with Llama-3, were a third of
+    C's cold walk); past it (RFC-XML's text states: 122k, all splits), the masks' rows and the
+    sets' rows cost less than the sets' token ids for each new configuration.
     """
 
     @classmethod

@@ -34,6 +34,16 @@ state's in-lexeme and boundary masks alone (the compiler builds a boundary mask 
 pair of terminals that may follow each other), so the live walk only enters the trie where an
 undecided token is.  Versions 2-4 are still read; their walks decide every token.
 
+Format version 6 stores what a fresh process built on first use from the version 5 sections
+(session 10, RFC-XML's cold walk): an undecided set whose bit row in trie order is not larger
+than its places (``n_trie_token_words`` 32-bit words against 4 bytes a place: RFC-XML's two
+text sets of ~122k tokens, 16 KB instead of 488 KB each) is stored as that row
+(``undecided_row``, ``undecided_rows``) and holds no places; and each loop region's tokens
+are stored a second time by token id (``loop_region_token_ids``, the layout of a mask row),
+which the walk ORs into a mask where it jumps to the loop's exits.  Building them cost
+~0.2-0.3 ms (a set's row) and ~0.3-0.45 ms (a region's tokens by id: a scatter over the
+trie's token order) of the first mask that needed them.  Versions 2-5 are still read.
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
 ``lexing`` (``"all_splits"``: the only rule this version writes).
@@ -44,7 +54,7 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 5  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 6  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 
 GRAMMAR_SECTIONS_V2: tuple[SectionSpec, ...] = (
@@ -109,9 +119,18 @@ UNDECIDED_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("undecided_positions", ("<i4",), ("n_undecided_positions",),
                 "places in the trie's token order (trie_sorted_tokens), ascending within a set"),
 )
+STORED_FIRST_USE_SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("undecided_row", ("<i4",), ("n_undecided_sets",),
+                "row of undecided_rows holding set k (its places then empty), or -1: set k is its places"),
+    SectionSpec("undecided_rows", ("<u4",), ("n_undecided_rows", "n_trie_token_words"),
+                "bitset rows in the trie's token order: bit i of word w is place 32*w+i; padding 0"),
+    SectionSpec("loop_region_token_ids", ("<u4",), ("n_loops", "mask_words"),
+                "bitset rows by token id (a mask row's layout): token t ends in loop k's region; padding 0"),
+)
 GRAMMAR_SECTIONS_V3: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
 GRAMMAR_SECTIONS_V4: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + START_MASK_SECTIONS
-GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + UNDECIDED_SECTIONS + START_MASK_SECTIONS
+GRAMMAR_SECTIONS_V5: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + UNDECIDED_SECTIONS + START_MASK_SECTIONS
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V5 + STORED_FIRST_USE_SECTIONS
 GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS_V4,
-                               5: GRAMMAR_SECTIONS}
+                               5: GRAMMAR_SECTIONS_V5, 6: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

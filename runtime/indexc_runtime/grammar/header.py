@@ -3,7 +3,8 @@
 The common keys are checked as for a DFA artifact (format version, byte order, alignment,
 vocabulary), with the same ``_Checker`` and section-entry checks (``indexc_runtime.header``),
 then the grammar's counts, and every section of its version's table
-(``GRAMMAR_SECTIONS_BY_VERSION``: 2 without the loop regions, 3 with them, 4 with the start mask) against its spec:
+(``GRAMMAR_SECTIONS_BY_VERSION``: 2 without the loop regions, 3 with them, 4 with the start mask,
+5 with the undecided sets, 6 with the rows stored for first uses) against its spec:
 dtype, rank, symbolic dimensions bound to the header's counts and to each other (and the
 packed bit rows' widths to the node and token counts).  ``GrammarHeader``
 has the attributes ``Container`` and ``MaskStore`` read (``sections``, ``dims``,
@@ -79,10 +80,13 @@ def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
 
 
 def _check_packed_widths(dims: dict[str, int], source: str) -> None:
-    """A version 3 file's packed bit rows hold exactly one bit per trie node (per trie token), rounded up to bytes."""
-    for packed, count in (("n_node_bytes", "n_nodes"), ("n_trie_token_bytes", "n_trie_tokens")):
-        if packed in dims and dims[packed] != -(-dims[count] // 8):
-            raise ArtifactError(f"{packed} is {dims[packed]}, expected ceil({count} / 8) = {-(-dims[count] // 8)}",
+    """A version 3 file's packed bit rows hold exactly one bit per trie node (per trie token), rounded
+    up to bytes; a version 6 file's undecided rows one bit per trie token, rounded up to 32-bit words."""
+    for packed, count, bits in (("n_node_bytes", "n_nodes", 8), ("n_trie_token_bytes", "n_trie_tokens", 8),
+                                ("n_trie_token_words", "n_trie_tokens", 32)):
+        if packed in dims and dims[packed] != -(-dims[count] // bits):
+            expected = -(-dims[count] // bits)
+            raise ArtifactError(f"{packed} is {dims[packed]}, expected ceil({count} / {bits}) = {expected}",
                                 source=source)
 
 

@@ -8,7 +8,9 @@ earlier versions stay as they were shipped.  Version 2: nested brackets with ign
 ``MIN_REGION_NODES`` at 1 so that the string body's loop region is stored.  Version 4: the
 same grammar and walk, now with the stored start mask (``grammar-v4-brackets-strings``).  Version 5:
 the same again, every boundary pair built (``min_wide_tokens=0``) so that the undecided sets are
-stored and restrict the walk (``grammar-v5-brackets-strings``).  The expected
+stored and restrict the walk (``grammar-v5-brackets-strings``).  Version 6: the same, the sets
+stored as bit rows in trie order (with 25 trie tokens a one-word row is never larger than a
+set's places) and each loop region's tokens by id (``grammar-v6-brackets-strings``).  The expected
 masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
 runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
 """
