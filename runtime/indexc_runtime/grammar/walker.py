@@ -59,6 +59,7 @@ import numpy as np
 from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
 from indexc_runtime.grammar.coverage import WIDE_UNDECIDED, Coverage, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.futures import FutureMasks, future_key
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.grammar.undecided import UNRESTRICTED, UndecidedSets
@@ -99,6 +100,7 @@ class MaskWalker:
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
         self._limits = limits
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._futures = FutureMasks(self._lexeme_row)  # masks by what they depend on (``futures``)
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
         self._jump_marks = np.zeros(0, dtype=np.int8)  # per configuration, see _jumpable
@@ -125,6 +127,19 @@ class MaskWalker:
         row = self._pinned.get(config)
         if row is not None:
             return row
+        future = future_key(self._configs, self._lexer, config)
+        row = self._futures.get(future)
+        if row is None:
+            row, mask_ids = self._computed(config)
+            self._futures.put(future, row, mask_ids)
+        self._memo[config] = row
+        if len(self._memo) > MASK_MEMO:
+            self._memo.popitem(last=False)
+        return row
+
+    def _computed(self, config: int) -> tuple[np.ndarray, tuple[int, ...]]:
+        """``config``'s mask row, computed (the precomputed masks, and the live walk where a
+        token may cross), and the ids of the precomputed masks it started from."""
         mask_ids, undecided = self._precomputed_masks(config)
         if undecided != () and self._may_cross(config):
             base, coverage = self._in_lexeme(mask_ids, undecided)
@@ -136,10 +151,7 @@ class MaskWalker:
             row = self._lexeme_row(mask_ids).copy()
             if self._configs.accepting[config]:
                 set_bits(row.view(np.uint32), self._eos)
-        self._memo[config] = row
-        if len(self._memo) > MASK_MEMO:
-            self._memo.popitem(last=False)
-        return row
+        return row, mask_ids
 
     def _may_cross(self, config: int) -> bool:
         """Whether a token could finish a thread's lexeme and go on in another one: else the
