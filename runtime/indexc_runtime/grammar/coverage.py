@@ -164,7 +164,7 @@ class Coverage:
         places = np.concatenate([places for places, _ in members])
         tokens = np.concatenate([tokens for _, tokens in members])
         allowed = (vocabulary_row.view(np.uint32)[tokens >> 5] >> (tokens & 31).astype(np.uint32)) & 1
-        open_places = places[allowed == 0]
+        open_places, open_tokens = places[allowed == 0], tokens[allowed == 0]
         if open_places.size * 32 < words:
             closed = np.zeros(words, dtype=np.uint32)
             set_bits(closed, open_places)
@@ -172,10 +172,14 @@ class Coverage:
             flags = np.zeros(32 * words, dtype=np.uint8)
             flags[open_places] = 1
             closed = np.packbits(flags, bitorder="little").view(np.uint32)
-        return cls(~closed, wide=False)
+        order = np.argsort(open_places, kind="stable")  # trie order, each token once (sets may share tokens)
+        ordered = open_places[order]
+        distinct = np.concatenate(([True], ordered[1:] != ordered[:-1])) if ordered.size else np.zeros(0, dtype=bool)
+        return cls(~closed, wide=False, open_tokens=open_tokens[order][distinct].tolist())
 
-    def __init__(self, bits: np.ndarray, *, wide: bool = True):
+    def __init__(self, bits: np.ndarray, *, wide: bool = True, open_tokens: list[int] | None = None):
         self.wide = wide  # False: only a few undecided tokens are open (``of_undecided``)
+        self.open_tokens = open_tokens  # ``of_undecided``: the open tokens' ids in trie order, else None
         self.bits = bits
         self.word_prefix = np.zeros(bits.size + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(bits), out=self.word_prefix[1:])
