@@ -45,8 +45,12 @@ leaves: 6,969 are left.  The walk's CPU time against the session-start runtime, 
 runs: 501 -> 391 and 353 -> 330 ms (mask p50 671 -> 469 and 454 -> 397 us); this host moves
 such figures by +-30% between minutes, hence two pairs.
 
-The mask of each configuration is memoised (bounded, least recently used), and so is part 1
-with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
+A configuration whose undecided sets leave few tokens open (``OPEN_TOKENS``) has them stepped
+one by one instead (``_alive_tokens``): they are all the walk would have to decide.
+
+The mask of each configuration is memoised (bounded, least recently used), and by its future
+(``futures``: configurations that differ only in origins scanning to one set share a mask);
+so is part 1 with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
 The walk stops with ``GrammarLimitExceeded`` past ``walk_budget`` frontier pairs.
 """
 
