@@ -101,7 +101,8 @@ def _start(engine: str, settings: PoolSettings, scratch: Path, selector) -> _Wor
     command = [settings.python_for.get(engine, sys.executable), "-m", "bench.maskbench.worker",
                "--engine", engine, "--tokenizer", settings.tokenizer,
                "--eos", ",".join(map(str, settings.eos_ids)), "--mem-limit-gb", str(settings.mem_limit_gb)]
-    env = {**os.environ, SCRATCH_ENV: str(scratch), "PYTHONPATH": str(REPO)}
+    # and the tree's runtime: the venv's editable install maps ``indexc_runtime`` to the main checkout
+    env = {**os.environ, SCRATCH_ENV: str(scratch), "PYTHONPATH": os.pathsep.join((str(REPO), str(REPO / "runtime")))}
     with open(log_path, "w") as log:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=log, text=True)

@@ -52,8 +52,12 @@ leaves: 6,969 are left.  The walk's CPU time against the session-start runtime, 
 runs: 501 -> 391 and 353 -> 330 ms (mask p50 671 -> 469 and 454 -> 397 us); this host moves
 such figures by +-30% between minutes, hence two pairs.
 
-The mask of each configuration is memoised (bounded, least recently used), and so is part 1
-with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
+A configuration whose undecided sets leave few tokens open (``OPEN_TOKENS``) has them stepped
+one by one instead (``_alive_tokens``): they are all the walk would have to decide.
+
+The mask of each configuration is memoised (bounded, least recently used), and by its future
+(``futures``: configurations that differ only in origins scanning to one set share a mask);
+so is part 1 with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
 The walk stops with ``GrammarLimitExceeded`` past ``walk_budget`` frontier pairs.
 """
 
@@ -67,6 +71,7 @@ import numpy as np
 from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
 from indexc_runtime.grammar.coverage import WIDE_UNDECIDED, Coverage, OpenPlaces, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.futures import FutureMasks, future_key
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.grammar.undecided import UNRESTRICTED, UndecidedSets
@@ -95,6 +100,12 @@ TAIL_TOKENS = 256
 # chain is CLASS_CHAIN_MIN nodes deep or more, and open there; chains memoised per node.
 CLASS_CHAIN_MIN = 8
 CLASS_CHAINS_MEMO = 4096
+# A configuration whose coverage leaves at most OPEN_TOKENS tokens open has them stepped one by
+# one (``_alive_tokens``) instead of walked: per token ~1 us where the trie walk cuts a dead or
+# covered subtree at once.  MaskBench's 90 cfg files, cold walks of all instances (process time,
+# one fresh process a file, one pass each): no limit 10.6 -> 21.5 s (thousands of open tokens
+# stepped one by one), 512: 10.1 s, 2,048: 9.2 s, masks over 200 us 14,343 -> 11,978 / 11,835.
+OPEN_TOKENS = 2048
 WIDE_NODE = 48  # a node of the Python tail with this many children has them filtered in numpy (``_open_children``)
 FEW_PLACES = 16  # ... or found by place, one binary search each, with at most this many open places under it
 
@@ -113,6 +124,7 @@ class MaskWalker:
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
         self._limits = limits
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._futures = FutureMasks(self._lexeme_row)  # masks by what they depend on (``futures``)
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
         self._jump_marks = np.zeros(0, dtype=np.int8)  # per configuration, see _jumpable
@@ -144,6 +156,19 @@ class MaskWalker:
         row = self._pinned.get(config)
         if row is not None:
             return row
+        future = future_key(self._configs, self._lexer, config)
+        row = self._futures.get(future)
+        if row is None:
+            row, mask_ids = self._computed(config)
+            self._futures.put(future, row, mask_ids)
+        self._memo[config] = row
+        if len(self._memo) > MASK_MEMO:
+            self._memo.popitem(last=False)
+        return row
+
+    def _computed(self, config: int) -> tuple[np.ndarray, tuple[int, ...]]:
+        """``config``'s mask row, computed (the precomputed masks, and the live walk where a
+        token may cross), and the ids of the precomputed masks it started from."""
         mask_ids, undecided = self._precomputed_masks(config)
         if undecided != () and self._may_cross(config):
             base, coverage = self._in_lexeme(mask_ids, undecided)
@@ -154,17 +179,14 @@ class MaskWalker:
                 row = np.packbits(flags, bitorder="little").view(np.int32)
             else:  # no loop region is flagged: the walk's tokens are set in a copy of the row
                 row = base.copy()
-                set_bits(row.view(np.uint32), self._tokens_ending(self._walk(config, coverage, None, loops=False)))
+                set_bits(row.view(np.uint32), self._open_allowed(config, coverage))
                 if self._configs.accepting[config]:
                     set_bits(row.view(np.uint32), self._eos)
         else:
             row = self._lexeme_row(mask_ids).copy()
             if self._configs.accepting[config]:
                 set_bits(row.view(np.uint32), self._eos)
-        self._memo[config] = row
-        if len(self._memo) > MASK_MEMO:
-            self._memo.popitem(last=False)
-        return row
+        return row, mask_ids
 
     def _may_cross(self, config: int) -> bool:
         """Whether a token could finish a thread's lexeme and go on in another one: else the
@@ -351,6 +373,55 @@ class MaskWalker:
         ended = np.concatenate([np.asarray(part, dtype=np.intp) for part in hits])
         starts = trie.token_start[ended]
         return trie.sorted_tokens[_expand_runs(starts, trie.token_end[ended] - starts)]
+
+    def _open_allowed(self, config: int, coverage: OpenPlaces) -> np.ndarray:
+        """The open tokens of a narrow coverage that ``config`` allows: at most ``OPEN_TOKENS``
+        are stepped one by one (``_alive_tokens``), more are walked in the trie."""
+        if len(coverage) <= OPEN_TOKENS:
+            return np.array(self._alive_tokens(config, self._trie.sorted_tokens[coverage.places].tolist()), dtype=np.intp)
+        return self._tokens_ending(self._walk(config, coverage, None, loops=False))
+
+    def _alive_tokens(self, config: int, tokens: list[int]) -> list[int]:
+        """The tokens of ``tokens`` (open tokens, in trie order) whose byte classes leave
+        ``config`` alive: each token's classes are stepped through the transition table from
+        where it parts from the previous token's path (neighbours in trie order share their
+        prefixes).  A last class needs no configuration after it: ``UNKNOWN`` there means alive
+        (``Configs`` marks the dead ones up front), as at a trie leaf of ``_walk``.
+
+        This is the walk of a configuration whose coverage leaves a few undecided tokens open
+        (``OpenPlaces``): every other token is decided by part 1, so the open tokens
+        are all the walk has to look at, and their paths are what it visited, without the numpy
+        levels and the children it pushed only to find them covered (a JSON string body's 95
+        undecided tokens: 429 pairs popped, 301 of them covered)."""
+        classes_of = self._trie.token_classes
+        rows, fill, budget = self._configs.rows, self._configs.fill, self._limits.walk_budget
+        path = [config]  # path[d]: the configuration after the previous token's first d classes
+        previous: memoryview | tuple = ()
+        alive, steps = [], 0
+        for token in tokens:
+            classes = classes_of(token)
+            last = len(classes) - 1
+            shared, limit = 0, min(len(path) - 1, last)
+            while shared < limit and classes[shared] == previous[shared]:
+                shared += 1
+            del path[shared + 1:]
+            here = path[shared]
+            steps += last - shared + 1
+            if steps > budget:
+                raise GrammarLimitExceeded("walk_budget", budget, "the live trie walk for one mask")
+            for byte_class in classes[shared:last]:
+                after = rows[here][byte_class]
+                if after == UNKNOWN:
+                    after = fill(here, byte_class)
+                if after == DEAD:
+                    break
+                here = after
+                path.append(here)
+            else:
+                if rows[here][classes[last]] != DEAD:
+                    alive.append(token)
+            previous = classes
+        return alive
 
     def _flag_region_runs(self, exits: Exits, starts: np.ndarray, ends: np.ndarray, flags: np.ndarray) -> None:
         """Flag the region's tokens inside the runs ``[starts[i], ends[i])`` of the trie's token
