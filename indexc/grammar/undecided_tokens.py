@@ -31,7 +31,8 @@ the ones where ``v`` dies inside the token: after ``x1 +`` in arithmetic, ``(bas
 the sample's cold walk 2,929 -> 160 Python tail pairs and 5.1 -> 3.0 ms CPU (JSON's largest
 set 216 -> 74 tokens, C's 3,551 -> 3,426; compile time within noise, RFC-XML's sets
 +0.06 s).  Past ``MAX_WORK_REFINED`` a terminal falls back to the first automaton
-(``V`` is ``None`` in its keys), whose sets are the coarse ones.
+(``V`` is ``None`` in its keys), whose sets are the coarse ones, and so does every terminal
+once the grammar's refined attempts have cost ``MAX_WORK_REFINED_TOTAL``.
 
 A terminal whose states' automaton costs more than ``MAX_WORK_PER_TERMINAL``, or one with a
 follower whose boundary pair was not built (``boundary_masks.MAX_PRODUCT_STATES``), gets no
@@ -59,6 +60,11 @@ _NOTHING: frozenset = frozenset()
 # 192 terminals: 1,729 states, ~0.14 s.
 MAX_WORK_PER_TERMINAL = 600_000
 MAX_WORK_REFINED = 150_000  # the same bound for the automaton that runs third lexemes (then: the coarse one)
+# Work all refined attempts of one grammar may cost, kept or given up: once spent, the terminals
+# left go to the coarse automaton at once.  A JSON Schema whose 121 terminals each give up the
+# refined automaton at its bound (Github_hard o37102, ~55 ms an attempt) spent 6.5 s there
+# for no set: its compile 2.3 -> 9.1 s.  The bundled grammars' refined sets cost 0.1-0.2M.
+MAX_WORK_REFINED_TOTAL = 1_000_000
 UNRESTRICTED = -1  # a lexer state without an undecided set: the walk decides every token
 # A lexer of more states gets no undecided sets (``indexc.pipeline.grammar``): their two mask
 # walks start from every lexer state, and past a few thousand states they cost more than the
@@ -137,6 +143,7 @@ class _TwoBoundaryAutomaton:
         live = live.tolist()
         # per lexer state, its live cells (class, next state): most of a row is dead
         self.work = 0  # see MAX_WORK_PER_TERMINAL
+        self.refined_work = 0  # see MAX_WORK_REFINED_TOTAL
         self._cells = [list(zip(live[bounds[q]:bounds[q + 1]], targets[bounds[q]:bounds[q + 1]]))
                        for q in range(by_class.shape[0])]
         first_classes = [frozenset(c for c, _ in self._cells[s]) for s in starts]
@@ -163,11 +170,12 @@ class _TwoBoundaryAutomaton:
         """The start state ``(q, {}, {})`` of each lexer state ``q`` of ``t`` in the automaton
         that runs the third lexemes, or past ``MAX_WORK_REFINED`` the start ``(q, {}, None)``
         of the coarse one, or None (nothing kept) past ``MAX_WORK_PER_TERMINAL``."""
-        for third, budget in ((_NOTHING, MAX_WORK_REFINED), (None, MAX_WORK_PER_TERMINAL)):
-            starts = self._built(block, third, budget)
+        if self.refined_work < MAX_WORK_REFINED_TOTAL:
+            starts = self._built(block, _NOTHING, MAX_WORK_REFINED)
+            self.refined_work += self.work
             if starts is not None:
                 return starts
-        return None
+        return self._built(block, None, MAX_WORK_PER_TERMINAL)
 
     def _built(self, block: range, third: frozenset | None, budget: int) -> list[int] | None:
         """Number every state reachable from the block's starts, or forget them past ``budget``."""

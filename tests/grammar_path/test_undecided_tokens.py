@@ -105,12 +105,14 @@ def test_undecided_sets_hold_the_tokens_a_third_lexeme_may_allow(name):
         assert needed <= got <= coarse, (name, q, sorted(needed - got), sorted(got - coarse))
 
 
+@pytest.mark.parametrize("bound", ["MAX_WORK_REFINED", "MAX_WORK_REFINED_TOTAL"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_past_the_refined_bound_the_sets_are_the_coarse_ones(name, monkeypatch):
-    """A terminal whose third-lexeme automaton grows past ``MAX_WORK_REFINED`` falls back to
-    the coarse one: every token on which a third lexeme starts."""
+def test_past_the_refined_bound_the_sets_are_the_coarse_ones(name, bound, monkeypatch):
+    """A terminal whose third-lexeme automaton grows past ``MAX_WORK_REFINED``, or any terminal
+    once the grammar's refined attempts cost ``MAX_WORK_REFINED_TOTAL``, falls back to the
+    coarse one: every token on which a third lexeme starts."""
     import indexc.grammar.undecided_tokens as undecided_tokens
-    monkeypatch.setattr(undecided_tokens, "MAX_WORK_REFINED", 0)
+    monkeypatch.setattr(undecided_tokens, bound, 0)
     lexer, follow, sets, of_state, text = _sets_of(name)
     for q in range(lexer.dfa.n_states):
         got = set(sets[of_state[q]].tolist())
