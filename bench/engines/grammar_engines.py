@@ -47,7 +47,7 @@ def _elapsed_ms(started: float) -> float:
 
 
 def _indexc_engine():
-    from bench.engines.indexc_engine import IndexcEngine, scratch_dir
+    from bench.engines.indexc_engine import IndexcEngine, scratch_dir, settle_collector
 
     class IndexcGrammarEngine(IndexcEngine):
         def compile_grammar(self, tokenizer, text: str, syntax: str) -> Compiled:
@@ -61,8 +61,9 @@ def _indexc_engine():
             with collector_paused():  # as `indexc compile` does: one pause over the compile and its write
                 result = compile_grammar(text, vocab, trie, syntax=syntax, source=f"<{syntax} grammar>")
                 summary = write(result, vocab, str(output))
-            return Compiled(output, serialized_bytes=int(summary.bytes), compile_ms=_elapsed_ms(started),
-                            extra=dict(result.timings))
+            compile_ms = _elapsed_ms(started)
+            settle_collector()
+            return Compiled(output, serialized_bytes=int(summary.bytes), compile_ms=compile_ms, extra=dict(result.timings))
 
         def load_first_mask(self, compiled: Compiled) -> float:
             import indexc_runtime

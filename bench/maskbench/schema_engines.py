@@ -63,7 +63,7 @@ def first_line(message: object) -> str:
 
 
 def _indexc_engine():
-    from bench.engines.indexc_engine import IndexcEngine
+    from bench.engines.indexc_engine import IndexcEngine, settle_collector
 
     class IndexcSchemaEngine(IndexcEngine):
         """indexc: schema -> artifact file; one artifact alive per worker at a time."""
@@ -89,7 +89,7 @@ def _indexc_engine():
             except IndexcError as exc:  # "<source>: <message> (at <pointer>)": the source is the file
                 raise SchemaRefused(first_line(exc).removeprefix(f"{name}: ")) from exc
             compile_ms = (time.perf_counter() - started) * 1000.0
-            _settle_collector()
+            settle_collector()
             states = getattr(result.table, "n_states", None)  # the grammar path's tables may differ
             extra = {"path": result.constraint.get("path"), "route": result.constraint.get("reason")}
             return Compiled(output, serialized_bytes=int(summary.bytes), states=states,
@@ -103,19 +103,6 @@ def _indexc_engine():
 
     return IndexcSchemaEngine(jobs=1)
 
-
-def _settle_collector() -> None:
-    """After a compile, untimed: collect its cycles and freeze what lives on, as a server does
-    once it has loaded its artifacts (``docs/grammar-path.md``: the runtime leaves the collector
-    alone).  The worker compiles and serves in one process, so without it a generation-2 pass
-    over the compiles' survivors (the per-process caches of the compiler) landed in a mask:
-    one 30-80 ms mask in several grammar-path files, 29.5 ms of a 32.3 ms one the collector's."""
-    import gc
-
-    from indexc.pipeline.collector import freeze_survivors
-
-    gc.collect()
-    freeze_survivors()
 
 
 def _llguidance_engine():
