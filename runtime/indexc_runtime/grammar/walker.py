@@ -55,8 +55,11 @@ such figures by +-30% between minutes, hence two pairs.
 A configuration whose ``OpenPlaces`` leave at most ``OPEN_TOKENS`` tokens open has them stepped
 one by one instead (``_open_allowed``, ``_alive_tokens``): they are all the walk would have to
 decide (MaskBench's 90 grammar-path files: masks over 200 us 14,343 -> 11,835 against the
-walk, before the two were merged; merged, 2,048 against 512 open tokens: 11,108 / 11,208 such
-masks, while C's sample walk, whose open tokens are dash runs, prefers 512: 11 / 9.5 ms).
+walk, before the two were merged; merged, 2,048 against 512 open tokens, two pairs of runs:
+11,108 / 11,208 and 11,933 / 11,780 such masks, p99 1,445 / 2,060 and 1,573 / 2,112 us).  C's
+sample prefers fewer: its open tokens are dash runs, which the walk enters as chains (a mask
+with 636 open tokens: 570-793 us stepped, 355-651 us walked), so its two masks over 1 ms are
+stepped ones; the bench's p99 decided for 2,048.
 
 The mask of each configuration is memoised (bounded, least recently used), and by its future
 (``futures``: configurations that differ only in origins scanning to one set share a mask);
