@@ -104,7 +104,6 @@ def _indexc_engine():
     return IndexcSchemaEngine(jobs=1)
 
 
-
 def _llguidance_engine():
     import llguidance
 

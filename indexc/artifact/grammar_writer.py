@@ -35,6 +35,7 @@ from indexc.artifact.mask_encoding import encode_masks
 from indexc.artifact.sections import _as_file_dtype
 from indexc.errors import LimitError
 from indexc.grammar.grammar_table import GrammarTable
+from indexc.masks.table import bitset_row
 from indexc_runtime.format import state_dtype
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
 from indexc_runtime.grammar.format import (
@@ -152,10 +153,10 @@ def loop_region_token_ids(table: GrammarTable, vocab_size: int) -> np.ndarray:
 
 
 def _bit_row(ids: np.ndarray, bits: int) -> np.ndarray:
-    """uint32 words with bit ``i % 32`` of word ``i // 32`` set for every ``i`` in ``ids``."""
+    """``bitset_row`` of the flags of ``ids`` among ``bits``: bit ``i % 32`` of word ``i // 32``."""
     flags = np.zeros(bits, dtype=np.uint8)
     flags[ids] = 1
-    return np.packbits(flags, bitorder="little").view("<u4")
+    return bitset_row(flags)
 
 
 def loop_region_sections(table: GrammarTable) -> dict[str, np.ndarray]:

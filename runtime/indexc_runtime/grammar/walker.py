@@ -35,9 +35,9 @@ the root, takes no loop jump, and hands a level to the Python tail by its count 
 tokens; a configuration whose undecided sets are all empty is not walked.  Cold walks of the
 bundled samples went from 23 / 53 / 63 / 17 ms CPU (JSON / C / RFC-XML / arithmetic, wide
 pairs only) to ~9 / ~19 / ~47 / ~8 ms (session 9, fresh processes, busy host).  Small sets
-give an ``OpenPlaces`` coverage (the open places, sorted): the root's and a wide node's open
-children are then found by place (``_children_at``) and the walk's tokens are set in a copy
-of the precomputed row, with no 128k flags (session 10: arithmetic's cold walk 6.0 -> 2.5 ms
+give an ``OpenPlaces`` coverage (the open places, sorted): a wide node's open children are
+then found by place (``_children_at``) and the walk's tokens are set in a copy of the
+precomputed row, with no 128k flags (session 10: arithmetic's cold walk 6.0 -> 2.5 ms
 CPU with the compiler's tighter sets, C 14.1 -> 9.1; ``docs/grammar-path.md``).
 
 Part 2 is skipped when no token can cross: a configuration of one thread whose lexeme, once
@@ -142,8 +142,7 @@ class MaskWalker:
         # a wide node's children's first places, by its first child's offset (``_children_at``;
         # at most one list per wide node of the trie)
         self._child_starts: dict[int, list[int]] = {}
-        self._root_first, self._root_end = int(trie.child_offsets[0]), int(trie.child_offsets[1])
-        root = slice(self._root_first, self._root_end)
+        root = slice(int(trie.child_offsets[0]), int(trie.child_offsets[1]))
         self._root_children = trie.children[root]
         self._root_classes = trie.node_class[self._root_children]
         # the classes of the root's children, ascending (in Python: np.unique's first call costs ~0.1 ms of a first mask)
@@ -177,7 +176,9 @@ class MaskWalker:
         """``config``'s mask row, computed (the precomputed masks, and the live walk where a
         token may cross), the ids of the precomputed masks it started from, and whether it
         walked (a one-terminal grammar's masks never do: keeping them by future cost chess and
-        SQL ~5 us a cold mask, p50 14-16 -> 19-21 us)."""
+        SQL ~5 us a cold mask, p50 14-16 -> 19-21 us).  The future is looked up before part 1
+        (``mask``): asking part 1 first, so that only walked masks build a key, made a hit pay
+        it: MaskBench's 90 grammar-path files, mask p50 8.6-8.8 -> 11.0 us."""
         mask_ids, undecided = self._precomputed_masks(config)
         if undecided != () and self._may_cross(config):
             base, coverage = self._in_lexeme(mask_ids, undecided)
@@ -304,10 +305,6 @@ class MaskWalker:
         region cost more than that walk (JSON's first walked mask: ~1 ms of ~2).
         """
         trie, configs = self._trie, self._configs
-        if coverage.places_py is not None:  # a few open places: the root's children holding them, in Python
-            starts = self._children_at(self._root_first, self._root_end, config, coverage.places_py)
-            if starts is not None:
-                return [self._narrow_tail([node for node, _ in starts], [config] * len(starts), coverage, 0)]
         nodes, classes = self._starts(config, flags) if loops else (self._root_children, self._root_classes)
         current = np.full(nodes.size, config, dtype=np.int64)
         visited = 0
@@ -720,8 +717,9 @@ class MaskWalker:
         at most ``FEW_PLACES``: the child holding each one (its subtree's run is the last to
         start at or before it), if ``config`` does not die on it; else None.  Arithmetic's
         tail met 28 wide nodes in its cold walk, 1-3 open places under each, ~16 us a numpy pass.
-        The children's first places are kept per node (wide nodes are few: the root and the
-        first bytes of punctuation runs)."""
+        The children's first places are kept per node (wide nodes are few: the first bytes of
+        punctuation runs).  The root is never asked: a walk with an ``OpenPlaces`` coverage has
+        more than ``OPEN_TOKENS`` open places (fewer are stepped), all of them under the root."""
         py = self._trie.py
         children, node_class = py["children"], py["node_class"]
         token_start, subtree_end = py["token_start"], py["subtree_token_end"]
