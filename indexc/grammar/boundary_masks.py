@@ -28,6 +28,7 @@ import numpy as np
 
 from indexc.automaton.byte_dfa import DEAD
 from indexc.grammar.earley_tables import EarleyTables
+from indexc.grammar.first_follow import first_sets, follow_sets
 from indexc.grammar.lexemes import Lexer
 from indexc.grammar.numbered_states import NumberedStates
 
@@ -54,33 +55,8 @@ def follow_pairs(earley: EarleyTables) -> dict[int, set[int]]:
     nullable = earley.symbol_nullable.astype(bool)
     rules = [(int(earley.rule_lhs[r]) + T, earley.rule_rhs[earley.rule_rhs_offsets[r]:earley.rule_rhs_offsets[r + 1]].tolist())
              for r in range(earley.n_rules)]
-    first = [{s} if s < T else set() for s in range(T + N)]
-    changed = True
-    while changed:
-        changed = False
-        for lhs, rhs in rules:
-            for symbol in rhs:
-                if not first[symbol] <= first[lhs]:
-                    first[lhs] |= first[symbol]
-                    changed = True
-                if not nullable[symbol]:
-                    break
-    follow = [set() for _ in range(T + N)]
-    changed = True
-    while changed:
-        changed = False
-        for lhs, rhs in rules:
-            for i, symbol in enumerate(rhs):
-                after: set[int] = set()
-                for later in rhs[i + 1:]:
-                    after |= first[later]
-                    if not nullable[later]:
-                        break
-                else:
-                    after |= follow[lhs]
-                if not after <= follow[symbol]:
-                    follow[symbol] |= after
-                    changed = True
+    first = first_sets(rules, T, T + N, nullable)
+    follow = follow_sets(rules, first, nullable)
     ignore = set(earley.ignore.tolist())
     everything = set(range(T))
     return {t: (everything if t in ignore else follow[t] | ignore) for t in range(T)}

@@ -10,7 +10,18 @@ OPEN_ARRAY, CLOSE_ARRAY = Lex("\\["), Lex("\\]")
 
 def separator(regex: str) -> Expr:
     """A separator regex with the whitespace policy on both sides."""
-    return seq(Ws(), Lex(f"(?:{regex})" if regex not in (",", ":") else regex), Ws())
+    return seq(Ws(), Lex(separator_lexeme(regex)), Ws())
+
+
+def separator_lexeme(regex: str) -> str:
+    return f"(?:{regex})" if regex not in (",", ":") else regex
+
+
+def structural_lexemes(item_separator: str, key_separator: str) -> frozenset[str]:
+    """The regexes of the brackets and separators: short lexemes used all over a schema's
+    grammar, which ``to_grammar`` copies per follow context (``indexc.grammar.follow_split``)."""
+    brackets = (OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY)
+    return frozenset([b.regex for b in brackets] + [separator_lexeme(item_separator), separator_lexeme(key_separator)])
 
 
 def bracketed(open_: Expr, body_nonempty: Expr, may_be_empty: bool, close: Expr) -> Expr:

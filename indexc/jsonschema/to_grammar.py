@@ -17,11 +17,14 @@ Shared subtrees (the suffix expressions of ``objects``) are rendered once, by id
 
 from __future__ import annotations
 
+from indexc.grammar.follow_split import split_by_follow
 from indexc.grammar.ir import Grammar, Rule, Terminal
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, Ref, Repeat, Seq, Ws, has_top_level_bar
 from indexc.jsonschema.lowering import LoweredSchema
+from indexc.jsonschema.punctuation import structural_lexemes
 
 START = "start"
+WHITESPACE = "ws"  # the optional-whitespace nonterminal, split by follow context (``follow_split``)
 SHORT_COUNT = 8  # counts up to this are spelled out; longer ones take O(log count) rules
 
 
@@ -29,7 +32,8 @@ def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>") -> Gramm
     builder = _GrammarBuilder(lowered)
     root = builder.symbols_of(lowered.root)
     builder.rules.append(Rule(START, tuple(root)))
-    return Grammar(START, tuple(builder.rules), builder.terminals, (), source)
+    grammar = Grammar(START, tuple(builder.rules), builder.terminals, (), source)
+    return split_by_follow(grammar, [WHITESPACE, *builder.structural_terminals()])
 
 
 class _GrammarBuilder:
@@ -59,6 +63,13 @@ class _GrammarBuilder:
             self.terminal_names[key] = name
             self.terminals[name] = Terminal(name, regex, also=also, excluding=excluding)
         return name
+
+    def structural_terminals(self) -> list[str]:
+        """The terminals of the brackets and separators (plain lexemes, not glued to a key)."""
+        options = self.lowered.options
+        structural = structural_lexemes(options.item_separator, options.key_separator)
+        return [name for (regex, also, excluding), name in self.terminal_names.items()
+                if regex in structural and not also and not excluding]
 
     def symbols_of(self, expr: Expr) -> tuple[str, ...]:
         """The symbol string ``expr`` stands for (possibly empty)."""
@@ -168,8 +179,8 @@ class _GrammarBuilder:
         return symbol
 
     def whitespace(self) -> str:
-        if "ws" not in self.refs:
-            self.refs["ws"] = "ws"
-            self.rules.append(Rule("ws", ()))
-            self.rules.append(Rule("ws", (self.terminal(self.lowered.options.whitespace_terminal),)))
-        return "ws"
+        if WHITESPACE not in self.refs:
+            self.refs[WHITESPACE] = WHITESPACE
+            self.rules.append(Rule(WHITESPACE, ()))
+            self.rules.append(Rule(WHITESPACE, (self.terminal(self.lowered.options.whitespace_terminal),)))
+        return WHITESPACE

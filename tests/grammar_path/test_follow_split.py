@@ -1,0 +1,80 @@
+"""``follow_split``: a shared symbol copied per follow context keeps the language and narrows
+each copy's FOLLOW (what the undecided sets are computed from)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from indexc.grammar.boundary_masks import follow_pairs
+from indexc.grammar.earley_tables import build_tables, trimmed
+from indexc.grammar.follow_split import split_by_follow
+from indexc.jsonschema import JsonSchemaOptions, lower_schema
+from indexc.jsonschema.to_grammar import schema_grammar
+from tests.grammar_path.helpers import grammar
+from tests.reference.grammar_oracle import GrammarOracle
+
+# A list of numbers and an object of booleans, sharing the whitespace, the comma and the brackets.
+SHARED = grammar(
+    "s",
+    {"s": [["list"], ["obj"]],
+     "list": [["LB", "ws", "NUM", "more", "ws", "RB"]], "more": [["more", "ws", "COMMA", "ws", "NUM"], []],
+     "obj": [["LC", "ws", "KEY", "ws", "COLON", "ws", "BOOL", "rest", "ws", "RC"]],
+     "rest": [["rest", "ws", "COMMA", "ws", "KEY", "ws", "COLON", "ws", "BOOL"], []],
+     "ws": [["WS"], []]},
+    {"LB": r"\[", "RB": r"\]", "LC": r"\{", "RC": r"\}", "COMMA": ",", "COLON": ":", "NUM": "[0-9]+",
+     "KEY": '"k"', "BOOL": "true|false", "WS": "[ ]+"})
+
+
+def _follow_by_name(g) -> dict[str, set[str]]:
+    rules, names, warnings = trimmed(g)
+    tables = build_tables(g, rules, names, np.zeros(len(names), dtype=bool), warnings)
+    return {tables.terminal_names[t]: {tables.terminal_names[u] for u in follow}
+            for t, follow in follow_pairs(tables).items()}
+
+
+def test_copies_have_narrower_follow_sets():
+    split = split_by_follow(SHARED, ["ws", "COMMA"])
+    split.validate()
+    whitespace = [t for t in split.terminals if t.startswith("WS")]
+    commas = [t for t in split.terminals if t.startswith("COMMA")]
+    assert len(whitespace) > 1 and len(commas) == 2
+    before, after = _follow_by_name(SHARED), _follow_by_name(split)
+    assert "BOOL" in before["WS"] and "NUM" in before["WS"]
+    for copy in whitespace:
+        assert not {"BOOL", "NUM"} <= after[copy]  # no copy is followed by both a number and a boolean
+    assert all(len(after[c]) < len(before["COMMA"]) for c in commas)
+
+
+def test_one_context_leaves_the_grammar_as_it_was():
+    single = grammar("s", {"s": [["A", "ws", "B"]], "ws": [["WS"], []]}, {"A": "a", "B": "b", "WS": " +"})
+    assert split_by_follow(single, ["ws", "A"]) is single
+
+
+def test_language_is_unchanged():
+    split = split_by_follow(SHARED, ["ws", "COMMA", "LB", "RB", "LC", "RC", "COLON"])
+    original, copied = GrammarOracle(SHARED), GrammarOracle(split)
+    rng = random.Random(11)
+    texts = [b"[1, 2 ,3 ]", b'{"k": true , "k":false}', b"[1,", b'{ "k" :', b"[1, true]", b'{"k": 1}']
+    for oracle in (original, copied):
+        texts += [t for t in (oracle.random_sentence(rng, max_bytes=40) for _ in range(30)) if t is not None]
+    for text in texts:
+        for end in range(len(text) + 1):
+            assert original.is_prefix(text[:end]) == copied.is_prefix(text[:end]), text[:end]
+        assert original.accepts(text) == copied.accepts(text), text
+
+
+def test_schema_grammar_splits_whitespace_and_punctuation():
+    schema = {"type": "object", "properties": {
+        "points": {"type": "array", "items": {"type": "number"}},
+        "flags": {"type": "array", "items": {"type": "boolean"}},
+        "child": {"$ref": "#"}}}
+    g = schema_grammar(lower_schema(schema, JsonSchemaOptions()))
+    g.validate()
+    regexes = [t.regex for t in g.terminals.values()]
+    assert regexes.count(",") > 1 and regexes.count("\\[") > 1
+    follow = _follow_by_name(g)
+    whitespace = [name for name, t in g.terminals.items() if t.regex.startswith("[\\x20")]
+    assert len(whitespace) > 1
+    assert all(len(follow[w]) < len(g.terminals) // 2 for w in whitespace)
