@@ -17,8 +17,15 @@ Precedence: an option given explicitly (command line, API) wins over the schema'
 ``coerce_one_of`` are honoured the same way.
 
 Routing (``mode``): ``auto`` compiles a regular schema to one DFA and sends a recursive one
-(a ``$ref`` cycle), or one whose DFA exceeds ``dfa_max_states``, to the grammar path; ``dfa``
-and ``cfg`` force a path.  On the DFA path "any JSON value" (``true``, ``{}``, an object's
+(a ``$ref`` cycle), or one whose DFA exceeds ``dfa_max_states`` (40,000; its NFA may take
+the compile's own limit, 4 x ``--max-states``), to the grammar path; ``dfa`` and ``cfg``
+force a path.  Why 40,000 and not the 20,000 (NFA 80,000) of sessions 4-10: the grammar
+path's cold masks are its slow ones, and 45 of MaskBench's 90 grammar-path files (every 4th
+dev file) had a DFA of 1,715-36,688 states, most refused by the NFA bound alone; on the DFA
+path their masks over 200 us went 6,288 -> 0, compile from 0.4 to 6.8 s (o53885), and four
+files lose a valid instance to the ``any_depth`` bound below (listed in BENCHMARKS.md).
+Above 40,000 the DFA compile costs more than the grammar path's (o13024: 51,781 states,
+6.7 s against 0.6 s).  On the DFA path "any JSON value" (``true``, ``{}``, an object's
 unlisted properties) is nested at most ``any_depth`` levels deep (objects and arrays inside
 it beyond that depth must be empty); the grammar path has no such bound.  The default, 3, lets
 an unlisted key hold an array of objects of arrays (Kubernetes---kb_4's valid instances); "any
@@ -52,7 +59,7 @@ class JsonSchemaOptions:
     coerce_one_of: bool | None = None
     mode: str = "auto"
     any_depth: int = 3
-    dfa_max_states: int = 20_000
+    dfa_max_states: int = 40_000
 
     def __post_init__(self):
         if self.mode not in MODES:
