@@ -53,6 +53,9 @@ Code map, in reading order:
 - ``gbnf_folding``     regular GBNF parts -> single terminals
 - ``gbnf``             GBNF -> IR
 - ``load``             ``load_grammar``: pick the front end by syntax or file extension
+- ``first_follow``     FIRST and FOLLOW sets over numbered symbols (both readers below)
+- ``follow_split``     a shared symbol copied per follow context (JSON Schema grammars'
+                       whitespace and punctuation: narrower FOLLOW sets, same language)
 
 Then the compile side of the Earley path, which reads the IR:
 
