@@ -17,16 +17,19 @@ Precedence: an option given explicitly (command line, API) wins over the schema'
 ``coerce_one_of`` are honoured the same way.
 
 Routing (``mode``): ``auto`` compiles a regular schema to one DFA and sends a recursive one
-(a ``$ref`` cycle), or one whose DFA exceeds ``dfa_max_states`` (40,000; its NFA may take
-the compile's own limit, 4 x ``--max-states``), to the grammar path; ``dfa`` and ``cfg``
-force a path.  Why 40,000 and not the 20,000 (NFA 80,000) of sessions 4-10: the grammar
-path's cold masks are its slow ones, and 45 of MaskBench's 90 grammar-path files (every 4th
-dev file) had a DFA of 1,715-36,688 states, most refused by the NFA bound alone; on the DFA
-path their masks over 200 us went 6,288 -> 0, compile from 0.4 to 6.8 s (o53885), and four
-files lose a valid instance to the ``any_depth`` bound below (listed in BENCHMARKS.md).
-Above 40,000 the DFA compile costs more than the grammar path's (o13024: 51,781 states,
-6.7 s against 0.6 s).  On the DFA path "any JSON value" (``true``, ``{}``, an object's
-unlisted properties) is nested at most ``any_depth`` levels deep (objects and arrays inside
+(a ``$ref`` cycle), or one whose minimal DFA exceeds ``dfa_max_states`` (40,000), to the
+grammar path, as well as one whose construction passes ``--max-states``' limits (100,000
+states on the way, 400,000 NFA states); ``dfa`` and ``cfg`` force a path.  Until session 10
+the auto limit bounded the construction itself (20,000 states, NFA 80,000), which refused
+schemas whose *unminimised* DFA is large: MaskBench's pkg_schema went to the grammar path for
+a 5,997-state DFA.  The grammar path's cold masks are its slow ones: 45 of MaskBench's 90
+grammar-path files (every 4th dev file) have a DFA of 1,715-55,843 states, and on the DFA path
+their masks over 200 us went 6,288 -> 0, compile 0.4-6.8 s (o53885), while four files lose a
+valid instance to the ``any_depth`` bound below (listed in BENCHMARKS.md).  Above 40,000 states
+the DFA compile costs more than the grammar path's (o13024: 51,781 states, 6.7 s against 0.6
+s; sp_152: 55,843, 10.4 against 6.1 s).
+
+On the DFA path "any JSON value" (``true``, ``{}``, an object's unlisted properties) is nested at most ``any_depth`` levels deep (objects and arrays inside
 it beyond that depth must be empty); the grammar path has no such bound.  The default, 3, lets
 an unlisted key hold an array of objects of arrays (Kubernetes---kb_4's valid instances); "any
 JSON value" is one embedded DFA per schema (``to_automaton.closed_automaton``), whose size

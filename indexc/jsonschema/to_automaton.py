@@ -57,8 +57,6 @@ NFA ~3.4, the tree (leaves' normalisation and parsing) ~2.4, the final renumberi
 
 from __future__ import annotations
 
-import dataclasses
-
 from indexc.automaton.atom_partition import AtomPartition
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.automaton.code_point_sets import CodePointSet
@@ -295,13 +293,13 @@ def _every_subset_live(partition: AtomPartition) -> bool:
 
 
 def tree_to_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], *, max_states: int,
-                max_nfa_states: int | None = None, source: str = "<schema>") -> ByteDFA:
+                source: str = "<schema>") -> ByteDFA:
     """Stages 3-8 of ``automaton.compile``: tree -> minimal, live byte DFA (``LimitError`` over limits).
 
     The byte DFA's breadth-first numbering is its only one that counts (each stage before it
     may number its own way); its liveness follows from the character DFA's (``expand_utf8``),
     so it is not searched for again."""
-    limits = automaton_limits(max_states, max_nfa_states)
+    limits = AutomatonLimits.for_max_states(max_states)
     minimal, partition = tree_to_atom_dfa(tree, char_sets, limits, source=source, breadth_first=False)
     expanded = expand_utf8(minimal, partition, limits, source=source)
     transitions, accepting = breadth_first_renumbering(expanded.transitions, expanded.accepting)
@@ -311,20 +309,11 @@ def tree_to_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], *, max_state
     return ByteDFA(transitions, accepting)
 
 
-def expr_to_dfa(lowered, expr: Expr | None = None, *, max_states: int, max_nfa_states: int | None = None,
-                source: str = "<schema>") -> tuple[ByteDFA, bool]:
-    """(DFA of ``expr`` or the root, whether "any JSON value" was used); raises ``NotRegular``/``LimitError``.
-
-    ``max_nfa_states`` defaults to ``AutomatonLimits``' multiple of ``max_states``; the auto
-    route gives the DFA a tighter bound than the NFA (``pipeline.json_schema``)."""
-    limits = automaton_limits(max_states, max_nfa_states)
+def expr_to_dfa(lowered, expr: Expr | None = None, *, max_states: int, source: str = "<schema>") -> tuple[ByteDFA, bool]:
+    """(DFA of ``expr`` or the root, whether "any JSON value" was used); raises ``NotRegular``/``LimitError``."""
+    tree_budget = TREE_BUDGET_FACTOR * AutomatonLimits.for_max_states(max_states).max_nfa_states
     builder = TreeBuilder(lowered.definitions, lowered.options.whitespace_regex, lowered.bounded,
-                          lowered.options.any_depth, source, TREE_BUDGET_FACTOR * limits.max_nfa_states, limits)
+                          lowered.options.any_depth, source, tree_budget, AutomatonLimits.for_max_states(max_states))
     tree = builder.build(lowered.root if expr is None else expr)
-    dfa = tree_to_dfa(tree, builder.char_sets, max_states=max_states, max_nfa_states=limits.max_nfa_states, source=source)
+    dfa = tree_to_dfa(tree, builder.char_sets, max_states=max_states, source=source)
     return dfa, "any_value" in builder.seen
-
-
-def automaton_limits(max_states: int, max_nfa_states: int | None) -> AutomatonLimits:
-    limits = AutomatonLimits.for_max_states(max_states)
-    return limits if max_nfa_states is None else dataclasses.replace(limits, max_nfa_states=max_nfa_states)

@@ -4,8 +4,8 @@ Routing (``JsonSchemaOptions.mode``), recorded in the header's constraint as ``p
 ``reason``:
 
 - ``auto``: the lowered schema is assembled into one automaton (``jsonschema.to_automaton``);
-  a ``$ref`` cycle (not regular), or an automaton over ``dfa_max_states`` states (or over the
-  NFA limit of ``--max-states``) sends it to the grammar path instead;
+  a ``$ref`` cycle (not regular), a minimal DFA over ``dfa_max_states`` states, or a
+  construction over ``--max-states``' limits sends it to the grammar path instead;
 - ``dfa``: the DFA or an error; ``cfg``: the grammar path always.
 
 The DFA path then runs ``indexc.masks`` exactly as for a regex; the grammar path is ``indexc.pipeline.grammar.compile_grammar_ir`` on the IR from
@@ -20,7 +20,6 @@ import time
 from dataclasses import dataclass, field
 
 from indexc.automaton import ByteDFA
-from indexc.automaton.limits import AutomatonLimits
 from indexc.errors import LimitError
 from indexc.jsonschema import JsonSchemaError, JsonSchemaOptions, LoweredSchema, lower_schema
 from indexc.jsonschema.expr import NotRegular
@@ -92,10 +91,8 @@ def build_dfa_or_route(lowered: LoweredSchema, options: CompileOptions, *, sourc
     if mode == "cfg":
         return None, Route("cfg", "--mode cfg")
     auto = mode == "auto"
-    limit = min(lowered.options.dfa_max_states, options.max_states) if auto else options.max_states
-    nfa_limit = AutomatonLimits.for_max_states(options.max_states).max_nfa_states  # the DFA's bound is the tighter one
     try:
-        dfa, uses_any_value = expr_to_dfa(lowered, max_states=limit, max_nfa_states=nfa_limit, source=source)
+        dfa, uses_any_value = expr_to_dfa(lowered, max_states=options.max_states, source=source)
     except NotRegular as cycle:
         if not auto:
             raise JsonSchemaError(f"recursive schema (definition cycle through {cycle.name}) cannot take the DFA path",
@@ -105,6 +102,9 @@ def build_dfa_or_route(lowered: LoweredSchema, options: CompileOptions, *, sourc
         if not auto:
             raise
         return None, Route("cfg", f"DFA over the auto-mode limits ({error.message})")
+    if auto and dfa.n_states > lowered.options.dfa_max_states:
+        return None, Route("cfg", f"DFA over the auto-mode limits ({dfa.n_states:,} states, limit "
+                                  f"{lowered.options.dfa_max_states:,})")
     why = "regular"
     if uses_any_value:
         why += f"; any-value nesting bounded at depth {lowered.options.any_depth}"

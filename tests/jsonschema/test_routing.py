@@ -51,3 +51,15 @@ def test_a_dfa_over_the_auto_limit_goes_to_the_grammar_path(gpt2):
     big = json.dumps({"type": "array", "items": {"type": "string", "maxLength": 40}, "maxItems": 30})
     result = compile_schema(gpt2, big, dfa_max_states=500)
     assert result.constraint["path"] == "cfg" and "limit" in result.constraint["reason"]
+
+
+def test_the_auto_limit_counts_the_minimal_dfa_not_its_construction(gpt2):
+    # 300 words with one long common suffix: subset construction passes ~4,500 states (a trie
+    # of the words), the minimal DFA shares the suffix (~330 states).
+    words = [f"{a}{b}{c}-and-a-long-shared-suffix" for a in "abcdef" for b in "ghijk" for c in "lmnopqrstu"]
+    schema = json.dumps({"enum": words})
+    result = compile_schema(gpt2, schema, dfa_max_states=1_000)
+    assert result.constraint["path"] == "dfa"
+    assert result.table.n_states < 1_000
+    over = compile_schema(gpt2, schema, dfa_max_states=result.table.n_states - 1)
+    assert over.constraint["path"] == "cfg" and f"{result.table.n_states:,} states" in over.constraint["reason"]
