@@ -403,9 +403,12 @@ class MaskWalker:
         rows, fill, budget = self._configs.rows, self._configs.fill, self._limits.walk_budget
         path = [config]  # path[d]: the configuration after the previous token's first d classes
         previous: memoryview | tuple = ()
+        dead: memoryview | None = None  # the last dead token's classes, up to the one it died on
         alive, steps = [], 0
         for token in tokens:
             classes = classes_of(token)
+            if dead is not None and classes[:len(dead)] == dead:  # on the dead path past the death: dead too
+                continue
             last = len(classes) - 1
             shared, limit = 0, min(len(path) - 1, last)
             while shared < limit and classes[shared] == previous[shared]:
@@ -420,12 +423,15 @@ class MaskWalker:
                 if after == UNKNOWN:
                     after = fill(here, byte_class)
                 if after == DEAD:
+                    dead = classes[:len(path)]
                     break
                 here = after
                 path.append(here)
             else:
                 if rows[here][classes[last]] != DEAD:
                     alive.append(token)
+                else:
+                    dead = classes
             previous = classes
         return alive
 
