@@ -392,7 +392,9 @@ class MaskWalker:
         ``config`` alive: each token's classes are stepped through the transition table from
         where it parts from the previous token's path (neighbours in trie order share their
         prefixes).  A last class needs no configuration after it: ``UNKNOWN`` there means alive
-        (``Configs`` marks the dead ones up front), as at a trie leaf of ``_walk``.
+        (``Configs`` marks the dead ones up front), as at a trie leaf of ``_walk``.  A token
+        that shares a dead token's classes up to the one it died on is dead without a step
+        (C's ``)`` runs outside parentheses: the sample's cold walk -12%).
 
         This is the walk of a configuration whose coverage leaves a few undecided tokens open
         (``OpenPlaces``): every other token is decided by part 1, so the open tokens
