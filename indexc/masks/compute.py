@@ -435,19 +435,13 @@ class SharedHits:
         nodes = hits.of(sorted_unique(np.concatenate(keys)))
         self.byte_nodes = sorted_unique(-1 - nodes[nodes < 0])  # int64, few: paths through literals
         self._width = n_class_nodes + 1 + self.byte_nodes.size
-        # (bool per content: counted, int64 count per slot, the class nodes' token flags or None)
-        self._kept: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
+        # (bool per content: counted, int64 count per slot, the class nodes' token flags)
+        self._kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def _slots(self, nodes: np.ndarray) -> np.ndarray:
         if not self.byte_nodes.size:
             return nodes
         return np.where(nodes >= 0, nodes, self._n_class_nodes + 1 + np.searchsorted(self.byte_nodes, -1 - nodes))
-
-    def present(self, key: np.ndarray) -> np.ndarray:
-        """Bool per slot: the key's hit set holds the node (``key``: content ids, one of the keys)."""
-        wanted, counts, _ = self._recount(key)
-        self._kept.append((wanted, counts, None))
-        return counts > 0
 
     def token_flags(self, key: np.ndarray, expander: HitExpander) -> np.ndarray:
         """A new vocabulary-sized flag row of the tokens of the key's nodes.  From a kept count
@@ -455,7 +449,7 @@ class SharedHits:
         set or cleared (~100 contents' nodes, not a 128k gather and a pass over every slot)."""
         wanted, counts, since = self._recount(key)
         n = self._n_class_nodes
-        if since is None or since[0] is None:
+        if since is None:
             flags = expander.class_node_flags(counts > 0)
         else:
             flags, touched, was = since
