@@ -1,4 +1,4 @@
-"""Split a shared nonterminal by what follows it: one copy per distinct follow context.
+"""Split shared symbols by what follows them: one copy per distinct follow context.
 
 Why: the compiler decides most tokens ahead of time per *lexer state*, with FOLLOW sets that
 are grammar-wide (``boundary_masks``, ``undecided_tokens``).  A JSON Schema grammar has one

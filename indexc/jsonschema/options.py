@@ -22,16 +22,16 @@ grammar path, as well as one whose construction passes ``--max-states``' limits 
 states on the way, 400,000 NFA states); ``dfa`` and ``cfg`` force a path.  Until session 10
 the auto limit bounded the construction itself (20,000 states, NFA 80,000), which refused
 schemas whose *unminimised* DFA is large: MaskBench's pkg_schema went to the grammar path for
-a 5,997-state DFA.  The grammar path's cold masks are its slow ones: 45 of MaskBench's 90
-grammar-path files (every 4th dev file) have a DFA of 1,715-55,843 states, and on the DFA path
-their masks over 200 us went 6,288 -> 0, compile 0.4-6.8 s (o53885), while four files lose a
-valid instance to the ``any_depth`` bound below (listed in BENCHMARKS.md).  Above 40,000 states
-the DFA compile costs more than the grammar path's (o13024: 51,781 states, 6.7 s against 0.6
-s; sp_152: 55,843, 10.4 against 6.1 s).
+a 5,997-state DFA.  The grammar path's cold masks are its slow ones: of session 10's 90
+grammar-path files (every 4th dev file), 42 now take the DFA path (DFAs of 1,715-36,688
+states) and the 90 files' masks over 200 us went 10,953 -> 5,000; four files lose a valid
+instance to the ``any_depth`` bound below (listed in BENCHMARKS.md).  Above 40,000 states the
+DFA compile costs more than the grammar path's (o13024: 51,781 states, 6.7 s against 0.6 s;
+sp_152: 55,843, 10.4 against 6.1 s).
 
-On the DFA path "any JSON value" (``true``, ``{}``, an object's unlisted properties) is nested at most ``any_depth`` levels deep (objects and arrays inside
-it beyond that depth must be empty); the grammar path has no such bound.  The default, 3, lets
-an unlisted key hold an array of objects of arrays (Kubernetes---kb_4's valid instances); "any
+On the DFA path "any JSON value" (``true``, ``{}``, an object's unlisted properties) is
+nested at most ``any_depth`` levels deep (objects and arrays inside it beyond that depth must
+be empty); the grammar path has no such bound.  The default, 3, lets an unlisted key hold an array of objects of arrays (Kubernetes---kb_4's valid instances); "any
 JSON value" is one embedded DFA per schema (``to_automaton.closed_automaton``), whose size
 roughly doubles per level (a bracket stack): depth 2 -> 3 adds ~330 byte-DFA states and ~30%
 compile time on MaskBench samples (0.4-0.6 s -> 0.5-1.1 s process time), depth 4 doubles it
