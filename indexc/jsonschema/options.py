@@ -31,11 +31,11 @@ sp_152: 55,843, 10.4 against 6.1 s).
 
 On the DFA path "any JSON value" (``true``, ``{}``, an object's unlisted properties) is
 nested at most ``any_depth`` levels deep (objects and arrays inside it beyond that depth must
-be empty); the grammar path has no such bound.  The default, 3, lets an unlisted key hold an array of objects of arrays (Kubernetes---kb_4's valid instances); "any
-JSON value" is one embedded DFA per schema (``to_automaton.closed_automaton``), whose size
-roughly doubles per level (a bracket stack): depth 2 -> 3 adds ~330 byte-DFA states and ~30%
-compile time on MaskBench samples (0.4-0.6 s -> 0.5-1.1 s process time), depth 4 doubles it
-again.
+be empty); the grammar path has no such bound.  The default, 3, lets an unlisted key hold
+an array of objects of arrays (Kubernetes---kb_4's valid instances); "any JSON value" is one
+embedded DFA per schema (``to_automaton.closed_automaton``), whose size roughly doubles per
+level (a bracket stack): depth 2 -> 3 adds ~330 byte-DFA states and ~30% compile time on
+MaskBench samples (0.4-0.6 s -> 0.5-1.1 s process time), depth 4 doubles it again.
 """
 
 from __future__ import annotations
