@@ -69,19 +69,17 @@ class Lexer:
         return self.dfa.accepting[self.starts]
 
 
-def build_lexer(terminals: list[Terminal], *, max_states: int, source: str) -> Lexer:
-    """Compile each terminal's regex and lay the DFAs side by side."""
+TerminalDFAs = dict  # (regex, also, excluding) -> ByteDFA: one compile's terminals, by language
+
+
+def build_lexer(terminals: list[Terminal], *, max_states: int, source: str,
+                dfas: TerminalDFAs | None = None) -> Lexer:
+    """Compile each terminal's regex and lay the DFAs side by side (``dfas``: the DFAs
+    already compiled in this compile, reused: copies of one lexeme, ``follow_split``'s)."""
     if not terminals:
         raise GrammarError("the grammar uses no terminal: its language is at most the empty string, "
                            "which has no tokens to mask", source=source)
-    blocks: list[ByteDFA] = []
-    for terminal in terminals:
-        try:
-            blocks.append(terminal_dfa(terminal, max_states=max_states, source=source))
-        except (RegexError, LimitError) as exc:
-            also = "".join(f" & /{regex}/" for regex in terminal.also)
-            also += "".join(f" & not /{regex}/" for regex in terminal.excluding)
-            raise GrammarError(f"terminal {terminal.name} (/{terminal.regex}/{also}): {exc.message}", source=source) from None
+    blocks = terminal_dfas(terminals, max_states=max_states, source=source, dfas=dfas)
     sizes = np.array([block.n_states for block in blocks], dtype=np.int64)
     offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
@@ -91,6 +89,26 @@ def build_lexer(terminals: list[Terminal], *, max_states: int, source: str) -> L
     ]).astype(np.int32)
     accepting = np.concatenate([block.accepting for block in blocks]).astype(bool)
     return Lexer(tuple(t.name for t in terminals), ByteDFA(transitions, accepting), offsets)
+
+
+def terminal_dfas(terminals: list[Terminal], *, max_states: int, source: str,
+                  dfas: TerminalDFAs | None = None) -> list[ByteDFA]:
+    """Each terminal's DFA, compiled once per language (``dfas`` keeps them across calls);
+    an error names the terminal."""
+    dfas = {} if dfas is None else dfas
+    blocks: list[ByteDFA] = []
+    for terminal in terminals:
+        key = (terminal.regex, terminal.also, terminal.excluding)
+        if key not in dfas:
+            try:
+                dfas[key] = terminal_dfa(terminal, max_states=max_states, source=source)
+            except (RegexError, LimitError) as exc:
+                also = "".join(f" & /{regex}/" for regex in terminal.also)
+                also += "".join(f" & not /{regex}/" for regex in terminal.excluding)
+                raise GrammarError(f"terminal {terminal.name} (/{terminal.regex}/{also}): {exc.message}",
+                                   source=source) from None
+        blocks.append(dfas[key])
+    return blocks
 
 
 def terminal_dfa(terminal: Terminal, *, max_states: int, source: str) -> ByteDFA:

@@ -19,21 +19,34 @@ from __future__ import annotations
 
 from indexc.grammar.follow_split import split_by_follow
 from indexc.grammar.ir import Grammar, Rule, Terminal
+from indexc.grammar.lexemes import TerminalDFAs, terminal_dfas
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, Ref, Repeat, Seq, Ws, has_top_level_bar
 from indexc.jsonschema.lowering import LoweredSchema
 from indexc.jsonschema.punctuation import structural_lexemes
+from indexc.limits import DEFAULT_MAX_STATES
 
 START = "start"
 WHITESPACE = "ws"  # the optional-whitespace nonterminal, split by follow context (``follow_split``)
 SHORT_COUNT = 8  # counts up to this are spelled out; longer ones take O(log count) rules
 
 
-def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>") -> Grammar:
+def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>", max_lexer_states: int | None = None,
+                   max_states: int = DEFAULT_MAX_STATES, dfas: TerminalDFAs | None = None) -> Grammar:
+    """The schema's grammar, its whitespace and punctuation copied per follow context
+    (``follow_split``) unless that would take its lexer past ``max_lexer_states`` states: the
+    copies add a few states each (hundreds in all on MaskBench's large schemas: o65415 3,577 ->
+    4,259), and past ``undecided_tokens.MAX_LEXER_STATES`` a lexer gets no undecided sets at
+    all, which costs far more than the copies save.  ``dfas`` keeps the terminal DFAs compiled
+    to count the states, for the compile that follows."""
     builder = _GrammarBuilder(lowered)
     root = builder.symbols_of(lowered.root)
     builder.rules.append(Rule(START, tuple(root)))
     grammar = Grammar(START, tuple(builder.rules), builder.terminals, (), source)
-    return split_by_follow(grammar, [WHITESPACE, *builder.structural_terminals()])
+    split = split_by_follow(grammar, [WHITESPACE, *builder.structural_terminals()])
+    if split is grammar or max_lexer_states is None:
+        return split
+    blocks = terminal_dfas(list(split.terminals.values()), max_states=max_states, source=source, dfas=dfas)
+    return split if sum(block.n_states for block in blocks) <= max_lexer_states else grammar
 
 
 class _GrammarBuilder:

@@ -25,7 +25,7 @@ from indexc.grammar.boundary_masks import MIN_WIDE_TOKENS, build_products, follo
 from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
-from indexc.grammar.lexemes import build_lexer, in_lexeme_masks
+from indexc.grammar.lexemes import TerminalDFAs, build_lexer, in_lexeme_masks
 from indexc.grammar.undecided_tokens import MAX_LEXER_STATES, undecided_masks
 from indexc.masks.compute import masks_of_states
 from indexc.pipeline.collector import collector_paused
@@ -43,6 +43,7 @@ def compile_grammar_ir(
     *,
     source: str,
     min_wide_tokens: int | None = None,
+    dfas: TerminalDFAs | None = None,
 ) -> CompileResult:
     """IR -> ``GrammarTable`` (in ``CompileResult.table``); ``source`` is the text recorded in the header.
 
@@ -51,13 +52,14 @@ def compile_grammar_ir(
     vocabularies).  None: every pair, with the undecided sets, for a lexer of at most
     ``MAX_LEXER_STATES`` states; past it, wide lexemes only (``MIN_WIDE_TOKENS``) and no
     undecided sets (their masks walk from every lexer state: MaskBench wp_9's 8,482 states cost
-    10 s, its whole compile was 6.7 s before them).
+    10 s, its whole compile was 6.7 s before them).  ``dfas``: terminal DFAs the caller has
+    already compiled (``lexemes.build_lexer``).
     """
     t0 = time.perf_counter()
     grammar.validate()
     rules, terminal_names, warnings = trimmed(grammar)
     terminals = [grammar.terminals[name] for name in terminal_names]
-    lexer = build_lexer(terminals, max_states=options.max_states, source=grammar.source)
+    lexer = build_lexer(terminals, max_states=options.max_states, source=grammar.source, dfas=dfas)
     t1 = time.perf_counter()
     stage_timings: dict[str, float] = {}
     masks = in_lexeme_masks(lexer, trie, vocab, options.masks, timings=stage_timings)

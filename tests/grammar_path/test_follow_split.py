@@ -10,6 +10,7 @@ import numpy as np
 from indexc.grammar.boundary_masks import follow_pairs
 from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.follow_split import split_by_follow
+from indexc.grammar.lexemes import terminal_dfas
 from indexc.jsonschema import JsonSchemaOptions, lower_schema
 from indexc.jsonschema.to_grammar import schema_grammar
 from tests.grammar_path.helpers import grammar
@@ -65,12 +66,14 @@ def test_language_is_unchanged():
         assert original.accepts(text) == copied.accepts(text), text
 
 
+TWO_LISTS = {"type": "object", "properties": {
+    "points": {"type": "array", "items": {"type": "number"}},
+    "flags": {"type": "array", "items": {"type": "boolean"}},
+    "child": {"$ref": "#"}}}
+
+
 def test_schema_grammar_splits_whitespace_and_punctuation():
-    schema = {"type": "object", "properties": {
-        "points": {"type": "array", "items": {"type": "number"}},
-        "flags": {"type": "array", "items": {"type": "boolean"}},
-        "child": {"$ref": "#"}}}
-    g = schema_grammar(lower_schema(schema, JsonSchemaOptions()))
+    g = schema_grammar(lower_schema(TWO_LISTS, JsonSchemaOptions()))
     g.validate()
     regexes = [t.regex for t in g.terminals.values()]
     assert regexes.count(",") > 1 and regexes.count("\\[") > 1
@@ -78,3 +81,15 @@ def test_schema_grammar_splits_whitespace_and_punctuation():
     whitespace = [name for name, t in g.terminals.items() if t.regex.startswith("[\\x20")]
     assert len(whitespace) > 1
     assert all(len(follow[w]) < len(g.terminals) // 2 for w in whitespace)
+
+
+def test_schema_grammar_keeps_one_copy_when_the_copies_would_pass_the_lexer_limit():
+    lowered = lower_schema(TWO_LISTS, JsonSchemaOptions())
+    split = schema_grammar(lowered)
+    dfas: dict = {}
+    states = sum(block.n_states for block in terminal_dfas(list(split.terminals.values()), max_states=100_000,
+                                                           source="t", dfas=dfas))
+    assert schema_grammar(lowered, max_lexer_states=states, dfas=dfas).terminals.keys() == split.terminals.keys()
+    single = schema_grammar(lowered, max_lexer_states=states - 1, dfas=dfas)
+    assert [t.regex for t in single.terminals.values()].count(",") == 1
+    assert len(single.terminals) < len(split.terminals)
