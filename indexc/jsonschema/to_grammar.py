@@ -18,7 +18,7 @@ Shared subtrees (the suffix expressions of ``objects``) are rendered once, by id
 from __future__ import annotations
 
 from indexc.grammar.follow_split import split_by_follow
-from indexc.grammar.ir import Grammar, Rule, Terminal
+from indexc.grammar.ir import Grammar, GrammarError, Rule, Terminal
 from indexc.grammar.lexemes import TerminalDFAs, terminal_dfas
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, Ref, Repeat, Seq, Ws, has_top_level_bar
 from indexc.jsonschema.lowering import LoweredSchema
@@ -45,7 +45,10 @@ def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>", max_lexe
     split = split_by_follow(grammar, [WHITESPACE, *builder.structural_terminals()])
     if split is grammar or max_lexer_states is None:
         return split
-    blocks = terminal_dfas(list(split.terminals.values()), max_states=max_states, source=source, dfas=dfas)
+    try:  # every terminal, the ones the compile trims away too: an upper bound of the lexer
+        blocks = terminal_dfas(list(split.terminals.values()), max_states=max_states, source=source, dfas=dfas)
+    except GrammarError:  # a terminal that fails is the compile's to report, if it keeps it
+        return split
     return split if sum(block.n_states for block in blocks) <= max_lexer_states else grammar
 
 
