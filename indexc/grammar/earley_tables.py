@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexc.grammar.checks import productive_symbols, reachable_symbols
+from indexc.grammar.first_follow import nullable_symbols
 from indexc.grammar.ir import Grammar, GrammarError, Rule
 
 
@@ -86,24 +87,12 @@ def build_tables(grammar: Grammar, rules: list[Rule], terminal_names: list[str],
     offsets = np.zeros(len(flat) + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
     rhs = np.array([s for _, r in flat for s in r], dtype=np.int32)
-    nullable = _nullable(flat, T, len(nonterminals), terminal_nullable)
+    nullable = np.array(nullable_symbols([(T + a, r) for a, r in flat], terminal_nullable, T + len(nonterminals)),
+                        dtype=bool)
     pred_offsets, pred_rule, pred_dot = _prediction_closures(flat, T, len(nonterminals), nullable)
     ignore = np.array([symbol_id[name] for name in grammar.ignore if name in symbol_id], dtype=np.int32)
     return EarleyTables(tuple(terminal_names), tuple(nonterminals), lhs, offsets, rhs, nullable.astype(np.uint8),
                         pred_offsets, pred_rule, pred_dot, ignore, tuple(warnings))
-
-
-def _nullable(flat: list[tuple[int, tuple[int, ...]]], T: int, N: int, terminal_nullable: np.ndarray) -> np.ndarray:
-    nullable = np.zeros(T + N, dtype=bool)
-    nullable[:T] = terminal_nullable
-    changed = True
-    while changed:
-        changed = False
-        for a, rhs in flat:
-            if not nullable[T + a] and all(nullable[s] for s in rhs):
-                nullable[T + a] = True
-                changed = True
-    return nullable
 
 
 def _prediction_closures(flat, T: int, N: int, nullable: np.ndarray):

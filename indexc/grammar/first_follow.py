@@ -1,8 +1,9 @@
-"""FIRST and FOLLOW sets over numbered symbols: what may start a symbol, what may come after it.
+"""Nullable symbols, FIRST and FOLLOW sets over numbered symbols: what may derive nothing,
+what may start a symbol, what may come after it.
 
-Two readers: ``boundary_masks.follow_pairs`` (which terminal pairs get product automata and
-undecided sets) and ``follow_split`` (which occurrences of a shared nonterminal may keep one
-copy).  Symbols are numbered terminals first (``0 .. T-1``), then nonterminals, as in
+Readers: ``earley_tables`` (nullable symbols, for the prediction closures),
+``boundary_masks.follow_pairs`` (which terminal pairs get product automata and undecided sets)
+and ``follow_split`` (which occurrences of a shared symbol may keep one copy).  Symbols are numbered terminals first (``0 .. T-1``), then nonterminals, as in
 ``earley_tables``; a rule is ``(lhs symbol id, rhs symbol ids)``.  Plain fixpoints: grammars
 here have at most a few thousand rules, and each pass is a set union per rule symbol.
 """
@@ -12,6 +13,18 @@ from __future__ import annotations
 from typing import Sequence
 
 Rules = Sequence[tuple[int, Sequence[int]]]
+
+
+def nullable_symbols(rules: Rules, terminal_nullable: Sequence[bool], n_symbols: int) -> list[bool]:
+    """For each symbol, whether it derives the empty string (a terminal: as given)."""
+    nullable = [bool(x) for x in terminal_nullable] + [False] * (n_symbols - len(terminal_nullable))
+    changed = True
+    while changed:
+        changed = False
+        for lhs, rhs in rules:
+            if not nullable[lhs] and all(nullable[s] for s in rhs):
+                nullable[lhs] = changed = True
+    return nullable
 
 
 def first_sets(rules: Rules, n_terminals: int, n_symbols: int, nullable: Sequence[bool]) -> list[set[int]]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
-from indexc.grammar.first_follow import first_of_sequence, first_sets, follow_sets
+from indexc.grammar.first_follow import first_of_sequence, first_sets, follow_sets, nullable_symbols
 from indexc.grammar.ir import Grammar, Rule
 
 
@@ -71,13 +71,7 @@ def _occurrence_contexts(grammar: Grammar, symbols: set[str]) -> dict[tuple[int,
     number = {name: i for i, name in enumerate(names)}
     T = len(grammar.terminals)
     numbered = [(number[rule.lhs], [number[s] for s in rule.rhs]) for rule in grammar.rules]
-    nullable = [False] * len(names)
-    changed = True
-    while changed:
-        changed = False
-        for lhs, rhs in numbered:
-            if not nullable[lhs] and all(nullable[s] for s in rhs):
-                nullable[lhs] = changed = True
+    nullable = nullable_symbols(numbered, [False] * T, len(names))
     first = first_sets(numbered, T, len(names), nullable)
     follow = follow_sets(numbered, first, nullable)
     targets = {number[s] for s in symbols}

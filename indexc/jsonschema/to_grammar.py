@@ -7,7 +7,10 @@ its quotes, a number), each distinct regex is one terminal (an ``Intersection`` 
 one terminal with ``also`` regexes, intersected by ``indexc.grammar.lexemes``); whitespace is an explicit
 optional ``ws`` symbol at exactly the places the DFA path allows it (not a global
 ``%ignore``, which would also allow it before the first and after the last token and would
-not respect a bounded ``whitespace_pattern``).  Repetitions become rules: ``x{2,4}`` is
+not respect a bounded ``whitespace_pattern``); that symbol and the brackets and separators
+are then copied once per follow context (``indexc.grammar.follow_split``, ``schema_grammar``),
+so that the compiler's per-lexer-state token sets see the few terminals that really follow
+each copy.  Repetitions become rules: ``x{2,4}`` is
 ``x x`` then a chain of two optional ``x``; ``x*`` a left-recursive list (Earley-friendly);
 counts over ``SHORT_COUNT`` use blocks of 2**k copies, so ``maxItems: 1000`` or the 2,048
 chunks of a ``maxLength: 65535`` string (``strings``) take O(log n) rules, not O(n): the
