@@ -160,3 +160,25 @@ def test_a_start_mask_over_a_limit_is_a_compile_error_and_writes_nothing(tmp_pat
     with pytest.raises(LimitError, match="start mask.*walk_budget"):
         write(result, vocab, str(tmp_path / "b.idx"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_forgotten_mask_is_computed_again_the_same(brackets):
+    # bench/parser_floor.py replays a cold walk with each computed mask dropped, parser kept
+    from indexc_runtime.grammar.matcher import shared_memo
+
+    index, ids = brackets
+    walker = shared_memo(index, index.limits).current.walker
+    matcher, seen, computed = index.matcher(), [], []
+    for token in (ids[b"(("], ids[b")"], ids[b"()"], ids[b")"], ids[b"("]):
+        before = walker.computed
+        seen.append(bitmask_ids(index, matcher))
+        computed.append(walker.computed - before)
+        matcher.advance(token)
+    assert computed[0] == 0 and sum(computed) >= 3  # the start mask is read from the file, not computed
+    matcher = index.matcher()
+    for token, expected in zip((ids[b"(("], ids[b")"], ids[b"()"], ids[b")"], ids[b"("]), seen):
+        before = walker.computed
+        assert bitmask_ids(index, matcher) == expected and walker.computed == before  # served from the memo
+        walker.forget_mask(matcher.state)
+        assert bitmask_ids(index, matcher) == expected and walker.computed == before + 1  # computed again
+        matcher.advance(token)

@@ -76,6 +76,12 @@ class FutureMasks:
         row[places] |= words
         return row
 
+    def forget(self, key: tuple) -> None:
+        """Drop the entry of ``key``, if kept."""
+        dropped = self._entries.pop(key, None)
+        if dropped is not None:
+            self._bytes -= _size(dropped)
+
     def put(self, key: tuple, row: np.ndarray, mask_ids: tuple[int, ...]) -> None:
         """Keep ``row`` (int32 words holding every token of ``mask_ids``' masks) under ``key``."""
         added = row & ~self._base_row(mask_ids)

@@ -132,6 +132,7 @@ class MaskWalker:
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
         self._futures = FutureMasks(self._lexeme_row)  # masks by what they depend on (``futures``)
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
+        self.computed = 0  # masks computed so far, not read from a memo (``bench/parser_floor.py``)
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
         self._jump_marks = np.zeros(0, dtype=np.int8)  # per configuration, see _jumpable
         self._jump_known = 0  # configurations whose mark is set
@@ -152,6 +153,15 @@ class MaskWalker:
         """Serve ``row`` as ``config``'s mask from now on (the file's start mask, format 4)."""
         self._pinned[config] = row
 
+    def forget_mask(self, config: int) -> None:
+        """Drop ``config``'s memoised mask (by configuration, by future, a pinned one) and keep
+        the rest: the parser's sets, configurations and transitions, the ORs of precomputed
+        masks with their coverages.  Its mask asked again pays the walk alone, as if the parser
+        cost nothing: the floor of this design (``bench/parser_floor.py``)."""
+        self._memo.pop(config, None)
+        self._futures.forget(future_key(self._configs, self._lexer, config))
+        self._pinned.pop(config, None)
+
     def mask(self, config: int) -> np.ndarray:
         """The int32 bitmask row of ``config`` (memoised: do not modify it)."""
         row = self._memo.get(config)
@@ -164,6 +174,7 @@ class MaskWalker:
         future = future_key(self._configs, self._lexer, config)
         row = self._futures.get(future)
         if row is None:
+            self.computed += 1
             row, mask_ids, walked = self._computed(config)
             if walked:  # a part-1 mask is its precomputed OR again: nothing worth keeping
                 self._futures.put(future, row, mask_ids)
