@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -36,6 +35,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` i
 
 from bench.engines import unavailable_reason  # noqa: E402
 from bench.engines.common import format_size, percentile_text  # noqa: E402
+from bench.fresh_process import run_one  # noqa: E402
 
 GRAMMARS = REPO / "tests" / "data" / "grammars"
 TOKENIZER = REPO / "tests" / "data" / "tokenizers" / "llama3.json.zst"
@@ -79,15 +79,7 @@ def main(argv: list[str]) -> int:
 
 def _run_one(engine: str, grammar: str) -> dict:
     """``measure`` in a fresh interpreter (its JSON line), or the error that stopped it."""
-    try:
-        done = subprocess.run([sys.executable, "-m", "bench.bench_grammar", "--one", engine, grammar], cwd=REPO,
-                              capture_output=True, text=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timeout after {TIMEOUT_S} s"}
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        return {"error": (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]}
-    return json.loads(lines[-1])
+    return run_one("bench.bench_grammar", [engine, grammar], TIMEOUT_S)
 
 
 def measure(engine_name: str, grammar: str) -> dict:

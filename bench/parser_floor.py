@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -42,6 +41,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` i
 
 from bench.bench_grammar import CASES, GRAMMARS, TOKENIZER  # noqa: E402
 from bench.engines.common import percentile_text  # noqa: E402
+from bench.fresh_process import run_one  # noqa: E402
 
 MASKBENCH = REPO.parent / "shared" / "maskbench"
 SLOW_US = (200, 1000)  # the issues' lines: MaskBench p99 (issue 4), a grammar's p99 (issue 5)
@@ -84,15 +84,7 @@ def _names(specs: list[str]) -> list[str]:
 
 def _run_one(kind: str, name: str) -> dict:
     """``measure`` in a fresh interpreter (its JSON line), or the error that stopped it."""
-    try:
-        done = subprocess.run([sys.executable, "-m", "bench.parser_floor", "--one", kind, name], cwd=REPO,
-                              capture_output=True, text=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timeout after {TIMEOUT_S} s"}
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        return {"error": (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]}
-    return json.loads(lines[-1])
+    return run_one("bench.parser_floor", [kind, name], TIMEOUT_S)
 
 
 def measure(kind: str, name: str) -> dict:
