@@ -23,8 +23,8 @@ precomputed masks with their coverages, the loop regions' flags.
     .venv/bin/python -m bench.parser_floor [--grammars c arithmetic] [--maskbench NAME ... | @LIST] [--json OUT]
 
 ``--maskbench`` takes MaskBench file names (in ``../shared/maskbench``) or paths; a file whose
-schema takes the DFA path is reported as such (its masks are lookups).  Times are ``perf_counter`` microseconds;
-percentiles nearest-rank.
+schema takes the DFA path is reported as such (its masks are lookups).  Times are
+``perf_counter`` microseconds; percentiles nearest-rank.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[1]
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` importable
@@ -117,18 +118,17 @@ def measure(kind: str, name: str) -> dict:
     index = indexc_runtime.load(str(compiled.handle))
     cold, computed = [], []
     for ids in documents:
-        cold += _walk(index, ids, computed)
-    floor, replayed = [], list(computed)
+        cold += _walk(index, ids, record=computed)
+    floor, replay = [], iter(computed)
     for ids in documents:
-        floor += _walk(index, ids, replayed, replay=True)
+        floor += _walk(index, ids, replay=replay)
     return {"path": "cfg", "masks": len(cold), "computed": sum(computed), "cold_us": cold, "floor_us": floor}
 
 
-def _walk(index, ids: list[int], computed: list[bool], replay: bool = False) -> list[float]:
+def _walk(index, ids: list[int], *, record: list[bool] | None = None, replay: Iterator[bool] | None = None) -> list[float]:
     """Fill (timed), check, advance along ``ids`` on a new matcher, up to a token the mask does
-    not hold.  First pass: append to
-    ``computed`` whether each mask was computed; ``replay``: drop the mask before each fill the
-    first pass computed (the positions are read from ``computed`` in order)."""
+    not hold.  ``record``: append whether each mask was computed; ``replay``: whether each mask
+    was computed in the recorded walk, read in order: such a mask is dropped before its fill."""
     import numpy as np
 
     from indexc_runtime.grammar.matcher import shared_memo
@@ -138,14 +138,14 @@ def _walk(index, ids: list[int], computed: list[bool], replay: bool = False) -> 
     times = []
     for token in ids:
         walker = shared_memo(index, index.limits).current.walker  # (a compacted memo has another)
-        if replay and computed.pop(0):
+        if replay is not None and next(replay):
             walker.forget_mask(matcher.state)
         before = walker.computed
         started = time.perf_counter_ns()
         matcher.fill_bitmask(row, row=0)
         times.append((time.perf_counter_ns() - started) / 1000.0)
-        if not replay:
-            computed.append(walker.computed != before)
+        if record is not None:
+            record.append(walker.computed != before)
         if not (int(row[0, token >> 5]) >> (token & 31)) & 1:
             break  # an invalid instance (or a valid one the documented policy rejects) ends here
         matcher.advance(token)
