@@ -120,3 +120,20 @@ def test_matchers_moving_to_a_fresh_memo_at_the_limits_keep_their_masks_and_roll
         reference.rollback(3)
         assert np.array_equal(matcher.allowed_token_ids(), reference.allowed_token_ids())
         assert matcher.is_accepting() == reference.is_accepting()
+
+
+def test_the_numpy_table_reads_as_the_python_rows(artifact, monkeypatch):
+    # the numpy table is written from the rows when read (configs.Configs.table): whatever the
+    # order of Python steps, numpy walks and reads, a read sees every row and cell made before it
+    from indexc_runtime.grammar import configs as configs_module
+    from indexc_runtime.grammar.matcher import shared_memo
+
+    monkeypatch.setattr(configs_module, "MAX_UNSYNCED_CELLS", 3)  # the bound's early write too
+    index = indexc_runtime.load(artifact)
+    configs = shared_memo(index, index.limits).current.configs
+    for seed in range(6):
+        random_walk(index, seed, 40)
+        table = configs.table
+        assert table.shape[0] >= len(configs.rows)
+        assert np.array_equal(table[: len(configs.rows)], np.array(configs.rows, dtype=np.int32))
+        assert (table[len(configs.rows):] == configs_module.UNKNOWN).all()

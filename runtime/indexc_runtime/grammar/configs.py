@@ -16,10 +16,15 @@ origin set unchanged (it starts the same fresh threads again).  The configuratio
 (eos allowed) when a set completed at this position holds ``S' -> start .``.
 
 Configurations are interned (id = sorted threads + accepting flag) and their transitions kept
-in a numpy table ``configs x classes`` filled lazily (``UNKNOWN`` until first asked): this is a
-DFA over configurations built on demand, which the live trie walk reads with one gather per
-trie level and ``advance`` with one read per byte.  Limits: threads per configuration and
-configurations per memo (``GrammarLimits``).
+in a table ``configs x classes`` filled lazily (``UNKNOWN`` until first asked): this is a DFA
+over configurations built on demand.  It is held as Python lists (``rows``: ``advance`` reads
+one entry per byte, the open tokens' steps and the walk's tail read them) and as a numpy array
+for the walk's numpy levels (one gather per trie level), written from the lists when it is
+read (``table``): most configurations are only ever stepped in Python, and writing their numpy
+rows and cells as they were made cost ~4 us a new configuration (seven grammar-path MaskBench
+files, cold walks, 5 interleaved pairs: walk CPU median 1,043 -> 1,012 ms, masks over 200 us
+1,621 -> 1,564, every mask byte-identical; the bundled grammars' walks unchanged within noise).
+Limits: threads per configuration and configurations per memo (``GrammarLimits``).
 
 A step depends on the class only through the lexer states its threads go to, so when the walk
 asks one configuration for many classes at once (its first level) the classes that take every
@@ -38,6 +43,7 @@ from indexc_runtime.grammar.tables import LexerTables
 UNKNOWN = -2
 DEAD = -1
 ALIKE_MIN_CLASSES = 4  # a resolve asking one configuration for this many classes groups them (``_fill_alike``)
+MAX_UNSYNCED_CELLS = 1 << 16  # cells of the numpy table noted before it is written anyway (memory stays bounded)
 
 
 class Configs:
@@ -54,14 +60,40 @@ class Configs:
         self.threads: list[tuple[tuple[int, int, int], ...]] = []
         self.accepting: list[bool] = []
         self.loop_state: list[int] = []  # per configuration: the lexer state it loops in, or -1 (``_loop_state``)
-        self.table = np.full((64, n_classes), UNKNOWN, dtype=np.int32)
-        self.rows: list[list[int]] = []  # the same table as Python lists: the walk's narrow tail reads these
-        self._row_templates: dict[int, tuple[list[int], np.ndarray]] = {}  # live-class bits -> a new row
+        self.rows: list[list[int]] = []  # the transitions as Python lists, the truth (``next``, the walk's tail)
+        self._table = np.full((64, n_classes), UNKNOWN, dtype=np.int32)  # the same, for numpy reads (``table``)
+        self._synced = 0  # configurations whose rows the numpy table has (ids below: those made before its last read)
+        self._unsynced_cells: tuple[list[int], list[int], list[int]] = ([], [], [])  # their cells filled since
+        self._row_templates: dict[int, list[int]] = {}  # live-class bits -> a new row
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
         self.initial = self._intern(set(self.fresh(sets.initial)), sets.accepting[sets.initial])
 
     def __len__(self) -> int:
         return len(self.threads)
+
+    @property
+    def table(self) -> np.ndarray:
+        """The transitions as a numpy table ``configurations x classes`` (int32), for the walk's
+        numpy levels: written from ``rows`` when read (see the module note).  Do not keep it
+        across a change: a later read may return another array."""
+        if self._synced < len(self.rows) or self._unsynced_cells[0]:
+            self._sync()
+        return self._table
+
+    def _sync(self) -> None:
+        """Write the configurations made, and the cells of older ones filled, since the last read."""
+        made = len(self.rows)
+        if made > self._table.shape[0]:
+            grown = np.full((max(2 * self._table.shape[0], made), self._table.shape[1]), UNKNOWN, dtype=np.int32)
+            grown[: self._table.shape[0]] = self._table
+            self._table = grown
+        if self._synced < made:
+            self._table[self._synced:made] = self.rows[self._synced:made]
+            self._synced = made
+        configs, classes, found = self._unsynced_cells
+        if configs:
+            self._table[configs, classes] = found
+            self._unsynced_cells = ([], [], [])
 
     def fresh(self, set_id: int) -> tuple[tuple[int, int, int], ...]:
         """The threads a new Earley set starts: its expected terminals and the ignored ones."""
@@ -81,11 +113,21 @@ class Configs:
         return found
 
     def fill(self, config: int, byte_class: int) -> int:
-        """Compute one unknown transition and record it in both tables."""
+        """Compute one unknown transition and record it (the numpy table on its next read)."""
         found = self._step(config, byte_class)
-        self.table[config, byte_class] = found
         self.rows[config][byte_class] = found
+        self._record(config, byte_class, found)
         return found
+
+    def _record(self, config: int, byte_class: int, found: int) -> None:
+        """Note a cell for the numpy table (a configuration it has not got yet will be copied whole)."""
+        if config < self._synced:
+            configs, classes, after = self._unsynced_cells
+            configs.append(config)
+            classes.append(byte_class)
+            after.append(found)
+            if len(configs) >= MAX_UNSYNCED_CELLS:
+                self._sync()
 
     def resolve(self, configs: np.ndarray, classes: np.ndarray) -> None:
         """Fill the table for every (configuration, class) pair given (the walk's unknown entries)."""
@@ -118,10 +160,9 @@ class Configs:
         row = self.rows[config]
         for alike in groups.values():
             found = self.fill(config, alike[0])
-            if len(alike) > 1:
-                for byte_class in alike[1:]:
-                    row[byte_class] = found
-                self.table[config, alike[1:]] = found
+            for byte_class in alike[1:]:
+                row[byte_class] = found
+                self._record(config, byte_class, found)
 
     def _step(self, config: int, byte_class: int) -> int:
         lexer, sets, ignored = self._lexer, self._sets, self.ignored
@@ -160,13 +201,7 @@ class Configs:
         self.threads.append(tuple(threads))
         self.accepting.append(accepting)
         self.loop_state.append(self._loop_state(threads, accepting))
-        if config >= self.table.shape[0]:
-            grown = np.full((2 * self.table.shape[0], self.table.shape[1]), UNKNOWN, dtype=np.int32)
-            grown[: self.table.shape[0]] = self.table
-            self.table = grown
-        row, array = self._row_template(self.threads[config])
-        row = row.copy()
-        self.table[config] = array
+        row = self._row_template(self.threads[config]).copy()
         if self.loop_state[config] >= 0:
             self._loop_to_itself(config, self.loop_state[config], row)
         self.rows.append(row)
@@ -187,12 +222,10 @@ class Configs:
     def _loop_to_itself(self, config: int, state: int, row: list[int]) -> None:
         """Set the configuration's row to itself on its loop state's loop classes (6,037 of the
         13,238 transitions the parser still computed on the pkg_schema walk)."""
-        loops = self._lexer.loop_classes(state)
-        for byte_class in loops:
+        for byte_class in self._lexer.loop_classes(state):
             row[byte_class] = config
-        self.table[config, loops] = config
 
-    def _row_template(self, threads: tuple[tuple[int, int, int], ...]) -> tuple[list[int], np.ndarray]:
+    def _row_template(self, threads: tuple[tuple[int, int, int], ...]) -> list[int]:
         """A new configuration's first row: ``DEAD`` on every class no thread survives, else ``UNKNOWN``.
 
         Which classes a thread survives depends on its lexer state alone, so the dead entries
@@ -203,9 +236,6 @@ class Configs:
             live |= self._lexer.live_classes(state)
         found = self._row_templates.get(live)
         if found is None:
-            width = self.table.shape[1]
-            bits = np.unpackbits(np.frombuffer(live.to_bytes((width + 7) // 8, "little"), dtype=np.uint8),
-                                 bitorder="little")[:width]
-            array = np.where(bits.astype(bool), UNKNOWN, DEAD).astype(np.int32)
-            found = self._row_templates[live] = (array.tolist(), array)
+            width = self._table.shape[1]
+            found = self._row_templates[live] = [UNKNOWN if live >> c & 1 else DEAD for c in range(width)]
         return found
