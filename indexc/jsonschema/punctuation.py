@@ -14,6 +14,7 @@ def separator(regex: str) -> Expr:
 
 
 def separator_lexeme(regex: str) -> str:
+    """The separator's lexeme regex (grouped unless it is a plain ``,`` or ``:``)."""
     return f"(?:{regex})" if regex not in (",", ":") else regex
 
 

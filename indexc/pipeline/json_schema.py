@@ -114,12 +114,13 @@ def build_dfa_or_route(lowered: LoweredSchema, options: CompileOptions, *, sourc
 def _compile_cfg(lowered: LoweredSchema, schema_text: str, vocab, trie, options: SchemaCompileOptions,
                  route: Route, source: str) -> CompileResult:
     try:
+        from indexc.grammar.lexemes import TerminalDFAs
         from indexc.grammar.undecided_tokens import MAX_LEXER_STATES
         from indexc.pipeline.grammar import compile_grammar_ir
     except ImportError:
         raise JsonSchemaError(f"this schema needs the grammar path ({route.reason}), which is not available",
                               pointer="#", source=source) from None
-    dfas: dict = {}  # the terminal DFAs compiled to size the lexer, reused by the compile
+    dfas: TerminalDFAs = {}  # the terminal DFAs compiled to size the lexer, reused by the compile
     grammar = schema_grammar(lowered, source=source, max_lexer_states=MAX_LEXER_STATES, max_states=options.max_states,
                              dfas=dfas)
     return compile_grammar_ir(grammar, vocab, trie, options, source=schema_text, dfas=dfas)

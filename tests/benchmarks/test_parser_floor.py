@@ -28,8 +28,8 @@ def test_a_maskbench_file_walks_each_instance_up_to_its_rejection(tmp_path):
     path.write_text(json.dumps({"schema": TREE, "tests": tests}))
     row = measure("maskbench", str(path))
     assert row["path"] == "cfg" and len(row["cold_us"]) == len(row["floor_us"]) == row["masks"]
-    valid_tokens = len(json.dumps(tests[0]["data"]))  # at least one token per ~4 characters, at most one per character
-    assert valid_tokens // 6 < row["masks"] < 2 * valid_tokens
+    valid_chars = len(json.dumps(tests[0]["data"]))  # at least one token per ~4 characters, at most one per character
+    assert valid_chars // 6 < row["masks"] < 2 * valid_chars
     table = render_table([{"kind": "maskbench", "name": path.name, **row}])
     assert "**MaskBench, 1 grammar-path files**" in table
 
