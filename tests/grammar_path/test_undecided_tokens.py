@@ -168,3 +168,37 @@ def test_wide_undecided_sets_through_their_rows_keep_the_oracle_masks(name, tmp_
     vocab = small_vocabulary(pieces)
     index = compiled_index(ir, vocab, tmp_path)
     assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10)
+
+
+@pytest.mark.parametrize("levels, handoff", [(1, 0), (3, 1), (100, 0)],
+                         ids=["one_level_then_one_by_one", "three_levels", "numpy_to_the_end"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_open_tokens_stepped_together_keep_the_oracle_masks(name, levels, handoff, tmp_path, monkeypatch):
+    """Every set of open tokens stepped in numpy first (``_alive_tokens_wide``, ``WIDE_STEPS``
+    1), for one, three or all class positions, the rest one by one from where each token got
+    (grouped by configuration, ``_alive_from``; the shared prefix tested in one slice first,
+    ``LONG_SHARED``): the oracle's masks; and the wide path is taken (a test that never reached it could not fail)."""
+    import indexc_runtime.grammar.walker as walker
+
+    monkeypatch.setattr(walker, "WIDE_STEPS", 1)
+    monkeypatch.setattr(walker, "STEP_LEVELS", levels)
+    monkeypatch.setattr(walker, "STEP_HANDOFF", handoff)
+    monkeypatch.setattr(walker, "LONG_SHARED", 1)  # the shared prefix's one-slice test on every token
+    opened, stepped = [], []
+    open_allowed, alive_tokens_wide = walker.MaskWalker._open_allowed, walker.MaskWalker._alive_tokens_wide
+
+    def counted_open(self, config, coverage):
+        opened.append(len(coverage))
+        return open_allowed(self, config, coverage)
+
+    def counted_wide(self, config, tokens):
+        stepped.append(len(tokens))
+        return alive_tokens_wide(self, config, tokens)
+
+    monkeypatch.setattr(walker.MaskWalker, "_open_allowed", counted_open)
+    monkeypatch.setattr(walker.MaskWalker, "_alive_tokens_wide", counted_wide)
+    ir, pieces = CASES[name]
+    vocab = small_vocabulary(pieces)
+    index = compiled_index(ir, vocab, tmp_path)
+    assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10)
+    assert stepped == [n for n in opened if n]  # every nonempty set of open tokens went the wide way

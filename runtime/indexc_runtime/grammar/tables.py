@@ -260,6 +260,14 @@ class TokenClassRows:
                                         "rise", "token_class_offsets")
         return self._data[start:end]
 
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The offsets and the class data as numpy arrays (bounded as for ``of``), for stepping
+        many tokens at once; a caller reading a span checks that it does not run backwards."""
+        if self._offsets is None:
+            self._check_bounds()
+        c = self._container
+        return c.array("token_class_offsets"), c.array("token_class_data")
+
     def check_all(self) -> None:
         """The bounds and the order of every offset (``verify``)."""
         self._check_bounds()

@@ -59,7 +59,9 @@ walk, before the two were merged; merged, 2,048 against 512 open tokens, two pai
 11,108 / 11,208 and 11,933 / 11,780 such masks, p99 1,445 / 2,060 and 1,573 / 2,112 us).  C's
 sample prefers fewer: its open tokens are dash runs, which the walk enters as chains (a mask
 with 636 open tokens: 570-793 us stepped, 355-651 us walked), so its two masks over 1 ms are
-stepped ones; the bench's p99 decided for 2,048.
+stepped ones; the bench's p99 decided for 2,048.  From ``WIDE_STEPS`` (512) open tokens on, their
+first classes are stepped together in numpy, then the rest one by one (``_alive_tokens_wide``):
+inside a long string (``maxLength`` over 128) a mask has ~1,000 of them.
 
 The mask of each configuration is memoised (bounded, least recently used), and by its future
 (``futures``: configurations that differ only in origins scanning to one set share a mask);
@@ -112,6 +114,19 @@ CLASS_CHAINS_MEMO = 4096
 # one fresh process a file, one pass each): no limit 10.6 -> 21.5 s (thousands of open tokens
 # stepped one by one), 512: 10.1 s, 2,048: 9.2 s, masks over 200 us 14,343 -> 11,978 / 11,835.
 OPEN_TOKENS = 2048
+# At least WIDE_STEPS open tokens are stepped together in numpy (``_alive_tokens_wide``), one
+# class position a level, for at most STEP_LEVELS levels or until at most STEP_HANDOFF tokens
+# are still going; the rest go on one by one.  Session 13, cold walks of all instances, process
+# time, two interleaved runs each: the 14 long-string files of MaskBench's grammar path
+# (~1,000 open tokens a mask inside a long string) 2,171-2,183 ms (session 12's runtime) ->
+# 1,772-1,777 ms, 7 parser-bound ones 872-882 ms with or without it; a threshold of 128 or 256
+# cost the latter 3-5% (a few hundred short open tokens, most dead on their second class: one
+# by one is cheaper).  Deeper levels cost more than they save: the tokens still going after six
+# classes are runs (``#####...``, 60-128 characters), one new step each in trie order.
+WIDE_STEPS = 512
+STEP_LEVELS = 6
+STEP_HANDOFF = 32
+LONG_SHARED = 8  # a token sharing this many classes or more with the previous one is compared in one slice first
 WIDE_NODE = 48  # a node of the Python tail with this many children has them filtered in numpy (``_open_children``)
 FEW_PLACES = 16  # ... or found by place, one binary search each, with at most this many open places under it
 
@@ -395,10 +410,59 @@ class MaskWalker:
         """The open tokens of a narrow coverage that ``config`` allows: at most ``OPEN_TOKENS``
         are stepped one by one (``_alive_tokens``), more are walked in the trie."""
         if len(coverage) <= OPEN_TOKENS:
-            return np.array(self._alive_tokens(config, self._trie.sorted_tokens[coverage.places].tolist()), dtype=np.intp)
+            tokens = self._trie.sorted_tokens[coverage.places]
+            if tokens.size >= WIDE_STEPS:
+                return self._alive_tokens_wide(config, tokens)
+            return np.array(self._alive_tokens(config, tokens.tolist()), dtype=np.intp)
         return self._tokens_ending(self._walk(config, coverage, None, loops=False))
 
-    def _alive_tokens(self, config: int, tokens: list[int]) -> list[int]:
+    def _alive_tokens_wide(self, config: int, tokens: np.ndarray) -> np.ndarray:
+        """``_alive_tokens`` for many open tokens: their first classes stepped together in
+        numpy, one gather in the transition table per class position, while more than
+        ``STEP_HANDOFF`` tokens are still going; the rest go on one by one from where they
+        are (``_alive_tokens`` with their configurations and depth).  Inside a long string
+        (``maxLength`` over 128: a new configuration at every position) a mask has ~1,000
+        open tokens, most of them a few characters, the closing quote and what follows
+        (``"},``): one by one they cost ~1 us each, the mask ~1 ms."""
+        offsets, data = self._trie.classes.arrays()
+        starts = offsets[tokens].astype(np.intp)
+        lengths = offsets[tokens + 1] - starts
+        if _count(lengths > 0) != lengths.size:  # not text tokens, or a row running backwards: the slow path says which
+            return np.array(self._alive_tokens(config, tokens.tolist()), dtype=np.intp)
+        configs, budget = self._configs, self._limits.walk_budget
+        going = np.arange(tokens.size)
+        current = np.full(tokens.size, config, dtype=np.intp)
+        alive, depth, steps = [going[:0]], 0, 0
+        while going.size > STEP_HANDOFF and depth < STEP_LEVELS:
+            steps += going.size
+            if steps > budget:
+                raise GrammarLimitExceeded("walk_budget", budget, "the live trie walk for one mask")
+            classes = data[starts[going] + depth]
+            after = configs.table[current, classes]
+            last = lengths[going] == depth + 1
+            unknown = (after == UNKNOWN) & ~last  # a last class needs no configuration after it
+            if _count(unknown):
+                configs.resolve(current[unknown], classes[unknown])
+                after = configs.table[current, classes]
+            live = after != DEAD
+            alive.append(going[live & last])
+            kept = live & ~last
+            going, current = going[kept], after[kept]
+            depth += 1
+        rest = self._alive_from(current.tolist(), tokens[going].tolist(), depth)
+        return np.concatenate((tokens[np.concatenate(alive)], np.array(rest, dtype=tokens.dtype)))
+
+    def _alive_from(self, configs_at: list[int], tokens: list[int], depth: int) -> list[int]:
+        """The tokens of ``tokens`` alive, each stepped on from its configuration after its
+        first ``depth`` classes (``configs_at``).  Grouped by that configuration, in trie order
+        within a group, so that they share steps: the space runs of a mask are interleaved in
+        trie order with runs of other characters, in other configurations."""
+        groups: dict[int, list[int]] = {}
+        for config, token in zip(configs_at, tokens):
+            groups.setdefault(config, []).append(token)
+        return [token for config, group in groups.items() for token in self._alive_tokens(config, group, depth)]
+
+    def _alive_tokens(self, config: int, tokens: list[int], depth: int = 0) -> list[int]:
         """The tokens of ``tokens`` (open tokens, in trie order) whose byte classes leave
         ``config`` alive: each token's classes are stepped through the transition table from
         where it parts from the previous token's path (neighbours in trie order share their
@@ -411,7 +475,8 @@ class MaskWalker:
         (``OpenPlaces``): every other token is decided by part 1, so the open tokens
         are all the walk has to look at, and their paths are what it visited, without the numpy
         levels and the children it pushed only to find them covered (a JSON string body's 95
-        undecided tokens: 429 pairs popped, 301 of them covered)."""
+        undecided tokens: 429 pairs popped, 301 of them covered).  ``depth``: every token's
+        first ``depth`` classes are already stepped and ``config`` is where they lead."""
         classes_of = self._trie.token_classes
         rows, fill, budget = self._configs.rows, self._configs.fill, self._limits.walk_budget
         path = [config]  # path[d]: the configuration after the previous token's first d classes
@@ -420,10 +485,14 @@ class MaskWalker:
         alive, steps = [], 0
         for token in tokens:
             classes = classes_of(token)
+            if depth:
+                classes = classes[depth:]
             if dead is not None and classes[:len(dead)] == dead:  # on the dead path past the death: dead too
                 continue
             last = len(classes) - 1
             shared, limit = 0, min(len(path) - 1, last)
+            if limit >= LONG_SHARED and classes[:limit] == previous[:limit]:  # a run one class longer: one comparison
+                shared = limit
             while shared < limit and classes[shared] == previous[shared]:
                 shared += 1
             del path[shared + 1:]
