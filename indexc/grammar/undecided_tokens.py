@@ -69,7 +69,13 @@ UNRESTRICTED = -1  # a lexer state without an undecided set: the walk decides ev
 # A lexer of more states gets no undecided sets (``indexc.pipeline.grammar``): their two mask
 # walks start from every lexer state, and past a few thousand states they cost more than the
 # rest of the compile (MaskBench wp_9: 8,482 states, 10 s against 6.7 s; o21375: 20,868).
-MAX_LEXER_STATES = 4_096
+# Session 13 raised it from 4,096: six of the 48 grammar-path files of the every-4th MaskBench
+# run have 4,110-5,220 states (kb_675, kb_711, o69209, o82740, o62920, o82151); with their sets
+# the 48 files' cold walks went 4,799 -> 4,142 ms CPU, masks over 200 us 5,019 -> 4,688
+# (byte-identical masks), for compile 147 -> 168 s in all (o82740 3.1 -> 8.4 s, o82151 4.3 ->
+# 8.2 s, o62920 1.7 -> 4.9 s; the slowest, o59981, unchanged at 9.0 s).  The next file up,
+# Snowplow sp_152 (6,936 states), went 6.4 -> 16 s at 16,384 in session 11.
+MAX_LEXER_STATES = 6_144
 
 
 def undecided_masks(lexer: Lexer, follow: dict[int, set[int]], complete: np.ndarray, class_of_byte: np.ndarray,
