@@ -177,7 +177,8 @@ def test_open_tokens_stepped_together_keep_the_oracle_masks(name, levels, handof
     """Every set of open tokens stepped in numpy first (``_alive_tokens_wide``, ``WIDE_STEPS``
     1), for one, three or all class positions, the rest one by one from where each token got
     (grouped by configuration, ``_alive_from``; the shared prefix tested in one slice first,
-    ``LONG_SHARED``): the oracle's masks; and the wide path is taken (a test that never reached it could not fail)."""
+    ``LONG_SHARED``): the oracle's masks; and the wide path is taken (a test that never
+    reached it could not fail)."""
     import indexc_runtime.grammar.walker as walker
 
     monkeypatch.setattr(walker, "WIDE_STEPS", 1)

@@ -119,9 +119,9 @@ OPEN_TOKENS = 2048
 # are still going; the rest go on one by one.  Session 13, cold walks of all instances, process
 # time, two interleaved runs each: the 14 long-string files of MaskBench's grammar path
 # (~1,000 open tokens a mask inside a long string) 2,171-2,183 ms (session 12's runtime) ->
-# 1,772-1,777 ms, 7 parser-bound ones 872-882 ms with or without it; a threshold of 128 or 256
-# cost the latter 3-5% (a few hundred short open tokens, most dead on their second class: one
-# by one is cheaper).  Deeper levels cost more than they save: the tokens still going after six
+# 1,772-1,777 ms; 7 parser-bound ones 848-866 -> 867-872 ms (within the host's noise), 870-882
+# without the numpy levels, 3-5% more with a threshold of 128 or 256 (a few hundred short open
+# tokens, most dead on their second class: one by one is cheaper).  Deeper levels cost more than they save: the tokens still going after six
 # classes are runs (``#####...``, 60-128 characters), one new step each in trie order.
 WIDE_STEPS = 512
 STEP_LEVELS = 6
