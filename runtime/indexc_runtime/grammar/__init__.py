@@ -30,6 +30,7 @@ Code map, in reading order:
     coverage.py TrieOrderMasks, Coverage: which trie subtrees are already decided (walk pruning)
     loop_exits.py LoopExits: where the walk starts for a configuration looping on a wide region
                 (find_region, shared with the compiler; the regions it stored, format 3)
+    horizon.py  TokenHorizon: Earley sets told apart only as far as one token reads (long strings' chunks)
     futures.py  future_key, FutureMasks: one mask for configurations with the same future
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
     matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting;

@@ -26,6 +26,11 @@ eos flag added to it (``row & ~base``, nonzero words and their places), a full r
 most words differ (a loop region's tokens).  Bounded by bytes (``FUTURE_MEMO_BYTES``), least
 recently used first.  A scan is asked only where the walker's part 1 asks it anyway (the state
 has boundary masks): other threads keep their origin, a finer key, still exact.
+
+Long strings (session 13): a chunk's scan leads to a set that counts the chunks read, so the
+same position in two chunks of a ``maxLength: 32767`` string had two keys; a thread of a long
+terminal keys its scan's set up to what a token can read (``horizon.TokenHorizon``), and the
+positions far from the string's bounds share their masks.
 """
 
 from __future__ import annotations
@@ -36,20 +41,28 @@ from typing import Callable
 import numpy as np
 
 from indexc_runtime.grammar.configs import Configs
+from indexc_runtime.grammar.horizon import TokenHorizon
 from indexc_runtime.grammar.tables import LexerTables
 
+_NONE: frozenset[int] = frozenset()
 FUTURE_MEMO_BYTES = 16 << 20  # compact masks kept per memo (a few hundred bytes each; a full row 16 KB for Llama-3)
 ENTRY_OVERHEAD = 200  # bytes counted per entry besides its arrays (the key, the tuple)
 
 
-def future_key(configs: Configs, lexer: LexerTables, config: int) -> tuple[frozenset, bool]:
+def future_key(configs: Configs, lexer: LexerTables, config: int,
+               horizon: TokenHorizon | None = None) -> tuple[frozenset, bool]:
     """What ``config``'s mask depends on (see the module note): its accepting flag and, per
     thread, ``(terminal, state, -2 - scan(origin, terminal))``, or ``(terminal, state, origin)``
     for an ignored terminal or a state without boundary masks (negative and non-negative
-    values never meet: scans are encoded at -1 and below, origins are set ids)."""
+    values never meet: scans are encoded at -1 and below, origins are set ids).  With a
+    ``horizon``, a thread of a long terminal (a chunk of a long string) keys its scan's set by
+    ``TokenHorizon.after``: only as far as a token can read (a tuple, or the same encoding)."""
     scan, ignored = configs.sets.scan, configs.ignored
+    maybe_long = horizon.candidates if horizon is not None else _NONE
     return (frozenset((terminal, state, origin if terminal in ignored or not lexer.boundary_masks(state)
-                       else -2 - scan(origin, terminal)) for origin, terminal, state in configs.threads[config]),
+                       else -2 - scan(origin, terminal) if terminal not in maybe_long
+                       else horizon.after(scan(origin, terminal), terminal))
+                      for origin, terminal, state in configs.threads[config]),
             configs.accepting[config])
 
 

@@ -80,6 +80,7 @@ from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
 from indexc_runtime.grammar.coverage import WIDE_UNDECIDED, Coverage, OpenPlaces, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.futures import FutureMasks, future_key
+from indexc_runtime.grammar.horizon import TerminalLengths, TokenHorizon
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.grammar.undecided import UNRESTRICTED, UndecidedSets
@@ -146,6 +147,7 @@ class MaskWalker:
         self._limits = limits
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
         self._futures = FutureMasks(self._lexeme_row)  # masks by what they depend on (``futures``)
+        self._horizon = TokenHorizon(configs.sets, TerminalLengths(lexer), self._max_token_bytes)
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
         self.computed = 0  # masks computed so far, not read from a memo (``bench/parser_floor.py``)
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
@@ -174,7 +176,7 @@ class MaskWalker:
         masks with their coverages.  Its mask asked again pays the walk alone, as if the parser
         cost nothing: the floor of this design (``bench/parser_floor.py``)."""
         self._memo.pop(config, None)
-        self._futures.forget(future_key(self._configs, self._lexer, config))
+        self._futures.forget(future_key(self._configs, self._lexer, config, self._horizon))
         self._pinned.pop(config, None)
 
     def mask(self, config: int) -> np.ndarray:
@@ -186,7 +188,7 @@ class MaskWalker:
         row = self._pinned.get(config)
         if row is not None:
             return row
-        future = future_key(self._configs, self._lexer, config)
+        future = future_key(self._configs, self._lexer, config, self._horizon)
         row = self._futures.get(future)
         if row is None:
             self.computed += 1
@@ -197,6 +199,11 @@ class MaskWalker:
         if len(self._memo) > MASK_MEMO:
             self._memo.popitem(last=False)
         return row
+
+    def _max_token_bytes(self) -> int:
+        """The longest text token's bytes (its classes, one a byte): how far a mask can see."""
+        offsets, _ = self._trie.classes.arrays()
+        return int(np.diff(offsets).max())
 
     def _computed(self, config: int) -> tuple[np.ndarray, tuple[int, ...], bool]:
         """``config``'s mask row, computed (the precomputed masks, and the live walk where a
