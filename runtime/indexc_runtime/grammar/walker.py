@@ -64,7 +64,8 @@ first classes are stepped together in numpy, then the rest one by one (``_alive_
 inside a long string (``maxLength`` over 128) a mask has ~1,000 of them.
 
 The mask of each configuration is memoised (bounded, least recently used), and by its future
-(``futures``: configurations that differ only in origins scanning to one set share a mask);
+(``futures``: configurations that differ only in origins scanning to one set share a mask; a
+long string's chunk positions, up to what one token can read: ``horizon``);
 so is part 1 with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
 The walk stops with ``GrammarLimitExceeded`` past ``walk_budget`` frontier pairs.
 """
@@ -122,8 +123,9 @@ OPEN_TOKENS = 2048
 # (~1,000 open tokens a mask inside a long string) 2,171-2,183 ms (session 12's runtime) ->
 # 1,772-1,777 ms; 7 parser-bound ones 848-866 -> 867-872 ms (within the host's noise), 870-882
 # without the numpy levels, 3-5% more with a threshold of 128 or 256 (a few hundred short open
-# tokens, most dead on their second class: one by one is cheaper).  Deeper levels cost more than they save: the tokens still going after six
-# classes are runs (``#####...``, 60-128 characters), one new step each in trie order.
+# tokens, most dead on their second class: one by one is cheaper).  Deeper levels cost more
+# than they save: the tokens still going after six classes are runs (``#####...``, 60-128
+# characters), one new step each in trie order.
 WIDE_STEPS = 512
 STEP_LEVELS = 6
 STEP_HANDOFF = 32
