@@ -109,3 +109,16 @@ def test_every_terminal_taken_as_long_keeps_the_oracle_masks(name, tmp_path, mon
     # one_terminal (never walked, never keyed by future) nor nullable_terminal (after its X
     # only the nullable ``y*`` may follow, whose shortest lexeme is empty)
     assert any(signatures) == (name not in {"one_terminal", "nullable_terminal"})
+
+
+def test_a_horizon_past_its_limit_keeps_exact_keys(tmp_path, monkeypatch):
+    """A vocabulary whose longest token is past ``MAX_HORIZON`` (a limit on the signature's
+    recursion) gets exact keys: the counted run shares nothing, and its masks are the same."""
+    import indexc_runtime.grammar.horizon as horizon
+
+    vocab = small_vocabulary(COUNTED_PIECES)
+    monkeypatch.setattr(horizon, "LONG_TERMINAL", 2)
+    shared, computed_shared = _walk(compiled_index(COUNTED, vocab, tmp_path, "a.idx"), vocab, WALK)
+    monkeypatch.setattr(horizon, "MAX_HORIZON", 2)  # the vocabulary's horizon is 3
+    exact, computed_exact = _walk(compiled_index(COUNTED, vocab, tmp_path, "b.idx"), vocab, WALK)
+    assert shared == exact and computed_exact == computed_shared + 2

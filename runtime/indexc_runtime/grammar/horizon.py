@@ -46,6 +46,9 @@ from indexc_runtime.grammar.tables import LexerTables
 
 LONG_TERMINAL = 32  # bytes: a chunk of a long string (32 characters of 1 byte or more) is long
 MAX_SIGNATURE_TERMINALS = 16  # a set expecting more terminals is its own signature (no eager scans)
+# A vocabulary whose longest token is longer keeps exact keys: the signature's recursion is
+# horizon / LONG_TERMINAL deep (4 with Llama-3's 128 bytes; 128 here), never near Python's limit.
+MAX_HORIZON = 4096
 ANY = ()  # the signature of every set past the horizon
 
 
@@ -128,6 +131,8 @@ class TokenHorizon:
             return -2 - set_id
         if self._horizon is None:
             self._horizon = self._max_token_bytes() - 1
+        if self._horizon > MAX_HORIZON:
+            return -2 - set_id
         return self.key(set_id, self._horizon)
 
     def key(self, set_id: int, horizon: int) -> int | tuple:
