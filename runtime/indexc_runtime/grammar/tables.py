@@ -49,6 +49,7 @@ class LexerTables:
     n_classes: int
     accepting: memoryview  # 0/1 per state
     terminal_start: memoryview  # (no tuple: 2,252 Python ints for rfc.lark's states, most never read)
+    state_terminal: memoryview  # each state's terminal (``horizon.TerminalLengths`` counts a terminal's states)
     state_mask: memoryview
     pair_offsets: memoryview  # boundary masks of state q: pairs [offsets[q], offsets[q+1])
     pair_terminal: memoryview
@@ -90,9 +91,9 @@ class LexerTables:
         c.check_below("byte_classes", byte_classes, dims["n_classes"])
         c.check_below("class_transitions", raw, n_states + 1)
         nxt = _shifted_down(raw, n_states)
-        _bounded_items(c, "state_terminal", n_terminals)  # read by no one at serving time, checked all the same
         tables = cls(byte_classes, nxt, _ints(nxt.reshape(-1)), dims["n_classes"], _bounded_items(c, "accepting", 2),
-                     _bounded_items(c, "terminal_start", n_states), _bounded_items(c, "state_mask", n_masks),
+                     _bounded_items(c, "terminal_start", n_states), _bounded_items(c, "state_terminal", n_terminals),
+                     _bounded_items(c, "state_mask", n_masks),
                      _offset_items(c, "pair_offsets", dims["n_pairs"]),
                      _bounded_items(c, "pair_terminal", n_terminals), _bounded_items(c, "pair_mask", n_masks),
                      _undecided_set_items(c))
