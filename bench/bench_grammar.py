@@ -35,7 +35,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` i
 
 from bench.engines import unavailable_reason  # noqa: E402
 from bench.engines.common import format_size, percentile_text  # noqa: E402
-from bench.fresh_process import run_one  # noqa: E402
+from bench.fresh_process import add_one_option, print_one, run_one  # noqa: E402
 
 GRAMMARS = REPO / "tests" / "data" / "grammars"
 TOKENIZER = REPO / "tests" / "data" / "tokenizers" / "llama3.json.zst"
@@ -56,11 +56,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--grammars", nargs="*", default=list(CASES), choices=sorted(CASES))
     parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated of " + ", ".join(ENGINES))
     parser.add_argument("--json", metavar="OUT", help="also write the rows as JSON")
-    parser.add_argument("--one", nargs=2, metavar=("ENGINE", "GRAMMAR"), help=argparse.SUPPRESS)
+    add_one_option(parser, ("ENGINE", "GRAMMAR"))
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(measure(*args.one)))
-        return 0
+        return print_one(args.one, measure)
     engines, notes = [], {}
     for name in args.engines.split(","):
         reason = unavailable_reason(name)

@@ -42,7 +42,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` i
 
 from bench.bench_grammar import CASES, GRAMMARS, TOKENIZER  # noqa: E402
 from bench.engines.common import percentile_text  # noqa: E402
-from bench.fresh_process import run_one  # noqa: E402
+from bench.fresh_process import add_one_option, print_one, run_one  # noqa: E402
 
 MASKBENCH = REPO.parent / "shared" / "maskbench"
 SLOW_US = (200, 1000)  # the issues' lines: MaskBench p99 (issue 4), a grammar's p99 (issue 5)
@@ -55,11 +55,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--maskbench", nargs="*", default=[], metavar="NAME",
                         help="MaskBench file names, or @LIST: a file of them, one a line")
     parser.add_argument("--json", metavar="OUT", help="also write the rows as JSON")
-    parser.add_argument("--one", nargs=2, metavar=("KIND", "NAME"), help=argparse.SUPPRESS)
+    add_one_option(parser, ("KIND", "NAME"))
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(measure(*args.one)))
-        return 0
+        return print_one(args.one, measure)
     cases = [("grammar", name) for name in args.grammars] + [("maskbench", name) for name in _names(args.maskbench)]
     rows = []
     for kind, name in cases:
@@ -125,7 +124,8 @@ def measure(kind: str, name: str) -> dict:
     return {"path": "cfg", "masks": len(cold), "computed": sum(computed), "cold_us": cold, "floor_us": floor}
 
 
-def _walk(index, ids: list[int], *, record: list[bool] | None = None, replay: Iterator[bool] | None = None) -> list[float]:
+def _walk(index, ids: list[int], *, record: list[bool] | None = None,
+          replay: Iterator[bool] | None = None) -> list[float]:
     """Fill (timed), check, advance along ``ids`` on a new matcher, up to a token the mask does
     not hold.  ``record``: append whether each mask was computed; ``replay``: whether each mask
     was computed in the recorded walk, read in order: such a mask is dropped before its fill."""

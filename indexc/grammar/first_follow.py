@@ -3,8 +3,9 @@ what may start a symbol, what may come after it.
 
 Readers: ``earley_tables`` (nullable symbols, for the prediction closures),
 ``boundary_masks.follow_pairs`` (which terminal pairs get product automata and undecided sets)
-and ``follow_split`` (which occurrences of a shared symbol may keep one copy).  Symbols are numbered terminals first (``0 .. T-1``), then nonterminals, as in
-``earley_tables``; a rule is ``(lhs symbol id, rhs symbol ids)``.  Plain fixpoints: grammars
+and ``follow_split`` (which occurrences of a shared symbol may keep one copy).  Symbols are
+numbered terminals first (``0 .. T-1``), then nonterminals, as in ``earley_tables``; a rule is
+``(lhs symbol id, rhs symbol ids)``.  Plain fixpoints: grammars
 here have at most a few thousand rules, and each pass is a set union per rule symbol.
 """
 

@@ -74,7 +74,8 @@ UNRESTRICTED = -1  # a lexer state without an undecided set: the walk decides ev
 # the 48 files' cold walks went 4,799 -> 4,142 ms CPU, masks over 200 us 5,019 -> 4,688
 # (byte-identical masks), for compile 147 -> 168 s in all (o82740 3.1 -> 8.4 s, o82151 4.3 ->
 # 8.2 s, o62920 1.7 -> 4.9 s; the slowest, o59981, unchanged at 9.0 s).  The next file up,
-# Snowplow sp_152 (6,936 states), went 6.4 -> 16 s at 16,384 in session 11.
+# Snowplow sp_152 (6,936 states), went 6.4 -> 16 s at 16,384 in session 11 and 6.1 -> 13.3 s at
+# 24,000 in session 13 (o18637, 10,463 states: 2.6 -> 8.2 s); no size measured separates them.
 MAX_LEXER_STATES = 6_144
 
 

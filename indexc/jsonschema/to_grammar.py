@@ -39,8 +39,8 @@ def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>", max_lexe
     (``follow_split``) unless that would take its lexer past ``max_lexer_states`` states: the
     copies add a few states each (hundreds in all on MaskBench's large schemas: o65415 3,577 ->
     4,259, past the limit of 4,096 it had then), and past ``undecided_tokens.MAX_LEXER_STATES``
-    a lexer gets no undecided sets at all, which costs far more than the copies save.  ``dfas`` keeps the terminal DFAs compiled
-    to count the states, for the compile that follows."""
+    a lexer gets no undecided sets at all, which costs far more than the copies save.  ``dfas``
+    keeps the terminal DFAs compiled to count the states, for the compile that follows."""
     builder = _GrammarBuilder(lowered)
     root = builder.symbols_of(lowered.root)
     builder.rules.append(Rule(START, tuple(root)))

@@ -7,9 +7,9 @@ import json
 from bench.parser_floor import measure, render_table
 
 # A recursive schema (a tree of named nodes), so that it takes the grammar path.
-TREE = {"$defs": {"node": {"type": "object", "properties": {"name": {"type": "string"},
-                                                             "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
-                           "required": ["name"], "additionalProperties": False}},
+NODE_PROPERTIES = {"name": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}
+TREE = {"$defs": {"node": {"type": "object", "properties": NODE_PROPERTIES, "required": ["name"],
+                           "additionalProperties": False}},
         "$ref": "#/$defs/node"}
 
 
