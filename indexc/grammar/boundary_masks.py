@@ -63,11 +63,13 @@ def follow_pairs(earley: EarleyTables) -> dict[int, set[int]]:
 
 
 def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray, n_classes: int,
-                   wide: np.ndarray) -> BoundaryProducts:
+                   wide: np.ndarray, every_follower: np.ndarray | None = None) -> BoundaryProducts:
     """Subset-construct the (t, u) products over byte classes, for the terminals ``u`` with
     ``wide[u]`` (``complete[t]`` says whether every follower of ``t`` got its pair).  The
     pipeline asks for every pair unless the lexer is too large for the undecided sets
-    (``undecided_tokens.MAX_LEXER_STATES``): then for wide lexemes only (``MIN_WIDE_TOKENS``).
+    (``undecided_tokens.MAX_LEXER_STATES``): then for wide lexemes only (``MIN_WIDE_TOKENS``),
+    except after the terminals ``t`` with ``every_follower[t]`` (the ones that get undecided
+    sets all the same, ``undecided_tokens.undecided_terminals``), whose every follower gets its pair.
 
     Until format 5 only wide ``u`` got pairs (a start mask of 256 tokens or more): a token
     crossing into a narrow lexeme (a bracket, a keyword) is one of few, and the live walk
@@ -90,8 +92,9 @@ def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray
     pairs: list[tuple[int, int, int]] = []  # (q, u, product state)
     complete = np.ones(lexer.n_terminals, dtype=bool)
     for t, followers in sorted(follow_pairs(earley).items()):
-        complete[t] = all(wide[u] for u in followers)
-        for u in sorted(u for u in followers if wide[u]):
+        every = every_follower is not None and every_follower[t]
+        complete[t] = every or all(wide[u] for u in followers)
+        for u in sorted(u for u in followers if every or wide[u]):
             starts = builder.pair(range(offsets[t], offsets[t + 1]), offsets[u])
             if starts is not None:
                 pairs += [(q, u, start) for q, start in starts.items()]

@@ -66,17 +66,45 @@ MAX_WORK_REFINED = 150_000  # the same bound for the automaton that runs third l
 # for no set: its compile 2.3 -> 9.1 s.  The bundled grammars' refined sets cost 0.1-0.2M.
 MAX_WORK_REFINED_TOTAL = 1_000_000
 UNRESTRICTED = -1  # a lexer state without an undecided set: the walk decides every token
-# A lexer of more states gets no undecided sets (``indexc.pipeline.grammar``): their two mask
-# walks start from every lexer state, and past a few thousand states they cost more than the
-# rest of the compile (MaskBench wp_9: 8,482 states, 10 s against 6.7 s; o21375: 20,868).
-# Session 13 raised it from 4,096: six of the 48 grammar-path files of the every-4th MaskBench
-# run have 4,110-5,220 states (kb_675, kb_711, o69209, o82740, o62920, o82151); with their sets
-# the 48 files' cold walks went 4,799 -> 4,142 ms CPU, masks over 200 us 5,019 -> 4,688
-# (byte-identical masks), for compile 147 -> 168 s in all (o82740 3.1 -> 8.4 s, o82151 4.3 ->
-# 8.2 s, o62920 1.7 -> 4.9 s; the slowest, o59981, unchanged at 9.0 s).  The next file up,
-# Snowplow sp_152 (6,936 states), went 6.4 -> 16 s at 16,384 in session 11 and 6.1 -> 13.3 s at
-# 24,000 in session 13 (o18637, 10,463 states: 2.6 -> 8.2 s); no size measured separates them.
+# Past this many lexer states a grammar's boundary pairs are built into wide lexemes only
+# (``boundary_masks.MIN_WIDE_TOKENS``) except after the terminals ``undecided_terminals`` picks,
+# and a JSON Schema's punctuation is not copied per follow context (``to_grammar``).  Until
+# session 14 such a lexer got no undecided sets at all: their two mask walks start from every
+# lexer state it keeps (MaskBench wp_9: 8,482 states, 10 s against 6.7 s).  Session 13 raised it
+# from 4,096: six of the 48 grammar-path files of the every-4th MaskBench run have 4,110-5,220
+# states (kb_675, kb_711, o69209, o82740, o62920, o82151); with their sets the 48 files' cold
+# walks went 4,799 -> 4,142 ms CPU, masks over 200 us 5,019 -> 4,688 (byte-identical masks), for
+# compile 147 -> 168 s in all (o82740 3.1 -> 8.4 s, o82151 4.3 -> 8.2 s, o62920 1.7 -> 4.9 s).
+# Above it, with the copies, sp_152 (6,936 states) took 13.3 s and o18637 (12,107) 8.2 s.
 MAX_LEXER_STATES = 6_144
+# The lexer states whose terminals may get undecided sets (``undecided_terminals``, smallest
+# terminals first).  Session 14, the four MaskBench files of the every-4th run over 6,144 states
+# (without the punctuation copies), against no sets at all, masks over 200 us along the cold
+# walks / compile CPU s: o18637 (10,463 states, 480 terminals) 588 -> 326 / 2.6 -> 5.3,
+# sp_152 (6,936) 205 -> 77 / 6.1 -> 8.1, kb_148 (9,763) - / 3.9 -> 5.1 and o21375 (20,868,
+# 1,188 terminals: 702 of them fit 6,144 states) - / 1.9 -> 5.3 at 12,288 (5.9 with every
+# terminal), wp_9 (8,482) 7.6 s (the 6.7 s compile above took 10 s with its sets then); at a
+# budget of 6,144 states o18637 kept 497 slow masks.  The per-terminal work bounds below keep a
+# terminal with hundreds of followers from costing seconds whatever this budget.
+MAX_UNDECIDED_STATES = 16_384
+
+
+def undecided_terminals(lexer: Lexer, max_states: int | None = None) -> np.ndarray:
+    """Which terminals get undecided sets (bool per terminal): every one when the lexer has at
+    most ``max_states`` states (default ``MAX_UNDECIDED_STATES``), else the smallest terminals
+    first (ties by id) while their states add up to at most ``max_states``.
+
+    What a terminal costs (its boundary pairs, its automaton, the two mask walks from each of
+    its states) grows with its states, and a big lexer is big by its many literal keys (a
+    JSON Schema's hundreds of property names, ~15 states each) far more often than by a few
+    wide lexemes; the first cut keeps the keys' sets and leaves the biggest lexemes walked
+    live.  Deterministic: the same grammar gets the same sets on any machine."""
+    budget = MAX_UNDECIDED_STATES if max_states is None else max_states
+    sizes = np.diff(lexer.offsets)
+    order = np.argsort(sizes, kind="stable")
+    chosen = np.zeros(lexer.n_terminals, dtype=bool)
+    chosen[order[np.cumsum(sizes[order]) <= budget]] = True
+    return chosen
 
 
 def undecided_masks(lexer: Lexer, follow: dict[int, set[int]], complete: np.ndarray, class_of_byte: np.ndarray,

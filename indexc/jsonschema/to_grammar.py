@@ -39,7 +39,10 @@ def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>", max_lexe
     (``follow_split``) unless that would take its lexer past ``max_lexer_states`` states: the
     copies add a few states each (hundreds in all on MaskBench's large schemas: o65415 3,577 ->
     4,259, past the limit of 4,096 it had then), and past ``undecided_tokens.MAX_LEXER_STATES``
-    a lexer gets no undecided sets at all, which costs far more than the copies save.  ``dfas``
+    the compile of undecided sets for every terminal costs seconds more with the copies
+    (Snowplow sp_152: 13.3 s, 8.1 s without) while they did not spare slow masks (session 14,
+    o18637 with the sets of 6,144 states' worth of terminals: 523 masks over 200 us with the
+    copies, 497 without).  ``dfas``
     keeps the terminal DFAs compiled to count the states, for the compile that follows."""
     builder = _GrammarBuilder(lowered)
     root = builder.symbols_of(lowered.root)

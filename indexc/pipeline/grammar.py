@@ -26,7 +26,7 @@ from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
 from indexc.grammar.lexemes import TerminalDFAs, build_lexer, in_lexeme_masks
-from indexc.grammar.undecided_tokens import MAX_LEXER_STATES, undecided_masks
+from indexc.grammar.undecided_tokens import MAX_LEXER_STATES, undecided_masks, undecided_terminals
 from indexc.masks.compute import masks_of_states
 from indexc.pipeline.collector import collector_paused
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
@@ -50,9 +50,11 @@ def compile_grammar_ir(
     ``min_wide_tokens``: lexemes whose start mask holds at least this many tokens get boundary
     masks (``boundary_masks``; 0 builds them for every pair, which tests use on small
     vocabularies).  None: every pair, with the undecided sets, for a lexer of at most
-    ``MAX_LEXER_STATES`` states; past it, wide lexemes only (``MIN_WIDE_TOKENS``) and no
-    undecided sets (their masks walk from every lexer state: MaskBench wp_9's 8,482 states cost
-    10 s, its whole compile was 6.7 s before them).  ``dfas``: terminal DFAs the caller has
+    ``MAX_LEXER_STATES`` states; past it, every pair after the terminals that get undecided
+    sets all the same (``undecided_terminals``: the smallest, up to ``MAX_UNDECIDED_STATES``
+    states in all) and wide lexemes only (``MIN_WIDE_TOKENS``) after the others.  Given
+    explicitly, the undecided sets are built for a lexer of at most ``MAX_LEXER_STATES`` states
+    (where the pairs allow) and for none past it.  ``dfas``: terminal DFAs the caller has
     already compiled (``lexemes.build_lexer``).
     """
     t0 = time.perf_counter()
@@ -69,11 +71,14 @@ def compile_grammar_ir(
     small = lexer.dfa.n_states <= MAX_LEXER_STATES
     if min_wide_tokens is None:
         min_wide_tokens = 0 if small else MIN_WIDE_TOKENS
-    products, product_masks = _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens)
+        chosen = every_follower = undecided_terminals(lexer)
+    else:
+        chosen, every_follower = np.full(lexer.n_terminals, small), None
+    products, product_masks = _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens,
+                                              every_follower)
     t4 = time.perf_counter()
     complete = products.complete if products is not None else np.ones(lexer.n_terminals, dtype=bool)
-    if not small:
-        complete = np.zeros(lexer.n_terminals, dtype=bool)
+    complete = complete & chosen
     undecided = undecided_masks(lexer, follow_pairs(earley), complete, masks.byte_classes, masks.n_classes,
                                 trie, vocab, options.masks)
     t5 = time.perf_counter()
@@ -92,12 +97,14 @@ def compile_grammar_ir(
     return CompileResult(table, constraint, options, timings, stage_timings)
 
 
-def _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens: int):
+def _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens: int,
+                    every_follower: np.ndarray | None):
     """The (t, u) product automata for wide ``u``, and the masks of the pairs' start states:
     (products, (distinct masks, mask id per pair)), or (None, None) when there are none.
     Only the start states are walked from (a few hundred of the products' thousands of states)."""
     sizes = np.array([m.size for m in masks.masks], dtype=np.int64)[masks.state_mask[lexer.starts]]
-    products = build_products(lexer, earley, masks.byte_classes, masks.n_classes, sizes >= min_wide_tokens)
+    products = build_products(lexer, earley, masks.byte_classes, masks.n_classes, sizes >= min_wide_tokens,
+                              every_follower)
     if not products.pair_state.size:
         return products, None
     silent = ByteDFA(products.transitions, np.zeros(products.transitions.shape[0], dtype=bool))

@@ -41,14 +41,15 @@ def vocabulary_from_text(text: str, *, extra: tuple[str, ...] = (), pieces: int 
     return small_vocabulary(chunks)
 
 
-MIN_WIDE_TOKENS = {"every": 0, "wide": 4, "none": 1 << 30}
+MIN_WIDE_TOKENS = {"every": 0, "wide": 4, "none": 1 << 30, "default": None}
 
 
 def compiled_index(grammar: Grammar, vocab, tmp_path: Path, name: str = "g.idx", *, boundary_masks: str = "every"):
     """Compile and load.  ``boundary_masks``: "every" builds them for every pair of terminals
     (the compiler's default: then the undecided sets restrict the walk), "wide" only into
     lexemes that start 4 tokens or more (some pairs missing: those terminals' threads are
-    walked over every token, as before format 5), "none" for no pair (the live walk alone)."""
+    walked over every token, as before format 5), "none" for no pair (the live walk alone),
+    "default" as the command line does (by the lexer's size, ``MAX_LEXER_STATES``)."""
     result = compile_grammar_ir(grammar, vocab, build_trie(vocab), source=grammar.source,
                                 min_wide_tokens=MIN_WIDE_TOKENS[boundary_masks])
     path = tmp_path / name

@@ -10,7 +10,7 @@ from indexc.automaton.byte_dfa import DEAD
 from indexc.grammar.boundary_masks import follow_pairs
 from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.lexemes import build_lexer, in_lexeme_masks
-from indexc.grammar.undecided_tokens import UNRESTRICTED, undecided_masks
+from indexc.grammar.undecided_tokens import UNRESTRICTED, undecided_masks, undecided_terminals
 from indexc.masks import MaskOptions
 from indexc.trie import build_trie
 from indexc_runtime.grammar.walker import MaskWalker
@@ -134,6 +134,45 @@ def test_an_incomplete_terminal_is_unrestricted():
     owner = lexer.state_terminal
     assert (of_state[owner == 1] == UNRESTRICTED).all()
     assert (of_state[owner != 1] != UNRESTRICTED).all()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_smallest_terminals_fill_the_budget(name):
+    """``undecided_terminals``: every terminal within the budget; below it, the terminals taken
+    one by one from the smallest (ties by id) while their states add up to the budget."""
+    lexer = _sets_of(name)[0]
+    sizes = np.diff(lexer.offsets).tolist()
+    assert undecided_terminals(lexer, sum(sizes)).all()
+    for budget in range(sum(sizes)):
+        expected, total = set(), 0
+        for t in sorted(range(len(sizes)), key=lambda t: (sizes[t], t)):
+            if total + sizes[t] > budget:
+                break
+            expected.add(t)
+            total += sizes[t]
+        assert set(np.flatnonzero(undecided_terminals(lexer, budget)).tolist()) == expected, (name, budget)
+
+
+@pytest.mark.parametrize("name", ["quoted_strings", "string_or_literal", "literal_then_body", "ignored_whitespace"])
+def test_a_lexer_over_the_limit_keeps_its_smallest_terminals_sets(name, tmp_path, monkeypatch):
+    """Past ``MAX_LEXER_STATES`` (here every lexer), the terminals ``undecided_terminals`` picks
+    get their every boundary pair and their undecided sets, the others neither (pairs into wide
+    lexemes only): both kinds of thread in one artifact, and the oracle's masks."""
+    import indexc.grammar.undecided_tokens as undecided_tokens
+    import indexc.pipeline.grammar as pipeline_grammar
+
+    ir, pieces = CASES[name]
+    vocab = small_vocabulary(pieces)
+    lexer = _sets_of(name)[0]
+    monkeypatch.setattr(pipeline_grammar, "MAX_LEXER_STATES", 0)
+    monkeypatch.setattr(undecided_tokens, "MAX_UNDECIDED_STATES", int(np.diff(lexer.offsets).max()))  # not the largest
+    chosen = undecided_terminals(lexer)
+    assert chosen.any() and not chosen.all()
+    index = compiled_index(ir, vocab, tmp_path, boundary_masks="default")
+    owner = np.asarray(index._lexer.state_terminal)
+    restricted = np.asarray(index._lexer.undecided_set) > 0
+    assert restricted.any() and not restricted[~chosen[owner]].any()
+    assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10)
 
 
 @pytest.mark.parametrize("name", ["all_splits_ws_before_newline", "literal_then_body", "quoted_strings",
