@@ -38,6 +38,7 @@ from indexc.jsonschema.patterns import PatternError, TranslatedPattern, translat
 # same NFA size).
 LONG_STRING_CHARS = 128
 CHUNK_CHARS = 32
+QUOTE = '"'  # a long string's quotes: lexemes of their own (``to_grammar`` copies them per follow context)
 
 
 def lower_string(lw, schema: dict, pointer: str) -> Expr:
@@ -77,7 +78,7 @@ def _plain_string(low: int, high: int | None) -> Expr:
     """A string without pattern: one lexeme, or counted in chunks when the count is long."""
     if max(low, high or 0) <= LONG_STRING_CHARS:
         return Lex('"' + _plain_body(low, high) + '"')
-    return seq(Lex('"'), _chunked_body(low, high), Lex('"'))
+    return seq(Lex(QUOTE), _chunked_body(low, high), Lex(QUOTE))
 
 
 def _chunked_body(low: int, high: int | None) -> Expr:

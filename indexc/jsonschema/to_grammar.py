@@ -26,6 +26,7 @@ from indexc.grammar.lexemes import TerminalDFAs, terminal_dfas
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, Ref, Repeat, Seq, Ws, has_top_level_bar
 from indexc.jsonschema.lowering import LoweredSchema
 from indexc.jsonschema.punctuation import structural_lexemes
+from indexc.jsonschema.strings import QUOTE
 from indexc.limits import DEFAULT_MAX_STATES
 
 START = "start"
@@ -87,9 +88,21 @@ class _GrammarBuilder:
         return name
 
     def structural_terminals(self) -> list[str]:
-        """The terminals of the brackets and separators (plain lexemes, not glued to a key)."""
+        """The terminals of the brackets and separators (plain lexemes, not glued to a key), and
+        the bare quote of a long string (``strings._chunked_body``).
+
+        The quote is one terminal for the opening and the closing quote of every long string,
+        so what may follow it is a string's body as well as a comma or a bracket, and from a
+        string's last lexeme every token with a quote inside (``".``, ``"+``) may cross two
+        boundaries: undecided (``undecided_tokens``), walked at every position of the string.
+        Copied per follow context, the closing quote is followed by what follows a value only.
+        Github_medium o9771 (``maxLength: 32767`` strings), a mask inside one: 982 open tokens
+        -> 241.  The 20 long-string files of the every-4th MaskBench run, cold walks of every
+        instance: 1,457-1,477 -> 977-988 ms CPU, masks over 200 us 1,284-1,288 -> 1,141-1,179,
+        every mask the same; their compile 111 -> 98 s (smaller undecided sets)."""
         options = self.lowered.options
         structural = structural_lexemes(options.item_separator, options.key_separator)
+        structural |= {QUOTE}
         return [name for (regex, also, excluding), name in self.terminal_names.items()
                 if regex in structural and not also and not excluding]
 

@@ -93,3 +93,29 @@ def test_schema_grammar_keeps_one_copy_when_the_copies_would_pass_the_lexer_limi
     single = schema_grammar(lowered, max_lexer_states=states - 1, dfas=dfas)
     assert [t.regex for t in single.terminals.values()].count(",") == 1
     assert len(single.terminals) < len(split.terminals)
+
+
+LONG_STRINGS = {"type": "object", "properties": {
+    "note": {"type": "string", "maxLength": 1000},
+    "body": {"type": "array", "items": {"type": "string", "minLength": 200}}}}
+
+
+def test_schema_grammar_splits_a_long_strings_quote_into_opening_and_closing():
+    """The bare quote of a chunked string (``strings.QUOTE``) is copied per follow context: the
+    closing quote is followed by what follows a value, never by a string's body, so a token
+    such as ``abc".`` cannot cross two boundaries from the string's last lexeme."""
+    g = schema_grammar(lower_schema(LONG_STRINGS, JsonSchemaOptions()))
+    g.validate()
+    quotes = [name for name, t in g.terminals.items() if t.regex == '"']
+    assert len(quotes) > 1
+    follow = _follow_by_name(g)
+    bodies = {name for name, t in g.terminals.items() if t.regex not in ('"',) and "{32}" in t.regex}
+    assert bodies  # the 32-character chunks
+    closing = [q for q in quotes if not follow[q] & bodies]
+    opening = [q for q in quotes if follow[q] & bodies]
+    assert closing and opening
+    for q in closing:
+        assert all(not g.terminals[u].regex.startswith('"') for u in follow[q] if u in g.terminals)
+    oracle = GrammarOracle(g)
+    note = b'{"note": "' + b"x" * 70 + b'"'
+    assert oracle.is_prefix(note + b", ") and oracle.is_prefix(note + b"}") and not oracle.is_prefix(note + b".")
