@@ -27,6 +27,7 @@ Code map, in reading order:
     earley.py   EarleySets: interned Earley sets, scan + closure, memoised
     configs.py  Configs: lexer threads per position and their lazily built transition table
     undecided.py UndecidedSets: per lexer state, the tokens its precomputed masks cannot decide (format 5)
+    unions.py   MaskUnions: the OR of a configuration's precomputed masks (part 1), memoised
     coverage.py TrieOrderMasks, Coverage: which trie subtrees are already decided (walk pruning)
     loop_exits.py LoopExits: where the walk starts for a configuration looping on a wide region
                 (find_region, shared with the compiler; the regions it stored, format 3)

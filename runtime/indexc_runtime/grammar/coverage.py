@@ -31,6 +31,7 @@ from bisect import bisect_left
 
 import numpy as np
 
+from indexc_runtime.grammar.unions import vocabulary_union
 from indexc_runtime.masks import MaskStore, set_bits
 
 
@@ -56,7 +57,7 @@ class TrieOrderMasks:
         them for the mask anyway), the others from the masks' kept rows (see the module note)."""
         if sum(mask_id not in self._rows for mask_id in mask_ids) > 1:
             if vocabulary_row is None:
-                vocabulary_row = self._vocabulary_union(mask_ids)
+                vocabulary_row = vocabulary_union(self._masks, mask_ids, self._scratch)
             return self._from_words(vocabulary_row)
         bits = np.zeros(self.words, dtype=np.uint32)
         for mask_id in mask_ids:
@@ -75,14 +76,6 @@ class TrieOrderMasks:
                 found = self._from_words(words)
             self._rows[mask_id] = found
         return found
-
-    def _vocabulary_union(self, mask_ids: tuple[int, ...]) -> np.ndarray:
-        """The OR of the masks in vocabulary order, int32 words (a fill each: a few us)."""
-        union = np.zeros(self._masks.words, dtype=np.int32)
-        for mask_id in mask_ids:
-            self._masks.fill(mask_id, self._scratch, 0)
-            union |= self._scratch[0]
-        return union
 
     def _from_words(self, words: np.ndarray) -> np.ndarray:
         """The trie-order row of a vocabulary-order row of int32 words: unpack, gather

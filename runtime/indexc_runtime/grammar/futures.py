@@ -21,7 +21,7 @@ per-configuration memo (``MASK_MEMO``, 16 KB rows).  With this memo: masks over 
 90 files 17,687-19,175 -> 14,343, walk CPU 12.4-13.5 -> 10.6 s, every mask byte-identical.
 
 So this memo keeps masks compact: the ids of the precomputed masks whose OR the mask starts
-from (``MaskWalker._lexeme_row``, memoised and cheap to redo) and the few words the walk and the
+from (``unions.MaskUnions``, memoised and cheap to redo) and the few words the walk and the
 eos flag added to it (``row & ~base``, nonzero words and their places), a full row only when
 most words differ (a loop region's tokens).  Bounded by bytes (``FUTURE_MEMO_BYTES``), least
 recently used first.  A scan is asked only where the walker's part 1 asks it anyway (the state

@@ -269,6 +269,11 @@ class TokenClassRows:
         c = self._container
         return c.array("token_class_offsets"), c.array("token_class_data")
 
+    def longest(self) -> int:
+        """The longest token's classes (one a byte): how far a mask can see (``horizon``)."""
+        offsets, _ = self.arrays()
+        return int(np.diff(offsets).max())
+
     def check_all(self) -> None:
         """The bounds and the order of every offset (``verify``)."""
         self._check_bounds()

@@ -85,10 +85,10 @@ from indexc_runtime.grammar.horizon import TerminalLengths, TokenHorizon
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.grammar.undecided import UNRESTRICTED, UndecidedSets
+from indexc_runtime.grammar.unions import MaskUnions
 from indexc_runtime.masks import MaskStore, set_bits
 
 MASK_MEMO = 256  # memoised masks per memo, shared by an index's matchers (16 KB each for a 128k vocabulary: 4 MB)
-LEXEME_MEMO = 64  # memoised ORs of precomputed masks with their coverage (~65 KB each)
 REGION_RUNS_MEMO = 64  # memoised region tokens of a walk's jumped runs, packed (16 KB each for Llama-3: 1 MB)
 NARROW = 16  # frontier size below which the walk goes on in Python: a numpy level costs ~30-100 us, a node ~2 us
 # From the DEEP_LEVEL-th level on, subtrees are small (long tokens are runs: ``=====``, ``////``,
@@ -148,16 +148,15 @@ class MaskWalker:
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
         self._limits = limits
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
-        self._futures = FutureMasks(self._lexeme_row)  # masks by what they depend on (``futures``)
-        self._horizon = TokenHorizon(configs.sets, TerminalLengths(lexer), self._max_token_bytes)
+        self._unions = MaskUnions(masks)  # part 1's ORs (``unions``: neither memo refers back to the walker)
+        self._futures = FutureMasks(self._unions.row)  # masks by what they depend on (``futures``)
+        self._horizon = TokenHorizon(configs.sets, TerminalLengths(lexer), trie.classes.longest)
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
         self.computed = 0  # masks computed so far, not read from a memo (``bench/parser_floor.py``)
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
         self._jump_marks = np.zeros(0, dtype=np.int8)  # per configuration, see _jumpable
         self._jump_known = 0  # configurations whose mark is set
-        self._lexeme_memo: OrderedDict[tuple, tuple[np.ndarray, dict]] = OrderedDict()
         self._region_runs_memo: OrderedDict[tuple, tuple[Exits, np.ndarray]] = OrderedDict()
-        self._scratch = np.zeros((1, self._words), dtype=np.int32)
         self._class_chains: dict[int, tuple | None] = {}  # see _class_chain_pairs
         # a wide node's children's first places, by its first child's offset (``_children_at``;
         # at most one list per wide node of the trie)
@@ -202,11 +201,6 @@ class MaskWalker:
             self._memo.popitem(last=False)
         return row
 
-    def _max_token_bytes(self) -> int:
-        """The longest text token's bytes (its classes, one a byte): how far a mask can see."""
-        offsets, _ = self._trie.classes.arrays()
-        return int(np.diff(offsets).max())
-
     def _computed(self, config: int) -> tuple[np.ndarray, tuple[int, ...], bool]:
         """``config``'s mask row, computed (the precomputed masks, and the live walk where a
         token may cross), the ids of the precomputed masks it started from, and whether it
@@ -228,7 +222,7 @@ class MaskWalker:
                 if self._configs.accepting[config]:
                     set_bits(row.view(np.uint32), self._eos)
             return row, mask_ids, True
-        row = self._lexeme_row(mask_ids).copy()
+        row = self._unions.row(mask_ids).copy()
         if self._configs.accepting[config]:
             set_bits(row.view(np.uint32), self._eos)
         return row, mask_ids, False
@@ -288,7 +282,7 @@ class MaskWalker:
                    undecided: tuple[int, ...] | None) -> tuple[np.ndarray, Coverage | OpenPlaces]:
         """OR of the precomputed masks (vocabulary order), and the coverage (trie order) of the
         tokens they decide: the ones they hold, and every one outside ``undecided``."""
-        row, coverages = self._lexeme_entry(mask_ids)
+        row, coverages = self._unions.entry(mask_ids)
         coverage = coverages.get(undecided)
         if coverage is None:
             sets, words = self._undecided, self._trie_order.words
@@ -300,26 +294,6 @@ class MaskWalker:
                 coverage = OpenPlaces.of_undecided([sets.probes(k) for k in undecided], row)
             coverages[undecided] = coverage
         return row, coverage
-
-    def _lexeme_row(self, mask_ids: tuple[int, ...]) -> np.ndarray:
-        """OR of the precomputed masks (vocabulary order), without the coverage a walk needs."""
-        return self._lexeme_entry(mask_ids)[0]
-
-    def _lexeme_entry(self, mask_ids: tuple[int, ...]) -> tuple[np.ndarray, dict]:
-        """The memo entry of a set of masks: their OR, and their coverages (by undecided sets)
-        once a walk asked for one."""
-        found = self._lexeme_memo.get(mask_ids)
-        if found is not None:
-            self._lexeme_memo.move_to_end(mask_ids)
-            return found
-        row = np.zeros(self._words, dtype=np.int32)
-        for mask_id in mask_ids:
-            self._masks.fill(mask_id, self._scratch, 0)
-            row |= self._scratch[0]
-        found = self._lexeme_memo[mask_ids] = (row, {})
-        if len(self._lexeme_memo) > LEXEME_MEMO:
-            self._lexeme_memo.popitem(last=False)
-        return found
 
     def _walk(self, config: int, coverage: Coverage | OpenPlaces, flags: np.ndarray | None, *,
               loops: bool = True) -> list:
