@@ -78,14 +78,14 @@ UNRESTRICTED = -1  # a lexer state without an undecided set: the walk decides ev
 # Above it, with the copies, sp_152 (6,936 states) took 13.3 s and o18637 (12,107) 8.2 s.
 MAX_LEXER_STATES = 6_144
 # The lexer states whose terminals may get undecided sets (``undecided_terminals``, smallest
-# terminals first).  Session 14, the four MaskBench files of the every-4th run over 6,144 states
-# (without the punctuation copies), against no sets at all, masks over 200 us along the cold
-# walks / compile CPU s: o18637 (10,463 states, 480 terminals) 588 -> 326 / 2.6 -> 5.3,
-# sp_152 (6,936) 205 -> 77 / 6.1 -> 8.1, kb_148 (9,763) - / 3.9 -> 5.1 and o21375 (20,868,
-# 1,188 terminals: 702 of them fit 6,144 states) - / 1.9 -> 5.3 at 12,288 (5.9 with every
-# terminal), wp_9 (8,482) 7.6 s (the 6.7 s compile above took 10 s with its sets then); at a
-# budget of 6,144 states o18637 kept 497 slow masks.  The per-terminal work bounds below keep a
-# terminal with hundreds of followers from costing seconds whatever this budget.
+# terminals first).  Session 14, the every-4th MaskBench run's four files over 6,144 states
+# (no punctuation copies there), against no sets at all: o18637 (10,463 states, 480 terminals)
+# masks over 200 us along its cold walks 588 -> 326, compile 2.6 -> 4.9 s CPU; sp_152 (6,936)
+# 205 -> 84, 6.1 -> 7.9 s; kb_148 (9,763, no instances) 3.9 -> 4.8 s; o21375 (20,868, 1,188
+# terminals, no instances) 1.9 -> 5.3 s (5.9 s with every terminal); wp_9 (8,482) 8.0 s.  At a
+# budget of 6,144 states o18637 kept 497 masks over 200 us, at 9,216 403.  The per-terminal
+# work bounds below keep a terminal with hundreds of followers from costing seconds whatever
+# this budget.
 MAX_UNDECIDED_STATES = 16_384
 
 

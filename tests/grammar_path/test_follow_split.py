@@ -109,7 +109,7 @@ def test_schema_grammar_splits_a_long_strings_quote_into_opening_and_closing():
     quotes = [name for name, t in g.terminals.items() if t.regex == '"']
     assert len(quotes) > 1
     follow = _follow_by_name(g)
-    bodies = {name for name, t in g.terminals.items() if t.regex not in ('"',) and "{32}" in t.regex}
+    bodies = {name for name, t in g.terminals.items() if t.regex != '"' and "{32}" in t.regex}
     assert bodies  # the 32-character chunks
     closing = [q for q in quotes if not follow[q] & bodies]
     opening = [q for q in quotes if follow[q] & bodies]
