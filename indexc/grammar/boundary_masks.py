@@ -34,7 +34,7 @@ from indexc.grammar.numbered_states import NumberedStates
 
 _NOTHING: frozenset = frozenset()
 MAX_PRODUCT_STATES = 4_096  # per (t, u) pair; beyond it the pair is left to the live walk
-MIN_WIDE_TOKENS = 256  # past ``undecided_tokens.MAX_LEXER_STATES``, only lexemes u whose start mask holds this many tokens get pairs
+MIN_WIDE_TOKENS = 256  # after a terminal without undecided sets, only lexemes u whose start mask holds this many tokens get pairs
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,11 @@ def follow_pairs(earley: EarleyTables) -> dict[int, set[int]]:
 def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray, n_classes: int,
                    wide: np.ndarray, every_follower: np.ndarray | None = None) -> BoundaryProducts:
     """Subset-construct the (t, u) products over byte classes, for the terminals ``u`` with
-    ``wide[u]`` (``complete[t]`` says whether every follower of ``t`` got its pair).  The
-    pipeline asks for every pair unless the lexer is too large for the undecided sets
-    (``undecided_tokens.MAX_LEXER_STATES``): then for wide lexemes only (``MIN_WIDE_TOKENS``),
-    except after the terminals ``t`` with ``every_follower[t]`` (the ones that get undecided
-    sets all the same, ``undecided_tokens.undecided_terminals``), whose every follower gets its pair.
+    ``wide[u]``, and for every follower of a terminal ``t`` with ``every_follower[t]``
+    (``complete[t]`` says whether every follower of ``t`` got its pair).  The pipeline asks for
+    every pair after the terminals that get undecided sets (``undecided_tokens.undecided_terminals``:
+    all of them unless the lexer is very large) and for pairs into wide lexemes
+    (``MIN_WIDE_TOKENS``) after the others.
 
     Until format 5 only wide ``u`` got pairs (a start mask of 256 tokens or more): a token
     crossing into a narrow lexeme (a bracket, a keyword) is one of few, and the live walk

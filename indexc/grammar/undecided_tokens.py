@@ -66,26 +66,19 @@ MAX_WORK_REFINED = 150_000  # the same bound for the automaton that runs third l
 # for no set: its compile 2.3 -> 9.1 s.  The bundled grammars' refined sets cost 0.1-0.2M.
 MAX_WORK_REFINED_TOTAL = 1_000_000
 UNRESTRICTED = -1  # a lexer state without an undecided set: the walk decides every token
-# Past this many lexer states a grammar's boundary pairs are built into wide lexemes only
-# (``boundary_masks.MIN_WIDE_TOKENS``) except after the terminals ``undecided_terminals`` picks,
-# and a JSON Schema's punctuation is not copied per follow context (``to_grammar``).  Until
-# session 14 such a lexer got no undecided sets at all: their two mask walks start from every
-# lexer state it keeps (MaskBench wp_9: 8,482 states, 10 s against 6.7 s).  Session 13 raised it
-# from 4,096: six of the 48 grammar-path files of the every-4th MaskBench run have 4,110-5,220
-# states (kb_675, kb_711, o69209, o82740, o62920, o82151); with their sets the 48 files' cold
-# walks went 4,799 -> 4,142 ms CPU, masks over 200 us 5,019 -> 4,688 (byte-identical masks), for
-# compile 147 -> 168 s in all (o82740 3.1 -> 8.4 s, o82151 4.3 -> 8.2 s, o62920 1.7 -> 4.9 s).
-# Above it, with the copies, sp_152 (6,936 states) took 13.3 s and o18637 (12,107) 8.2 s.
-MAX_LEXER_STATES = 6_144
-# The lexer states whose terminals may get undecided sets (``undecided_terminals``, smallest
-# terminals first).  Session 14, the every-4th MaskBench run's four files over 6,144 states
-# (no punctuation copies there), against no sets at all: o18637 (10,463 states, 480 terminals)
-# masks over 200 us along its cold walks 588 -> 326, compile 2.6 -> 4.9 s CPU; sp_152 (6,936)
-# 205 -> 84, 6.1 -> 7.9 s; kb_148 (9,763, no instances) 3.9 -> 4.8 s; o21375 (20,868, 1,188
-# terminals, no instances) 1.9 -> 5.3 s (5.9 s with every terminal); wp_9 (8,482) 8.0 s.  At a
-# budget of 6,144 states o18637 kept 497 masks over 200 us, at 9,216 403.  The per-terminal
-# work bounds below keep a terminal with hundreds of followers from costing seconds whatever
-# this budget.
+# The lexer states whose terminals get undecided sets and every boundary pair
+# (``undecided_terminals``, smallest terminals first; the others get pairs into wide lexemes
+# only, ``boundary_masks.MIN_WIDE_TOKENS``).  Until session 14 a lexer got sets for every
+# terminal up to a lexer of ``MAX_LEXER_STATES`` states (4,096, 6,144 since session 13) and none
+# past it: their two mask walks start from every lexer state kept (MaskBench wp_9: 8,482
+# states, 10 s against 6.7 s).  Session 14, the every-4th MaskBench run's four files over 6,144
+# states (no punctuation copies there, ``to_grammar.MAX_LEXER_STATES``), against no sets at all:
+# o18637 (10,463 states, 480 terminals) masks over 200 us along its cold walks 588 -> 326,
+# compile 2.6 -> 4.9 s CPU; sp_152 (6,936) 205 -> 84, 6.1 -> 7.9 s; kb_148 (9,763, no
+# instances) 3.9 -> 4.8 s; o21375 (20,868, 1,188 terminals, no instances) 1.9 -> 5.3 s (5.9 s
+# with every terminal); wp_9 (8,482) 5.6 -> 8.0 s.  At a budget of 6,144 states o18637 kept 497
+# masks over 200 us, at 9,216 403.  The per-terminal work bounds below keep a terminal with
+# hundreds of followers from costing seconds whatever this budget.
 MAX_UNDECIDED_STATES = 16_384
 
 

@@ -32,6 +32,15 @@ from indexc.limits import DEFAULT_MAX_STATES
 START = "start"
 WHITESPACE = "ws"  # the optional-whitespace nonterminal, split by follow context (``follow_split``)
 SHORT_COUNT = 8  # counts up to this are spelled out; longer ones take O(log count) rules
+# The lexer states up to which a schema's whitespace and punctuation are copied per follow
+# context (``schema_grammar``; ``indexc.pipeline.json_schema`` passes it).  4,096 until session
+# 13, when it was also the bound past which a lexer got no undecided sets: six of the 48
+# grammar-path files of the every-4th MaskBench run have 4,110-5,220 states (kb_675, kb_711,
+# o69209, o82740, o62920, o82151); with their sets the 48 files' cold walks went 4,799 -> 4,142
+# ms CPU, masks over 200 us 5,019 -> 4,688, for compile 147 -> 168 s in all (o82740 3.1 -> 8.4
+# s, o82151 4.3 -> 8.2 s).  Above it, with the copies and every terminal's sets, sp_152 (6,936
+# states) took 13.3 s and o18637 (12,107) 8.2 s; see ``schema_grammar`` for why the copies stop here.
+MAX_LEXER_STATES = 6_144
 
 
 def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>", max_lexer_states: int | None = None,
@@ -39,8 +48,8 @@ def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>", max_lexe
     """The schema's grammar, its whitespace and punctuation copied per follow context
     (``follow_split``) unless that would take its lexer past ``max_lexer_states`` states: the
     copies add a few states each (hundreds in all on MaskBench's large schemas: o65415 3,577 ->
-    4,259, past the limit of 4,096 it had then), and past ``undecided_tokens.MAX_LEXER_STATES``
-    the compile of undecided sets for every terminal costs seconds more with the copies
+    4,259, past the limit of 4,096 it had then), and past ``MAX_LEXER_STATES`` the compile of
+    undecided sets for every terminal costs seconds more with the copies
     (Snowplow sp_152: 13.3 s, 8.1 s without) while they did not spare slow masks (session 14,
     o18637 with the sets of 6,144 states' worth of terminals: 523 masks over 200 us with the
     copies, 497 without).  ``dfas``

@@ -26,7 +26,7 @@ from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
 from indexc.grammar.lexemes import TerminalDFAs, build_lexer, in_lexeme_masks
-from indexc.grammar.undecided_tokens import MAX_LEXER_STATES, undecided_masks, undecided_terminals
+from indexc.grammar.undecided_tokens import undecided_masks, undecided_terminals
 from indexc.masks.compute import masks_of_states
 from indexc.pipeline.collector import collector_paused
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
@@ -49,12 +49,11 @@ def compile_grammar_ir(
 
     ``min_wide_tokens``: lexemes whose start mask holds at least this many tokens get boundary
     masks (``boundary_masks``; 0 builds them for every pair, which tests use on small
-    vocabularies).  None: every pair, with the undecided sets, for a lexer of at most
-    ``MAX_LEXER_STATES`` states; past it, every pair after the terminals that get undecided
-    sets all the same (``undecided_terminals``: the smallest, up to ``MAX_UNDECIDED_STATES``
-    states in all) and wide lexemes only (``MIN_WIDE_TOKENS``) after the others.  Given
-    explicitly, the undecided sets are built for a lexer of at most ``MAX_LEXER_STATES`` states
-    (where the pairs allow) and for none past it.  ``dfas``: terminal DFAs the caller has
+    vocabularies).  None: every pair after the terminals that get undecided sets
+    (``undecided_terminals``: every terminal of a lexer of at most ``MAX_UNDECIDED_STATES``
+    states, else the smallest up to that many states), pairs into wide lexemes only
+    (``MIN_WIDE_TOKENS``) after the others.  Given explicitly, the pairs follow it alone and
+    the same terminals get sets where their pairs are complete.  ``dfas``: terminal DFAs the caller has
     already compiled (``lexemes.build_lexer``).
     """
     t0 = time.perf_counter()
@@ -68,19 +67,16 @@ def compile_grammar_ir(
     t2 = time.perf_counter()
     earley = build_tables(grammar, rules, terminal_names, lexer.nullable, warnings)
     t3 = time.perf_counter()
-    small = lexer.dfa.n_states <= MAX_LEXER_STATES
-    if min_wide_tokens is None:
-        min_wide_tokens = 0 if small else MIN_WIDE_TOKENS
-        chosen = every_follower = undecided_terminals(lexer)
+    chosen = undecided_terminals(lexer)
+    if min_wide_tokens is None:  # the command line's: every pair after the chosen terminals
+        min_wide_tokens, every_follower = MIN_WIDE_TOKENS, chosen
     else:
-        chosen, every_follower = np.full(lexer.n_terminals, small), None
+        every_follower = None
     products, product_masks = _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens,
                                               every_follower)
     t4 = time.perf_counter()
-    complete = products.complete if products is not None else np.ones(lexer.n_terminals, dtype=bool)
-    complete = complete & chosen
-    undecided = undecided_masks(lexer, follow_pairs(earley), complete, masks.byte_classes, masks.n_classes,
-                                trie, vocab, options.masks)
+    undecided = undecided_masks(lexer, follow_pairs(earley), products.complete & chosen, masks.byte_classes,
+                                masks.n_classes, trie, vocab, options.masks)
     t5 = time.perf_counter()
     table = build_grammar_table(lexer, masks, earley, trie, vocab, products, product_masks, undecided)
     t6 = time.perf_counter()

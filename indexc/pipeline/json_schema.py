@@ -24,7 +24,7 @@ from indexc.errors import LimitError
 from indexc.jsonschema import JsonSchemaError, JsonSchemaOptions, LoweredSchema, lower_schema
 from indexc.jsonschema.expr import NotRegular
 from indexc.jsonschema.to_automaton import expr_to_dfa
-from indexc.jsonschema.to_grammar import schema_grammar
+from indexc.jsonschema.to_grammar import MAX_LEXER_STATES, schema_grammar
 from indexc.masks import compute_mask_table
 from indexc.pipeline.collector import collector_paused
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
@@ -115,7 +115,6 @@ def _compile_cfg(lowered: LoweredSchema, schema_text: str, vocab, trie, options:
                  route: Route, source: str) -> CompileResult:
     try:
         from indexc.grammar.lexemes import TerminalDFAs
-        from indexc.grammar.undecided_tokens import MAX_LEXER_STATES
         from indexc.pipeline.grammar import compile_grammar_ir
     except ImportError:
         raise JsonSchemaError(f"this schema needs the grammar path ({route.reason}), which is not available",

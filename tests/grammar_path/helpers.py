@@ -49,7 +49,8 @@ def compiled_index(grammar: Grammar, vocab, tmp_path: Path, name: str = "g.idx",
     (the compiler's default: then the undecided sets restrict the walk), "wide" only into
     lexemes that start 4 tokens or more (some pairs missing: those terminals' threads are
     walked over every token, as before format 5), "none" for no pair (the live walk alone),
-    "default" as the command line does (by the lexer's size, ``MAX_LEXER_STATES``)."""
+    "default" as the command line does (every pair after the terminals ``undecided_terminals``
+    picks, pairs into wide lexemes after the others)."""
     result = compile_grammar_ir(grammar, vocab, build_trie(vocab), source=grammar.source,
                                 min_wide_tokens=MIN_WIDE_TOKENS[boundary_masks])
     path = tmp_path / name

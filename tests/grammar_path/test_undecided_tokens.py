@@ -155,16 +155,15 @@ def test_the_smallest_terminals_fill_the_budget(name):
 
 @pytest.mark.parametrize("name", ["quoted_strings", "string_or_literal", "literal_then_body", "ignored_whitespace"])
 def test_a_lexer_over_the_limit_keeps_its_smallest_terminals_sets(name, tmp_path, monkeypatch):
-    """Past ``MAX_LEXER_STATES`` (here every lexer), the terminals ``undecided_terminals`` picks
-    get their every boundary pair and their undecided sets, the others neither (pairs into wide
-    lexemes only): both kinds of thread in one artifact, and the oracle's masks."""
+    """Over ``MAX_UNDECIDED_STATES`` (here the largest terminal's states), the terminals
+    ``undecided_terminals`` picks get their every boundary pair and their undecided sets, the
+    others neither (pairs into wide lexemes only): both kinds of thread in one artifact, and the
+    oracle's masks."""
     import indexc.grammar.undecided_tokens as undecided_tokens
-    import indexc.pipeline.grammar as pipeline_grammar
 
     ir, pieces = CASES[name]
     vocab = small_vocabulary(pieces)
     lexer = _sets_of(name)[0]
-    monkeypatch.setattr(pipeline_grammar, "MAX_LEXER_STATES", 0)
     monkeypatch.setattr(undecided_tokens, "MAX_UNDECIDED_STATES", int(np.diff(lexer.offsets).max()))  # not the largest
     chosen = undecided_terminals(lexer)
     assert chosen.any() and not chosen.all()
