@@ -29,7 +29,8 @@ flag further on changes no text token.
 
 Cost: eager scans of the expected terminals of the sets met (a chunk, the tails, the closing
 quote: the walk makes most of them anyway), a few levels deep (128 / 32); whether a terminal
-is long is found once per memo, on a thread's first future key (``TerminalLengths``).  A
+is long is found once per index, on a thread's first future key (``TerminalLengths``, which
+the index's memos share).  A
 grammar without long terminals (every bundled Lark and GBNF sample) pays one set lookup per
 thread.  Measured in session 13 (``docs/grammar-path.md``, "Session 13"): on the long-string
 files of MaskBench's grammar path, masks over 200 us 1,594 -> 1,238, masks byte-identical.

@@ -34,6 +34,7 @@ from indexc_runtime.grammar.coverage import TrieOrderMasks
 from indexc_runtime.grammar.loop_exits import LoopExits, StoredRegions
 from indexc_runtime.grammar.errors import GrammarLimits
 from indexc_runtime.grammar.header import parse_grammar_header
+from indexc_runtime.grammar.horizon import TerminalLengths
 from indexc_runtime.grammar.matcher import GrammarMatcher, ParserMemo
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
 from indexc_runtime.grammar.undecided import UndecidedSets
@@ -93,6 +94,7 @@ class GrammarIndex:
         self._stored_regions = StoredRegions.from_container(container, header.dims["n_nodes"])
         self._loop_exits = LoopExits(self._trie, 32 * self._masks.words, self._stored_regions)  # shared
         self._undecided = UndecidedSets.from_container(container, self._lexer.undecided_set, self._trie.sorted_tokens)
+        self._terminal_lengths = TerminalLengths(self._lexer)  # shared: a terminal's length holds for every memo
         special_ids = container.array("special_ids")
         container.check_below("special_ids", special_ids, self.vocab_size)
         self.special_token_ids: np.ndarray = special_ids

@@ -56,7 +56,7 @@ class ParserMemo:
         self.sets = EarleySets(index._rules, limits)
         self.configs = Configs(index._lexer, self.sets, index._rules.ignore, index.n_classes, limits)
         self.walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, index._loop_exits,
-                                 index._undecided, self.configs, index.eos_token_ids, limits)
+                                 index._undecided, index._terminal_lengths, self.configs, index.eos_token_ids, limits)
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
         self._limits = limits

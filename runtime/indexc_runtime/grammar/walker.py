@@ -138,8 +138,8 @@ class MaskWalker:
     """Computes (and memoises) the bitmask row of the configurations of one memo (``matcher.ParserMemo``)."""
 
     def __init__(self, lexer: LexerTables, masks: MaskStore, trie: TrieArrays, trie_order: TrieOrderMasks,
-                 loop_exits: LoopExits, undecided: UndecidedSets, configs: Configs, eos_ids: tuple[int, ...],
-                 limits: GrammarLimits):
+                 loop_exits: LoopExits, undecided: UndecidedSets, lengths: TerminalLengths, configs: Configs,
+                 eos_ids: tuple[int, ...], limits: GrammarLimits):
         self._lexer, self._masks, self._trie, self._configs = lexer, masks, trie, configs
         self._undecided = undecided
         self._trie_order = trie_order
@@ -150,7 +150,7 @@ class MaskWalker:
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
         self._unions = MaskUnions(masks)  # part 1's ORs (``unions``: neither memo refers back to the walker)
         self._futures = FutureMasks(self._unions.row)  # masks by what they depend on (``futures``)
-        self._horizon = TokenHorizon(configs.sets, TerminalLengths(lexer), trie.classes.longest)
+        self._horizon = TokenHorizon(configs.sets, lengths, trie.classes.longest)
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
         self.computed = 0  # masks computed so far, not read from a memo (``bench/parser_floor.py``)
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
