@@ -8,7 +8,8 @@ Stages (each its own module, in order):
 4. ``atom_partition`` the character sets cut the code points into atoms
 5. ``determinize``    subset construction over atoms -> character-level DFA
 6. ``liveness`` + ``round_refinement``  trim, then Hopcroft's refinement in numpy rounds
-                      -> minimal character-level DFA (numbered by first member)
+                      -> minimal character-level DFA (numbered by first member); before it,
+                      ``size_bound`` refuses a DFA whose minimal form cannot fit ``max_states``
 7. ``utf8_expansion`` relabel the UTF-8 block tree per state -> minimal byte DFA
 8. ``liveness``       drop unreferenced chains, renumber breadth-first (start = 0)
 
@@ -24,6 +25,7 @@ from indexc.automaton.determinize import AtomDFA, determinize
 from indexc.automaton.limits import DEFAULT_MAX_STATES, AutomatonLimits
 from indexc.automaton.liveness import trim
 from indexc.automaton.round_refinement import minimize_in_rounds
+from indexc.automaton.size_bound import check_minimal_size
 from indexc.automaton.nfa import build_nfa
 from indexc.automaton.normalize import normalize
 from indexc.automaton.parse import parse_structure
@@ -78,5 +80,6 @@ def compile_atom_dfa(
     trimmed = trim(dfa.transitions, dfa.accepting)
     if trimmed is None:
         raise RegexError("the regex matches no string", source=source)
+    check_minimal_size(*trimmed, limits, source)
     transitions, accepting = minimize_in_rounds(*trimmed)
     return AtomDFA(transitions, accepting), partition

@@ -9,9 +9,11 @@ subset construction.
 A DFA state is the frozenset of the *important* NFA states of an epsilon closure: those with
 a character edge, and the accepting state.  Two closures with the same important states
 behave the same, so keying by them merges them up front.  Closures are memoised per NFA
-state.  The construction stops with a ``LimitError`` as soon as it exceeds ``max_states``
-states or ``max_table_cells`` table cells, before the table is allocated; it checks the time
-limit at every state and the memory limit every 1,024 states (``indexc.limits``).
+state.  The construction stops with a ``LimitError`` as soon as it exceeds ``max_subset_states``
+subsets or ``max_table_cells`` table cells, before the table is allocated; it checks the time
+limit at every state and the memory limit every 1,024 states (``indexc.limits``).  The
+subsets are counted before minimisation, so their bound is 4x the kept DFA's ``max_states``
+(``automaton.limits``).
 
 Each NFA state's moves are grouped once (``_StateMoves``: per target, the atoms that lead
 there as a bit set, and the target's closure), and a subset whose states' atoms do not
@@ -213,7 +215,7 @@ def determinize(
     group_targets: list[int] = []
     groups_per_state: list[int] = []
     n_atoms = partition.n_atoms
-    max_states = min(limits.max_states, limits.max_table_cells // max(n_atoms, 1))
+    max_states = min(limits.max_subset_states, limits.max_table_cells // max(n_atoms, 1))
     guard, subset_items = compile_limits.current(), 0
     for subset in order:  # grows while iterating: breadth-first
         guard.check_time("subset construction")
@@ -363,14 +365,14 @@ def _cells(by_atoms: dict[int, list[frozenset[int]]]) -> list[tuple[int, list[fr
 
 
 def _too_many_states(limits: AutomatonLimits, n_atoms: int, source: str) -> LimitError:
-    if limits.max_states * n_atoms > limits.max_table_cells:
+    if limits.max_subset_states * n_atoms > limits.max_table_cells:
         return LimitError(
             f"the character-level DFA needs more than {limits.max_table_cells // n_atoms:,} states "
             f"over {n_atoms:,} character classes (table limit {limits.max_table_cells:,} cells)",
             source=source,
         )
     return LimitError(
-        f"the DFA needs more than {limits.max_states:,} states (limit {limits.max_states:,}); "
-        "raise it with --max-states",
+        f"the DFA needs more than {limits.max_subset_states:,} states before minimisation (limit "
+        f"{limits.max_subset_states:,}, 4x --max-states); raise it with --max-states",
         source=source,
     )

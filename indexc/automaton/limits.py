@@ -6,9 +6,16 @@ repetitions multiply (``(a{1,1000}){1,1000}``), subset construction can be expon
 Each stage checks its own limit *before* it allocates, and a limit that is hit is a
 ``LimitError`` naming the limit and how to raise it, never a hang or a memory blow-up.
 
-- ``max_states``: states of the final byte DFA, and of the character-level DFA on the way
-  (which is never larger).  100,000 states already means a mask table of 100,000 rows; the
-  regexes of the benchmark set need 8 to 827.  ``--max-states`` sets it.
+- ``max_states``: states of the final byte DFA, and of the minimal character-level DFA on
+  the way (which is never larger).  100,000 states already means a mask table of 100,000
+  rows; the regexes of the benchmark set need 8 to 827.  ``--max-states`` sets it.
+- ``max_subset_states``: states of the character-level DFA *before minimisation* (the subset
+  construction's).  Defaults to ``4 * max_states``: a schema of optional properties in order
+  reaches a subset of NFA states per set of properties that can still come, most of which
+  minimisation merges.  Bounded by ``max_states`` itself, Github_hard o90957 (44 optional
+  colour properties, three times) stopped at 100,000 subsets and went to the grammar path,
+  whose minimal DFA is 15,569 states; six of the 48 grammar-path files of every 4th MaskBench
+  file were such (minimal DFAs of 6,654-33,007 states, 2.4-5.0 s to build).
 - ``max_nfa_states``: Thompson NFA states after expanding bounded repetitions; checked from
   the syntax tree before building.  Defaults to ``4 * max_states`` (a bounded repetition's
   NFA is a small multiple of its DFA).
@@ -29,6 +36,7 @@ from indexc.limits import DEFAULT_MAX_STATES
 class AutomatonLimits:
     max_states: int = DEFAULT_MAX_STATES
     max_nfa_states: int = 4 * DEFAULT_MAX_STATES
+    max_subset_states: int = 4 * DEFAULT_MAX_STATES
     max_table_cells: int = 64_000_000
 
     @classmethod
@@ -39,5 +47,6 @@ class AutomatonLimits:
         return cls(
             max_states=max_states,
             max_nfa_states=4 * max_states,
+            max_subset_states=4 * max_states,
             max_table_cells=max(cls.max_table_cells, 256 * max_states),
         )

@@ -130,13 +130,17 @@ def live_states(transitions: np.ndarray, accepting: np.ndarray) -> np.ndarray:
 
 
 def _live_states(offsets: np.ndarray, targets: np.ndarray, accepting: np.ndarray) -> np.ndarray:
+    live = np.zeros(len(offsets) - 1, dtype=bool)
+    live[_reached(*predecessor_lists(offsets, targets), np.flatnonzero(accepting), None)] = True
+    return live
+
+
+def predecessor_lists(offsets: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR ``(offsets, sources)`` of each state's predecessors, from its successor lists."""
     n = len(offsets) - 1
     sources = np.repeat(np.arange(n), np.diff(offsets))
     order = np.argsort(targets, kind="stable")
-    pred_offsets = np.searchsorted(targets[order], np.arange(n + 1))
-    live = np.zeros(n, dtype=bool)
-    live[_reached(pred_offsets, sources[order], np.flatnonzero(accepting), None)] = True
-    return live
+    return np.searchsorted(targets[order], np.arange(n + 1)), sources[order]
 
 
 # A DFA of at most this many states is searched in Python alone (a regex's: the numpy set-up

@@ -67,6 +67,7 @@ from indexc.automaton.normalize import NormalizedPattern, normalize
 from indexc.automaton.parse import parse_structure
 from indexc.automaton import regex_tree as rt
 from indexc.automaton.round_refinement import minimize_in_rounds
+from indexc.automaton.size_bound import check_minimal_size
 from indexc.automaton.utf8_expansion import expand_utf8
 from indexc.errors import LimitError, RegexError
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws, referenced_names
@@ -278,6 +279,7 @@ def tree_to_atom_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], limits:
         trimmed = live_part(atom_dfa.transitions, atom_dfa.accepting)
     if trimmed is None:
         raise RegexError("the schema matches no JSON text", source=source)
+    check_minimal_size(*trimmed, limits, source)
     return AtomDFA(*minimize_in_rounds(*trimmed)), partition
 
 

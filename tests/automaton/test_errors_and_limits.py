@@ -3,11 +3,15 @@ language, and the size limits (hostile regexes must fail with ``LimitError``).""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
+import numpy as np
 import pytest
 
 from indexc.automaton import AutomatonLimits, compile_regex
+from indexc.automaton import compile as compile_module
+from indexc.automaton.size_bound import distance_levels
 from indexc.errors import LimitError, RegexError
 
 UNSUPPORTED = [
@@ -118,6 +122,29 @@ def test_exponential_subset_construction_hits_the_state_limit():
         compile_regex(r"(a|b)*a(a|b){14}", max_states=2_000)
 
 
+def test_the_subset_construction_may_pass_max_states_before_minimisation():
+    # the three branches' digit runs are distinct subsets that minimisation merges: 5 states kept
+    pattern = r"(x[0-9]{1,3}|y[0-9]{1,3}|z[0-9]{1,3})+"
+    limits = AutomatonLimits(max_states=5, max_nfa_states=1_000, max_subset_states=20)
+    assert compile_regex(pattern, limits=limits).n_states == 5
+    with pytest.raises(LimitError, match="more than 5 states before minimisation"):
+        compile_regex(pattern, limits=dataclasses.replace(limits, max_subset_states=5))
+
+
+def test_a_long_shortest_text_is_refused_before_minimisation(monkeypatch):
+    # a{30}: 31 states, each at its own distance from acceptance, so no minimal DFA is smaller
+    def never(*args):
+        raise AssertionError("minimised")
+
+    monkeypatch.setattr(compile_module, "minimize_in_rounds", never)
+    limits = AutomatonLimits(max_states=30, max_nfa_states=1_000, max_subset_states=120)
+    with pytest.raises(LimitError, match="minimal DFA needs at least 31 states"):
+        compile_regex("a{30}", limits=limits)
+    # state 0 reaches acceptance in one step (column 1) as state 1 does: two distances
+    assert distance_levels(np.array([[1, 2], [-1, 2], [-1, -1]]), np.array([False, False, True])) == 2
+    assert distance_levels(np.array([[1], [2], [-1]]), np.array([False, False, True])) == 3
+
+
 def test_byte_level_limit_names_the_limit():
     # 13 character states, 342 byte states (\w's UTF-8 tree).
     pattern = r"(https?:\/\/)?([\da-z\.-]+)\.([a-z\.]{2,6})([\/\w \.-]*)*\/?"
@@ -128,7 +155,7 @@ def test_byte_level_limit_names_the_limit():
 
 def test_limits_object():
     limits = AutomatonLimits.for_max_states(10)
-    assert limits.max_states == 10 and limits.max_nfa_states == 40
+    assert limits.max_states == 10 and limits.max_nfa_states == 40 and limits.max_subset_states == 40
     with pytest.raises(LimitError):
         compile_regex(r"a{11}", limits=limits)
     with pytest.raises(ValueError):
