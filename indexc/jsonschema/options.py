@@ -17,17 +17,20 @@ Precedence: an option given explicitly (command line, API) wins over the schema'
 ``coerce_one_of`` are honoured the same way.
 
 Routing (``mode``): ``auto`` compiles a regular schema to one DFA and sends a recursive one
-(a ``$ref`` cycle), or one whose minimal DFA exceeds ``dfa_max_states`` (40,000), to the
-grammar path, as well as one whose construction passes ``--max-states``' limits (100,000
-states on the way, 400,000 NFA states); ``dfa`` and ``cfg`` force a path.  Until session 10
-the auto limit bounded the construction itself (20,000 states, NFA 80,000), which refused
-schemas whose *unminimised* DFA is large: MaskBench's pkg_schema went to the grammar path for
-a 5,997-state DFA.  The grammar path's cold masks are its slow ones: of session 10's 90
-grammar-path files (every 4th dev file), 42 now take the DFA path (DFAs of 1,715-36,688
-states) and the 90 files' masks over 200 us went 10,953 -> 5,000; four files lose a valid
-instance to the ``any_depth`` bound below (listed in BENCHMARKS.md).  Above 40,000 states the
-DFA compile costs more than the grammar path's (o13024: 51,781 states, 6.7 s against 0.6 s;
-sp_152: 55,843, 10.4 against 6.1 s).
+(a ``$ref`` cycle), or one whose minimal DFA exceeds ``dfa_max_states`` (60,000), to the
+grammar path, as well as one whose construction passes ``--max-states``' limits (400,000
+states before minimisation, 400,000 NFA states; ``automaton.limits``); ``dfa`` and ``cfg``
+force a path.  Until session 10 the auto limit bounded the construction itself (20,000
+states, NFA 80,000), which refused schemas whose *unminimised* DFA is large: MaskBench's
+pkg_schema went to the grammar path for a 5,997-state DFA.  The grammar path's cold masks are
+its slow ones: of session 10's 90 grammar-path files (every 4th dev file), 42 then took the
+DFA path (DFAs of 1,715-36,688 states) and the 90 files' masks over 200 us went 10,953 ->
+5,000; four files lose a valid instance to the ``any_depth`` bound below (listed in
+BENCHMARKS.md).  Session 15: the subset construction may reach 4x ``--max-states`` before
+minimisation (six files that stopped at 100,000 subsets have minimal DFAs of 6,654-33,007
+states), and the limit on the minimal DFA is 60,000 (was 40,000): the DFA compiles of o9852
+(46,642 states) and sp_152 (55,843) now cost less than their DFA attempt plus the grammar path
+(4.8 against 5.4 s, 7.5 against 8.8 s), o13024's (51,781) more (6.5 against 1.2 s).
 
 On the DFA path "any JSON value" (``true``, ``{}``, an object's unlisted properties) is
 nested at most ``any_depth`` levels deep (objects and arrays inside it beyond that depth must
@@ -62,7 +65,7 @@ class JsonSchemaOptions:
     coerce_one_of: bool | None = None
     mode: str = "auto"
     any_depth: int = 3
-    dfa_max_states: int = 40_000
+    dfa_max_states: int = 60_000
 
     def __post_init__(self):
         if self.mode not in MODES:
