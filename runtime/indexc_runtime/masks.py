@@ -122,6 +122,21 @@ class MaskStore:
             target[:] = self._zeros if form == MASK_SPARSE else self._ones
             target[index] = value
 
+    def or_into(self, mask_id: int, target: np.ndarray, scratch: np.ndarray) -> None:
+        """OR mask ``mask_id`` into ``target`` (one row of ``W`` int32 words): a dense or
+        materialised mask straight from its row, a sparse one into its words only; a complement
+        one through ``scratch`` (int32 rows, its row 0 overwritten).  A grammar configuration's
+        part 1 ORs 3-24 masks: through ``fill`` each was copied into a scratch row first (C's
+        union of 24 masks: 17.5 -> 7.3 us warm)."""
+        form, index, value, _, _, _ = self._entries[mask_id] or self.entry(mask_id)
+        if form == MASK_DENSE:
+            target |= index
+        elif form == MASK_SPARSE:
+            target[index] |= value
+        else:
+            self.fill(mask_id, scratch, 0)
+            target |= scratch[0]
+
     def contains(self, mask_id: int, token: int) -> bool:
         """Is ``token`` (already known to be in ``[0, vocab_size)``) in the mask?"""
         form, _, _, bits, start, end = self._entries[mask_id] or self.entry(mask_id)

@@ -65,3 +65,19 @@ def test_advance_and_batch_fill(big_index):
 def test_special_ids_come_from_their_section(big_index):
     assert np.array_equal(big_index.special_token_ids, np.arange(128_000, 128_256))
     assert big_index.eos_token_ids == handmade.BIG_EOS
+
+
+def test_or_into_is_the_or_of_each_form(big_index):
+    # every form, materialised or scattered, ORed into a row already holding other bits, some
+    # of them in the mask's own words (next to its tokens)
+    masks = big_index._masks
+    scratch = np.zeros((1, big_index.mask_words), dtype=np.int32)
+    for state in range(4):
+        start = np.zeros(32 * big_index.mask_words, dtype=bool)
+        start[np.random.default_rng(state).integers(0, 128_256, 300)] = True
+        start[MASKS[state][:100] ^ 1] = True
+        row = np.packbits(start, bitorder="little").view(np.int32).copy()
+        masks.or_into(big_index._automaton.state_mask[state], row, scratch)
+        expected = start.copy()
+        expected[MASKS[state]] = True
+        assert np.array_equal(np.unpackbits(row.view(np.uint8), bitorder="little").astype(bool), expected)

@@ -29,11 +29,10 @@ LEXEME_MEMO = 64  # memoised ORs of precomputed masks with their coverages (~65 
 
 def vocabulary_union(masks: MaskStore, mask_ids: tuple[int, ...], scratch: np.ndarray) -> np.ndarray:
     """The OR of stored masks in vocabulary order, int32 words (a new array; ``scratch``: one
-    row of ``masks.words`` int32 words the fills may overwrite)."""
+    row of ``masks.words`` int32 words a complement mask may overwrite)."""
     union = np.zeros(masks.words, dtype=np.int32)
     for mask_id in mask_ids:
-        masks.fill(mask_id, scratch, 0)
-        union |= scratch[0]
+        masks.or_into(mask_id, union, scratch)
     return union
 
 
