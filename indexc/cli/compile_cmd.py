@@ -24,7 +24,8 @@ def register(subparsers) -> None:
     what.add_argument("--grammar", metavar="FILE", help="a Lark (.lark) or GBNF (.gbnf) grammar file")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="artifact path (.idx; .zst for the compressed form)")
     p.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default 0: all cores)")
-    p.add_argument("--max-states", type=int, default=None, metavar="N", help="refuse a DFA with more states")
+    p.add_argument("--max-states", type=int, default=None, metavar="N",
+                   help="refuse a DFA with more states (default 100,000; its construction may reach 4x N before minimisation)")
     p.add_argument("--max-memory", type=_size, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
                    help="refuse a compile estimated to need more memory (bytes, or 512M, 4G; default 4G)")
     p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
