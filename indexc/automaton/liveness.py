@@ -34,6 +34,8 @@ leaves out the subsets' numbering (~1 ms) and the byte table's liveness search (
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from indexc.arrays import groups_by_first_appearance, run_positions, stable_argsort
@@ -153,16 +155,26 @@ _PYTHON_LEVEL_STATES = 128
 
 def _reached(offsets: np.ndarray, targets: np.ndarray, roots: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
     """The states reachable from ``roots`` through ``allowed`` states (all if None), in breadth-
-    first order: level by level, a level's new states in the order of their first mention in
-    its states' CSR lists, which is the order a queue would give.
+    first order: ``breadth_first_levels`` one after the other (a queue over Python lists for a
+    small DFA, ``_reached_in_python``)."""
+    if len(offsets) - 1 <= _NUMPY_FROM_STATES:
+        return _reached_in_python(offsets, targets, roots, allowed)
+    return np.array([q for level in breadth_first_levels(offsets, targets, roots, allowed) for q in level],
+                    dtype=np.int64)
+
+
+def breadth_first_levels(offsets: np.ndarray, targets: np.ndarray, roots: np.ndarray,
+                         allowed: np.ndarray | None = None) -> Iterator[list[int]]:
+    """The levels of a breadth-first search from ``roots`` (the first level) through ``allowed``
+    states (all if None), a level's new states in the order of their first mention in its
+    states' CSR lists, which is the order a queue would give.
 
     Levels are few and wide on most schema DFAs (Github_hard o12291: 84,903 states in 83
     levels) and numerous and narrow on a long bounded string (Github_easy o9901: 1,055 levels):
     wide levels go to numpy, narrow ones to Python lists.  Both read one ``seen`` memory (a
-    bytearray under a numpy view), so switching costs nothing."""
+    bytearray under a numpy view), so switching costs nothing.  Readers: ``_reached`` and
+    ``size_bound`` (which counts the levels of a backward search)."""
     n = len(offsets) - 1
-    if n <= _NUMPY_FROM_STATES:
-        return _reached_in_python(offsets, targets, roots, allowed)
     allowed_bytes = b"\x01" * n if allowed is None else allowed.astype(bool).tobytes()
     allowed_mask = np.frombuffer(allowed_bytes, dtype=np.bool_)
     seen_bytes = bytearray(n)
@@ -170,8 +182,8 @@ def _reached(offsets: np.ndarray, targets: np.ndarray, roots: np.ndarray, allowe
     seen[roots] = True
     lists: tuple[list[int], list[int]] | None = None  # made at the first narrow level
     frontier = roots.tolist()
-    order = list(frontier)
     while frontier:
+        yield frontier
         if len(frontier) > _PYTHON_LEVEL_STATES:
             states = np.asarray(frontier, dtype=np.int64)
             mentioned = targets[run_positions(offsets[states], offsets[states + 1] - offsets[states])]
@@ -179,7 +191,6 @@ def _reached(offsets: np.ndarray, targets: np.ndarray, roots: np.ndarray, allowe
             found_array = mentioned[groups_by_first_appearance(mentioned)[0]]
             seen[found_array] = True
             frontier = found_array.tolist()
-            order.extend(frontier)
             continue
         if lists is None:
             lists = (offsets.tolist(), targets.tolist())
@@ -191,8 +202,6 @@ def _reached(offsets: np.ndarray, targets: np.ndarray, roots: np.ndarray, allowe
                     seen_bytes[t] = 1
                     found.append(t)
         frontier = found
-        order.extend(found)
-    return np.array(order, dtype=np.int64)
 
 
 def _reached_in_python(offsets: np.ndarray, targets: np.ndarray, roots: np.ndarray,

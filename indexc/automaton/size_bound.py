@@ -7,13 +7,13 @@ refinement (one round per link): ``"ab" * 50_000`` (100,001 states) took 6.5 s t
 only for its byte DFA to be refused afterwards, where the construction used to stop at once.
 
 Equivalent states accept the same texts, so they have the same *shortest distance to
-acceptance*; in a live DFA whose longest such distance is ``D``, every distance ``0..D``
-occurs (a state at ``k`` steps to one at ``k - 1``), so the minimal DFA has at least ``D + 1``
-states.  One backward breadth-first search from the accepting states counts them
-(``distance_levels``): the 100 kB literal is refused in ~0.1 s, before minimisation.  Only a
-DFA with more states than the limit is searched (a smaller one cannot minimise past it).  A
-DFA that fits this bound and still minimises past the limit is refused after minimisation,
-as before (the byte-level check).
+acceptance*; in a live DFA whose longest such distance is ``D``, every distance ``0..D`` occurs
+(a state at ``k`` steps to one at ``k - 1``), so the minimal DFA has at least ``D + 1`` states.
+One backward breadth-first search from the accepting states counts them (``distance_levels``,
+``liveness.breadth_first_levels``): the 100 kB literal's compile is refused in 0.5 s, before
+minimisation.  Only a DFA with more states than the limit is searched (a smaller one cannot
+minimise past it).  A DFA that fits this bound and still minimises past the limit is refused
+after minimisation, as before (the byte-level check).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from indexc.automaton.limits import AutomatonLimits
-from indexc.automaton.liveness import predecessor_lists, successor_lists
+from indexc.automaton.liveness import breadth_first_levels, predecessor_lists, successor_lists
 from indexc.errors import LimitError
 
 
@@ -37,21 +37,7 @@ def check_minimal_size(transitions: np.ndarray, accepting: np.ndarray, limits: A
 
 
 def distance_levels(transitions: np.ndarray, accepting: np.ndarray) -> int:
-    """How many distinct shortest distances to an accepting state the (live) states have."""
+    """How many distinct shortest distances to an accepting state the (live) states have: the
+    levels of a backward breadth-first search from the accepting states."""
     offsets, sources = predecessor_lists(*successor_lists(transitions))
-    pred_offsets, preds = offsets.tolist(), sources.tolist()
-    seen = bytearray(transitions.shape[0])
-    frontier = np.flatnonzero(accepting).tolist()
-    for q in frontier:
-        seen[q] = 1
-    levels = 0
-    while frontier:
-        levels += 1
-        found = []
-        for q in frontier:
-            for p in preds[pred_offsets[q]:pred_offsets[q + 1]]:
-                if not seen[p]:
-                    seen[p] = 1
-                    found.append(p)
-        frontier = found
-    return levels
+    return sum(1 for _ in breadth_first_levels(offsets, sources, np.flatnonzero(accepting)))
