@@ -15,7 +15,7 @@ Each stage checks its own limit *before* it allocates, and a limit that is hit i
   minimisation merges.  Bounded by ``max_states`` itself, Github_hard o90957 (44 optional
   colour properties, three times) stopped at 100,000 subsets and went to the grammar path,
   whose minimal DFA is 15,569 states; six of the 48 grammar-path files of every 4th MaskBench
-  file were such (minimal DFAs of 6,654-33,007 states, 2.4-5.0 s to build).
+  file were such (minimal DFAs of 6,654-33,007 states, 2.5-4.9 s to compile).
 - ``max_nfa_states``: Thompson NFA states after expanding bounded repetitions; checked from
   the syntax tree before building.  Defaults to ``4 * max_states`` (a bounded repetition's
   NFA is a small multiple of its DFA).

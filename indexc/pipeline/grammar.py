@@ -95,8 +95,9 @@ def compile_grammar_ir(
 
 def _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens: int,
                     every_follower: np.ndarray | None):
-    """The (t, u) product automata for wide ``u``, and the masks of the pairs' start states:
-    (products, (distinct masks, mask id per pair)), or (None, None) when there are none.
+    """The (t, u) product automata for wide ``u`` and after the ``every_follower`` terminals, and
+    the masks of the pairs' start states: (products, (distinct masks, mask id per pair)), or
+    (products, None) when there is no pair.
     Only the start states are walked from (a few hundred of the products' thousands of states)."""
     sizes = np.array([m.size for m in masks.masks], dtype=np.int64)[masks.state_mask[lexer.starts]]
     products = build_products(lexer, earley, masks.byte_classes, masks.n_classes, sizes >= min_wide_tokens,

@@ -144,7 +144,6 @@ class MaskWalker:
         self._undecided = undecided
         self._trie_order = trie_order
         self._loop_exits = loop_exits
-        self._words = masks.words
         self._eos = np.array(sorted(set(eos_ids)), dtype=np.intp)
         self._limits = limits
         self._memo: OrderedDict[int, np.ndarray] = OrderedDict()
