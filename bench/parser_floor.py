@@ -20,6 +20,11 @@ p99 <= 200 µs over MaskBench's walks) are measured against it in ``BENCHMARKS.m
 memos the second walk still benefits from, so the floor is if anything low: the ORs of
 precomputed masks with their coverages, the loop regions' flags.
 
+The last column counts the cold masks over 200 µs that were computed and whose rows are
+byte-identical to a mask computed earlier in the same process (``repeat``): work a memo keyed
+finer than the mask's content did again, the most a coarser exact key could serve at a
+lookup's cost (``docs/grammar-path.md``, "Session 16").
+
     .venv/bin/python -m bench.parser_floor [--grammars c arithmetic] [--maskbench NAME ... | @LIST] [--json OUT]
 
 ``--maskbench`` takes MaskBench file names (in ``../shared/maskbench``) or paths; a file whose
@@ -30,6 +35,7 @@ schema takes the DFA path is reported as such (its masks are lookups).  Times ar
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -115,20 +121,24 @@ def measure(kind: str, name: str) -> dict:
             return {"path": compiled.extra.get("path")}
         documents = [encode(instance.text) for instance in case.instances]
     index = indexc_runtime.load(str(compiled.handle))
-    cold, computed = [], []
+    cold, computed, repeat, seen = [], [], [], set()
     for ids in documents:
-        cold += _walk(index, ids, record=computed)
+        cold += _walk(index, ids, record=computed, repeats=(repeat, seen))
     floor, replay = [], iter(computed)
     for ids in documents:
         floor += _walk(index, ids, replay=replay)
-    return {"path": "cfg", "masks": len(cold), "computed": sum(computed), "cold_us": cold, "floor_us": floor}
+    return {"path": "cfg", "masks": len(cold), "computed": sum(computed), "cold_us": cold, "floor_us": floor,
+            "repeat": repeat}
 
 
 def _walk(index, ids: list[int], *, record: list[bool] | None = None,
-          replay: Iterator[bool] | None = None) -> list[float]:
+          replay: Iterator[bool] | None = None,
+          repeats: tuple[list[bool], set[bytes]] | None = None) -> list[float]:
     """Fill (timed), check, advance along ``ids`` on a new matcher, up to a token the mask does
     not hold.  ``record``: append whether each mask was computed; ``replay``: whether each mask
-    was computed in the recorded walk, read in order: such a mask is dropped before its fill."""
+    was computed in the recorded walk, read in order: such a mask is dropped before its fill;
+    ``repeats`` (flags, digests seen): append whether each mask was computed and its row equals
+    an earlier computed one's (after the timing: the digest is not timed)."""
     import numpy as np
 
     from indexc_runtime.grammar.matcher import shared_memo
@@ -146,6 +156,12 @@ def _walk(index, ids: list[int], *, record: list[bool] | None = None,
         times.append((time.perf_counter_ns() - started) / 1000.0)
         if record is not None:
             record.append(walker.computed != before)
+        if repeats is not None:
+            flags, seen = repeats
+            digest = hashlib.blake2b(row.tobytes(), digest_size=16).digest() if walker.computed != before else None
+            flags.append(digest in seen)
+            if digest is not None:
+                seen.add(digest)
         if not (int(row[0, token >> 5]) >> (token & 31)) & 1:
             break  # an invalid instance (or a valid one the documented policy rejects) ends here
         matcher.advance(token)
@@ -153,17 +169,17 @@ def _walk(index, ids: list[int], *, record: list[bool] | None = None,
 
 
 COLUMNS = ["case", "masks", "cold p50 / p99 µs", "parser warm p50 / p99 µs",
-           "over 200 µs: cold / warm", "over 1 ms: cold / warm"]
+           "over 200 µs: cold / warm", "over 1 ms: cold / warm", "cold over 200 µs repeating a mask"]
 
 
 def render_table(rows: list[dict]) -> str:
     """One line per case, and the MaskBench files' masks pooled."""
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
-    pooled = {"cold_us": [], "floor_us": []}
+    pooled = {"cold_us": [], "floor_us": [], "repeat": []}
     for row in rows:
         if row["kind"] == "maskbench" and "cold_us" in row:
             for key in pooled:
-                pooled[key] += row[key]
+                pooled[key] += row.get(key, [])
         lines.append("| " + " | ".join([row["name"], *_cells(row)]) + " |")
     if pooled["cold_us"]:
         files = sum(1 for row in rows if row["kind"] == "maskbench" and "cold_us" in row)
@@ -173,12 +189,13 @@ def render_table(rows: list[dict]) -> str:
 
 def _cells(row: dict) -> list[str]:
     if "error" in row:
-        return ["error: " + row["error"].replace("|", "\\|")[:120], "", "", "", ""]
+        return ["error: " + row["error"].replace("|", "\\|")[:120], "", "", "", "", ""]
     if "cold_us" not in row:
-        return [f"{row['path']} path (lookups)", "", "", "", ""]
+        return [f"{row['path']} path (lookups)", "", "", "", "", ""]
     cold, floor = row["cold_us"], row["floor_us"]
     over = [f"{sum(us > line for us in cold):,} / {sum(us > line for us in floor):,}" for line in SLOW_US]
-    return [f"{len(cold):,}", _p50_p99(cold), _p50_p99(floor), *over]
+    repeated = sum(us > SLOW_US[0] and again for us, again in zip(cold, row.get("repeat", [])))
+    return [f"{len(cold):,}", _p50_p99(cold), _p50_p99(floor), *over, f"{repeated:,}"]
 
 
 def _p50_p99(values: list[float]) -> str:

@@ -17,6 +17,7 @@ def test_a_grammar_is_walked_cold_then_with_its_parser_warm():
     row = measure("grammar", "sql")
     assert row["path"] == "cfg" and len(row["cold_us"]) == len(row["floor_us"]) == row["masks"] > 0
     assert 0 < row["computed"] <= row["masks"]
+    assert len(row["repeat"]) == row["masks"] and sum(row["repeat"]) < row["computed"]  # the first computed row is new
     table = render_table([{"kind": "grammar", "name": "sql", **row}])
     assert f"| sql | {row['masks']} |" in table
 
@@ -41,3 +42,11 @@ def test_a_schema_on_the_dfa_path_is_reported_as_lookups(tmp_path):
     row = measure("maskbench", str(path))
     assert row == {"path": "dfa"}
     assert "dfa path (lookups)" in render_table([{"kind": "maskbench", "name": path.name, **row}])
+
+
+def test_the_last_column_counts_slow_cold_masks_that_repeat_an_earlier_row():
+    row = {"kind": "maskbench", "name": "x.json", "path": "cfg", "masks": 4,
+           "cold_us": [300.0, 250.0, 90.0, 1200.0], "floor_us": [50.0, 40.0, 30.0, 20.0],
+           "repeat": [False, True, True, True]}
+    line = next(line for line in render_table([row]).splitlines() if line.startswith("| x.json |"))
+    assert line.endswith("| 3 / 0 | 1 / 0 | 2 |")  # 250 and 1,200 repeat and are slow; 90 repeats, fast
