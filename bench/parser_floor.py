@@ -154,18 +154,23 @@ def _walk(index, ids: list[int], *, record: list[bool] | None = None,
         started = time.perf_counter_ns()
         matcher.fill_bitmask(row, row=0)
         times.append((time.perf_counter_ns() - started) / 1000.0)
+        computed = walker.computed != before
         if record is not None:
-            record.append(walker.computed != before)
+            record.append(computed)
         if repeats is not None:
-            flags, seen = repeats
-            digest = hashlib.blake2b(row.tobytes(), digest_size=16).digest() if walker.computed != before else None
-            flags.append(digest in seen)
-            if digest is not None:
-                seen.add(digest)
+            repeats[0].append(computed and _seen_before(row, repeats[1]))
         if not (int(row[0, token >> 5]) >> (token & 31)) & 1:
             break  # an invalid instance (or a valid one the documented policy rejects) ends here
         matcher.advance(token)
     return times
+
+
+def _seen_before(row, seen: set[bytes]) -> bool:
+    """Whether ``row``'s bytes are among those ``seen`` (then added to them)."""
+    digest = hashlib.blake2b(row.tobytes(), digest_size=16).digest()
+    found = digest in seen
+    seen.add(digest)
+    return found
 
 
 COLUMNS = ["case", "masks", "cold p50 / p99 µs", "parser warm p50 / p99 µs",
@@ -179,7 +184,7 @@ def render_table(rows: list[dict]) -> str:
     for row in rows:
         if row["kind"] == "maskbench" and "cold_us" in row:
             for key in pooled:
-                pooled[key] += row.get(key, [])
+                pooled[key] += row[key]
         lines.append("| " + " | ".join([row["name"], *_cells(row)]) + " |")
     if pooled["cold_us"]:
         files = sum(1 for row in rows if row["kind"] == "maskbench" and "cold_us" in row)
@@ -194,7 +199,7 @@ def _cells(row: dict) -> list[str]:
         return [f"{row['path']} path (lookups)", "", "", "", "", ""]
     cold, floor = row["cold_us"], row["floor_us"]
     over = [f"{sum(us > line for us in cold):,} / {sum(us > line for us in floor):,}" for line in SLOW_US]
-    repeated = sum(us > SLOW_US[0] and again for us, again in zip(cold, row.get("repeat", [])))
+    repeated = sum(us > SLOW_US[0] and again for us, again in zip(cold, row["repeat"]))
     return [f"{len(cold):,}", _p50_p99(cold), _p50_p99(floor), *over, f"{repeated:,}"]
 
 
