@@ -41,15 +41,23 @@ def greedy_tokens(text: bytes, vocab) -> list[int]:
     return ids
 
 
-@pytest.mark.parametrize("boundary_masks, loop_exits", [("every", False), ("wide", False), ("none", False),
-                                                         ("every", True)],
-                         ids=["every_pair", "wide_pairs", "live_walk_only", "every_loop_exit"])
+@pytest.mark.parametrize("boundary_masks, loop_exits, open_places",
+                         [("every", False, False), ("wide", False, False), ("none", False, False),
+                          ("every", True, False), ("none", True, True)],
+                         ids=["every_pair", "wide_pairs", "live_walk_only", "every_loop_exit",
+                              "wide_coverage_as_open_places"])
 @pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
-def test_masks_equal_the_oracle_on_the_sample_and_random_walks(grammar_file, boundary_masks, loop_exits, tmp_path,
-                                                                monkeypatch):
+def test_masks_equal_the_oracle_on_the_sample_and_random_walks(grammar_file, boundary_masks, loop_exits, open_places,
+                                                                tmp_path, monkeypatch):
+    """``open_places``: the runtime's setting, where a small vocabulary's wide coverages (every
+    one, without boundary masks) are served as open places (``OPEN_FROM_WIDE``); the other
+    variants keep them wide, so that the trie walk and its loop jumps are what is checked."""
     import indexc_runtime.grammar.loop_exits as exits
+    import indexc_runtime.grammar.walker as walker
 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1 if loop_exits else 1 << 40)  # every loop, or none
+    if not open_places:
+        monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)
     text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:400]
     ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
     vocab = vocabulary_from_text(text, pieces=80)

@@ -68,17 +68,23 @@ CASES = {
 
 
 @pytest.mark.parametrize("loop_exits, levels", [(False, "python"), (True, "python"), (True, "numpy"),
-                                                 (True, "numpy_then_python")],
-                         ids=["root_starts", "loop_exits", "loop_exits_numpy_levels", "loop_exits_handed_to_python"])
+                                                 (True, "numpy_then_python"), (True, "open_places")],
+                         ids=["root_starts", "loop_exits", "loop_exits_numpy_levels", "loop_exits_handed_to_python",
+                              "wide_coverage_as_open_places"])
 @pytest.mark.parametrize("boundary_masks", ["every", "wide", "none"], ids=["every_pair", "wide_pairs", "live_walk_only"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, loop_exits, levels, tmp_path,
                                                    monkeypatch):
+    """``open_places``: the runtime's setting, where a small vocabulary's wide coverages are all
+    served as open places (``OPEN_FROM_WIDE``); the other variants keep them wide, so that the
+    trie walk, its loop jumps and its levels are what is checked."""
     import indexc_runtime.grammar.loop_exits as exits
     import indexc_runtime.grammar.walker as walker
 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1 if loop_exits else 1 << 40)  # every loop, or none
-    if levels != "python":  # small vocabularies never fill a numpy level: force them (and the loop jumps in them)
+    if levels != "open_places":
+        monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)
+    if levels not in ("python", "open_places"):  # small vocabularies never fill a numpy level: force them (and the loop jumps in them)
         monkeypatch.setattr(walker, "NARROW", 0)
         # "numpy": never hand a level's live pairs to the Python tail; else once they hold 3 tokens or fewer
         monkeypatch.setattr(walker, "TAIL_TOKENS", -1 if levels == "numpy" else 3)
@@ -100,6 +106,7 @@ def test_the_walk_jumps_over_a_loop_region_that_starts_below_the_root(tmp_path, 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1)
     monkeypatch.setattr(walker, "NARROW", 0)
     monkeypatch.setattr(walker, "TAIL_TOKENS", -1)
+    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # a small vocabulary's coverages stay wide: walked
     taken = []
     jumps = walker.MaskWalker._loop_jumps
 

@@ -78,8 +78,10 @@ def test_a_stored_loop_set_is_answered_without_a_build(tmp_path, monkeypatch):
     """Regions served from the file along the oracle's random walks: ``find_region`` is only
     called for sets the compiler did not store (a configuration-level loop at the walk's root)."""
     import indexc_runtime.grammar.loop_exits as exits
+    import indexc_runtime.grammar.walker as walker
 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1)
+    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # a small vocabulary's coverages stay wide: walked
     ir = load_grammar((GRAMMARS / "gbnf/json.gbnf").read_text(), source="json.gbnf")
     vocab = vocabulary_from_text((GRAMMARS / "samples" / "json.json").read_text()[:400], pieces=80)
     index = compiled_index(ir, vocab, tmp_path, boundary_masks="none")

@@ -156,7 +156,7 @@ def test_a_start_mask_over_a_limit_is_a_compile_error_and_writes_nothing(tmp_pat
 
     vocab = small_vocabulary(PIECES)
     result = compile_grammar_ir(BRACKETS, vocab, build_trie(vocab), source="brackets")
-    monkeypatch.setattr(MaskWalker, "_walk", over_budget)  # the start mask the writer asks the runtime for
+    monkeypatch.setattr(MaskWalker, "_computed", over_budget)  # the start mask the writer asks the runtime for
     with pytest.raises(LimitError, match="start mask.*walk_budget"):
         write(result, vocab, str(tmp_path / "b.idx"))
     assert list(tmp_path.iterdir()) == []

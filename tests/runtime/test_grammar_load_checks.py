@@ -22,7 +22,7 @@ import indexc_runtime
 import surgery
 from indexc_runtime import ArtifactError, TokenNotAllowed
 from indexc_runtime.grammar import GrammarLimitExceeded
-from indexc_runtime.grammar import tables
+from indexc_runtime.grammar import tables, walker
 from indexc_runtime.grammar.coverage import TrieOrderMasks
 
 GOLDEN = Path(__file__).resolve().parents[1] / "grammar_path" / "golden"
@@ -122,7 +122,8 @@ TOKEN = EXPECTED["walk"][0]  # token 1: classes [0, 1) of the data, read by the 
     ("token_class_offsets", _set(-1, 44), "offsets must rise from 0 to 43"),
     ("token_class_offsets", _set(3, -1), "offsets must rise from 0 to 43"),
 ])
-def test_token_class_bounds_are_checked_on_the_first_advance_and_by_verify(name, change, message):
+def test_token_class_bounds_are_checked_on_the_first_advance_and_by_verify(name, change, message, monkeypatch):
+    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # the first mask walks the trie: it reads no token's classes
     data = surgery.rewrite_section(RAW, name, change)
     matcher = indexc_runtime.load(data).matcher()
     matcher.allowed_token_ids()  # the first mask does not read them
@@ -131,6 +132,21 @@ def test_token_class_bounds_are_checked_on_the_first_advance_and_by_verify(name,
     assert matcher.state == matcher._configs.initial and not matcher._history
     with pytest.raises(ArtifactError, match=f"section '{name}': {message}"):
         indexc_runtime.load(data, verify=True)
+
+
+@pytest.mark.parametrize("name, change, message", [
+    ("token_class_data", _set(0, 8), "values must lie in \\[0, 7\\]"),
+    ("token_class_offsets", _set(-1, 44), "offsets must rise from 0 to 43"),
+])
+def test_token_class_bounds_are_checked_by_a_first_mask_that_steps_open_tokens(name, change, message):
+    """The golden grammar's small vocabulary leaves a few tokens open, which the first mask
+    past the start steps by their classes (``walker.OPEN_FROM_WIDE``): the same clear error
+    there, and a matcher that has not moved."""
+    data = surgery.rewrite_section(RAW, name, change)
+    matcher = indexc_runtime.load(data).matcher()
+    with pytest.raises(ArtifactError, match=f"section '{name}': {message}"):
+        matcher.allowed_token_ids()
+    assert matcher.state == matcher._configs.initial and not matcher._history
 
 
 def test_token_class_offsets_out_of_order_are_refused_where_a_span_is_read_and_by_verify():

@@ -45,6 +45,7 @@ class TrieOrderMasks:
     def __init__(self, masks: MaskStore, sorted_tokens: np.ndarray):
         self._masks = masks
         self._sorted_tokens = sorted_tokens
+        self.places = int(sorted_tokens.size)  # the trie's tokens, one place each
         self.words = (sorted_tokens.size + 31) // 32 + 1  # one spare zero word: a run may end at the last token
         self._rows: dict[int, np.ndarray] = {}
         self._scratch = np.zeros((1, masks.words), dtype=np.int32)
@@ -141,7 +142,9 @@ class Coverage:
     coverage is an ``OpenPlaces`` instead (its open places, from the sets' places, no trie-order
     row of the masks: the rows' first-use gathers, ~0.15 ms each with Llama-3, were a third of
     C's cold walk); past it (RFC-XML's text states: 122k, all splits), the masks' rows and the
-    sets' rows cost less than the sets' token ids for each new configuration.
+    sets' rows cost less than the sets' token ids for each new configuration.  A wide coverage
+    that leaves few tokens open anyway is handed to the walker as an ``OpenPlaces``
+    (``narrowed``: RFC-XML's text, 122k undecided tokens, ~400 of them open).
     """
 
     @classmethod
@@ -155,17 +158,36 @@ class Coverage:
             for row in undecided_rows:
                 undecided |= row
             bits |= ~undecided
-        return cls(bits)
+        return cls(bits, rows.places)
 
     wide = True  # many tokens may be open (``OpenPlaces``: a few)
     places_py = None  # (``OpenPlaces``: the open places, which the walk's tail tests instead of the bits)
 
-    def __init__(self, bits: np.ndarray):
+    def __init__(self, bits: np.ndarray, places_total: int):
+        self.places_total = places_total  # the trie's tokens (``bits`` has a spare word past them)
         self.bits = bits
         self.word_prefix = np.zeros(bits.size + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(bits), out=self.word_prefix[1:])
         self.bits_py = memoryview(bits)
         self.prefix_py = memoryview(self.word_prefix)
+
+    def narrowed(self, most: int) -> "Coverage | OpenPlaces":
+        """The same coverage as ``OpenPlaces`` (its open places: the zero bits below the trie's
+        token count) when it leaves at most ``most`` places open, else itself.
+
+        A wide coverage may leave few tokens open: every token of RFC-XML's text is undecided
+        (all splits of ``text+``), but its in-lexeme and boundary masks allow all of them but
+        ~400.  Counting them is one prefix lookup; finding them reads only the words with a zero
+        bit."""
+        size = self.places_total
+        if size - self._before(size) > most:
+            return self
+        words = self.bits[: (size + 31) // 32]
+        partial = np.flatnonzero(words != 0xFFFFFFFF)
+        flags = np.unpackbits(words[partial].view(np.uint8).reshape(-1, 4), axis=1, bitorder="little")
+        rows, columns = np.nonzero(flags == 0)
+        places = partial[rows] * 32 + columns  # ascending: words in order, bits in order within each
+        return OpenPlaces(places[places < size])
 
     def open_runs(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """True where the token run [lo, hi) holds a token not yet allowed (vectorised).

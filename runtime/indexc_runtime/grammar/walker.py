@@ -61,7 +61,11 @@ sample prefers fewer: its open tokens are dash runs, which the walk enters as ch
 with 636 open tokens: 570-793 us stepped, 355-651 us walked), so its two masks over 1 ms are
 stepped ones; the bench's p99 decided for 2,048.  From ``WIDE_STEPS`` (512) open tokens on, their
 first classes are stepped together in numpy, then the rest one by one (``_alive_tokens_wide``):
-inside a long string (``maxLength`` over 128) a mask has ~1,000 of them.
+inside a long string (``maxLength`` over 128) a mask has ~1,000 of them.  A *wide* coverage
+that leaves at most ``OPEN_FROM_WIDE`` tokens open is turned into their places
+(``Coverage.narrowed``) and stepped the same way: RFC-XML's text content has every token
+undecided (all splits of ``text+``) but only ~400 open, which the trie walk reached through
+4-5 numpy levels.
 
 The mask of each configuration is memoised (bounded, least recently used), and by its future
 (``futures``: configurations that differ only in origins scanning to one set share a mask; a
@@ -116,6 +120,14 @@ CLASS_CHAINS_MEMO = 4096
 # one fresh process a file, one pass each): no limit 10.6 -> 21.5 s (thousands of open tokens
 # stepped one by one), 512: 10.1 s, 2,048: 9.2 s, masks over 200 us 14,343 -> 11,978 / 11,835.
 OPEN_TOKENS = 2048
+# A wide coverage (every token undecided, or undecided sets of WIDE_UNDECIDED tokens or more)
+# whose precomputed masks leave at most OPEN_FROM_WIDE tokens open is served as the open tokens'
+# places (``Coverage.narrowed``), stepped one by one like a narrow one's, instead of walked in
+# the trie.  RFC-XML's text content: 122k undecided tokens (all splits of ``text+``), 359-412 of
+# them open, which the wide walk reached through 4-5 numpy levels and the loop regions' bookkeeping
+# (~0.5-1.5 ms a mask); stepped, its cold walk 33-36 -> 30-31 ms and its p99 1,467-1,594 ->
+# 1,046-1,109 us on the same host (three interleaved pairs, every mask the same).
+OPEN_FROM_WIDE = OPEN_TOKENS
 # At least WIDE_STEPS open tokens are stepped together in numpy (``_alive_tokens_wide``), one
 # class position a level, for at most STEP_LEVELS levels or until at most STEP_HANDOFF tokens
 # are still going; the rest go on one by one.  Session 13, cold walks of all instances, process
@@ -286,9 +298,10 @@ class MaskWalker:
         if coverage is None:
             sets, words = self._undecided, self._trie_order.words
             if undecided is None:
-                coverage = Coverage.of_masks(self._trie_order, mask_ids, row)
+                coverage = Coverage.of_masks(self._trie_order, mask_ids, row).narrowed(OPEN_FROM_WIDE)
             elif sum(map(sets.size, undecided)) >= WIDE_UNDECIDED:
-                coverage = Coverage.of_masks(self._trie_order, mask_ids, row, [sets.row(k, words) for k in undecided])
+                coverage = Coverage.of_masks(self._trie_order, mask_ids, row,
+                                             [sets.row(k, words) for k in undecided]).narrowed(OPEN_FROM_WIDE)
             else:
                 coverage = OpenPlaces.of_undecided([sets.probes(k) for k in undecided], row)
             coverages[undecided] = coverage
