@@ -139,9 +139,10 @@ def test_token_class_bounds_are_checked_on_the_first_advance_and_by_verify(name,
     ("token_class_offsets", _set(-1, 44), "offsets must rise from 0 to 43"),
 ])
 def test_token_class_bounds_are_checked_by_a_first_mask_that_steps_open_tokens(name, change, message):
-    """The golden grammar's small vocabulary leaves a few tokens open, which the first mask
-    past the start steps by their classes (``walker.OPEN_FROM_WIDE``): the same clear error
-    there, and a matcher that has not moved."""
+    """The golden grammar (format 3: no undecided sets, no stored start mask) leaves every
+    token undecided but, with its small vocabulary, few open: the first mask steps them by
+    their classes (``walker.OPEN_FROM_WIDE``), so it meets the bad rows first. The same clear
+    error there, and a matcher that has not moved."""
     data = surgery.rewrite_section(RAW, name, change)
     matcher = indexc_runtime.load(data).matcher()
     with pytest.raises(ArtifactError, match=f"section '{name}': {message}"):
