@@ -17,13 +17,20 @@ origin set unchanged (it starts the same fresh threads again).  The configuratio
 
 Configurations are interned (id = sorted threads + accepting flag) and their transitions kept
 in a table ``configs x classes`` filled lazily (``UNKNOWN`` until first asked): this is a DFA
-over configurations built on demand.  It is held as Python lists (``rows``: ``advance`` reads
+over configurations built on demand.  It is held as Python rows (``rows``: ``advance`` reads
 one entry per byte, the open tokens' steps and the walk's tail read them) and as a numpy array
-for the walk's numpy levels (one gather per trie level), written from the lists when it is
+for the walk's numpy levels (one gather per trie level), written from the rows when it is
 read (``table``): most configurations are only ever stepped in Python, and writing their numpy
 rows and cells as they were made cost ~4 us a new configuration (seven grammar-path MaskBench
 files, cold walks, 5 interleaved pairs: walk CPU median 1,043 -> 1,012 ms, masks over 200 us
 1,621 -> 1,564, every mask byte-identical; the bundled grammars' walks unchanged within noise).
+A row is an ``array("i")``, not a list: the cyclic garbage collector does not track it, where
+the lists were most of what a full collection visited once a memo had grown (o39444 after its
+cold walks: 5,421 lists holding 412k entries, against 28k other tracked objects), and such a
+collection lands in one mask.  Six grammar-path MaskBench files, two interleaved pairs, every
+mask the same: masks over 1 ms 245 -> 206, over 200 us 2,730 -> 2,689, fills 1,861 -> 1,810 ms
+(both passes summed); the bundled samples the same within noise (RFC-XML's p99 1,154-1,368 ->
+934-1,184 us, C's 953-1,589 -> 986-1,272).
 Limits: threads per configuration and configurations per memo (``GrammarLimits``).
 
 A step depends on the class only through the lexer states its threads go to, so when the walk
@@ -33,6 +40,8 @@ which 395 distinct (configuration, next states) pairs; now 494 (session 10).
 """
 
 from __future__ import annotations
+
+from array import array
 
 import numpy as np
 
@@ -60,11 +69,11 @@ class Configs:
         self.threads: list[tuple[tuple[int, int, int], ...]] = []
         self.accepting: list[bool] = []
         self.loop_state: list[int] = []  # per configuration: the lexer state it loops in, or -1 (``_loop_state``)
-        self.rows: list[list[int]] = []  # the transitions as Python lists, the truth (``next``, the walk's tail)
+        self.rows: list[array] = []  # the transitions as int32 arrays, the truth (``next``, the walk's tail)
         self._table = np.full((64, n_classes), UNKNOWN, dtype=np.int32)  # the same, for numpy reads (``table``)
         self._synced = 0  # configurations whose rows the numpy table has (ids below: those made before its last read)
         self._unsynced_cells: tuple[list[int], list[int], list[int]] = ([], [], [])  # their cells filled since
-        self._row_templates: dict[int, list[int]] = {}  # live-class bits -> a new row
+        self._row_templates: dict[int, array] = {}  # live-class bits -> a new row
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
         self.initial = self._intern(set(self.fresh(sets.initial)), sets.accepting[sets.initial])
 
@@ -88,7 +97,8 @@ class Configs:
             grown[: self._table.shape[0]] = self._table
             self._table = grown
         if self._synced < made:
-            self._table[self._synced:made] = self.rows[self._synced:made]
+            written = np.frombuffer(b"".join(self.rows[self._synced:made]), dtype=np.int32)
+            self._table[self._synced:made] = written.reshape(made - self._synced, -1)
             self._synced = made
         configs, classes, found = self._unsynced_cells
         if configs:
@@ -201,7 +211,7 @@ class Configs:
         self.threads.append(tuple(threads))
         self.accepting.append(accepting)
         self.loop_state.append(self._loop_state(threads, accepting))
-        row = self._row_template(self.threads[config]).copy()
+        row = self._row_template(self.threads[config])[:]
         if self.loop_state[config] >= 0:
             self._loop_to_itself(config, self.loop_state[config], row)
         self.rows.append(row)
@@ -219,13 +229,13 @@ class Configs:
         (_, _, state), = threads
         return -1 if self._lexer.accepting[state] else state
 
-    def _loop_to_itself(self, config: int, state: int, row: list[int]) -> None:
+    def _loop_to_itself(self, config: int, state: int, row: array) -> None:
         """Set the configuration's row to itself on its loop state's loop classes (6,037 of the
         13,238 transitions the parser still computed on the pkg_schema walk)."""
         for byte_class in self._lexer.loop_classes(state):
             row[byte_class] = config
 
-    def _row_template(self, threads: tuple[tuple[int, int, int], ...]) -> list[int]:
+    def _row_template(self, threads: tuple[tuple[int, int, int], ...]) -> array:
         """A new configuration's first row: ``DEAD`` on every class no thread survives, else ``UNKNOWN``.
 
         Which classes a thread survives depends on its lexer state alone, so the dead entries
@@ -237,5 +247,5 @@ class Configs:
         found = self._row_templates.get(live)
         if found is None:
             width = self._table.shape[1]
-            found = self._row_templates[live] = [UNKNOWN if live >> c & 1 else DEAD for c in range(width)]
+            found = self._row_templates[live] = array("i", [UNKNOWN if live >> c & 1 else DEAD for c in range(width)])
         return found
