@@ -95,6 +95,24 @@ def _run_one(kind: str, name: str) -> dict:
 
 def measure(kind: str, name: str) -> dict:
     """Compile one case, then its cold and parser-warm walks (this process)."""
+    found = compiled_case(kind, name)
+    if isinstance(found, dict):
+        return found
+    index, documents = found
+    cold, computed, repeat, seen = [], [], [], set()
+    for ids in documents:
+        cold += _walk(index, ids, record=computed, repeats=(repeat, seen))
+    floor, replay = [], iter(computed)
+    for ids in documents:
+        floor += _walk(index, ids, replay=replay)
+    return {"path": "cfg", "masks": len(cold), "computed": sum(computed), "cold_us": cold, "floor_us": floor,
+            "repeat": repeat}
+
+
+def compiled_case(kind: str, name: str):
+    """A case compiled and loaded, with its documents' token ids: ``(index, documents)``, or
+    ``{"path": ...}`` for a MaskBench schema that does not take the grammar path.  Also
+    ``bench/key_bounds.py``'s cases."""
     import indexc_runtime
     from bench.bench_regex import resolve_eos_ids
     from bench.maskbench.worker import text_encoder
@@ -120,15 +138,7 @@ def measure(kind: str, name: str) -> dict:
         if compiled.extra.get("path") != "cfg":
             return {"path": compiled.extra.get("path")}
         documents = [encode(instance.text) for instance in case.instances]
-    index = indexc_runtime.load(str(compiled.handle))
-    cold, computed, repeat, seen = [], [], [], set()
-    for ids in documents:
-        cold += _walk(index, ids, record=computed, repeats=(repeat, seen))
-    floor, replay = [], iter(computed)
-    for ids in documents:
-        floor += _walk(index, ids, replay=replay)
-    return {"path": "cfg", "masks": len(cold), "computed": sum(computed), "cold_us": cold, "floor_us": floor,
-            "repeat": repeat}
+    return indexc_runtime.load(str(compiled.handle)), documents
 
 
 def _walk(index, ids: list[int], *, record: list[bool] | None = None,
