@@ -17,7 +17,8 @@ The candidates (``CANDIDATES``), each the exact future key (``futures.future_key
 - ``no chunk position``: the lexer state dropped from each thread of a long terminal (a chunk of
   a long string: ``horizon``) and from every thread of the same origin (the string's tail): the
   position inside a 32-character chunk, where far from the string's bounds every position has
-  one mask;
+  one mask (any long terminal counts: the SQL grammar, folded into one long terminal, shows
+  conflicts, as it should);
 - ``origins to one level``: each thread's scan set (or origin) replaced by that set's expected
   terminals and accepting flag: nesting depths and instances that a token cannot tell apart.
 
@@ -26,9 +27,7 @@ The candidates (``CANDIDATES``), each the exact future key (``futures.future_key
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import sys
 import time
 from pathlib import Path
@@ -38,11 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` importable
     sys.path.insert(0, str(REPO))
 
-from bench.bench_grammar import CASES  # noqa: E402
-from bench.fresh_process import add_one_option, print_one, run_one  # noqa: E402
-from bench.parser_floor import SLOW_US, _names, compiled_case  # noqa: E402
-
-TIMEOUT_S = 600
+from bench.parser_floor import SLOW_US, compiled_case, run_cases  # noqa: E402
 
 
 def no_chunk_position(walker, config: int) -> tuple:
@@ -83,24 +78,7 @@ CANDIDATES: dict[str, Callable] = {"no chunk position": no_chunk_position,
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--grammars", nargs="*", default=list(CASES), choices=sorted(CASES))
-    parser.add_argument("--maskbench", nargs="*", default=[], metavar="NAME",
-                        help="MaskBench file names, or @LIST: a file of them, one a line")
-    parser.add_argument("--json", metavar="OUT", help="also write the rows as JSON")
-    add_one_option(parser, ("KIND", "NAME"))
-    args = parser.parse_args(argv)
-    if args.one:
-        return print_one(args.one, measure)
-    cases = [("grammar", name) for name in args.grammars] + [("maskbench", name) for name in _names(args.maskbench)]
-    rows = []
-    for kind, name in cases:
-        rows.append({"kind": kind, "name": name, **run_one("bench.key_bounds", [kind, name], TIMEOUT_S)})
-        print(f"{name}: done", file=sys.stderr, flush=True)
-    print(render_table(rows))
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
-    return 0
+    return run_cases(argv, __doc__, "bench.key_bounds", measure, render_table, lambda row: "done")
 
 
 def measure(kind: str, name: str) -> dict:

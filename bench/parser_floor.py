@@ -56,7 +56,14 @@ TIMEOUT_S = 600
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    return run_cases(argv, __doc__, "bench.parser_floor", measure, render_table, _summary)
+
+
+def run_cases(argv: list[str], doc: str, module: str, measure_one, render, summary) -> int:
+    """The command line of this tool and ``bench/key_bounds.py``: the cases (``--grammars``,
+    ``--maskbench``), each measured in a fresh interpreter (``module``'s ``measure_one``), the
+    table (``render``) and ``--json``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--grammars", nargs="*", default=list(CASES), choices=sorted(CASES))
     parser.add_argument("--maskbench", nargs="*", default=[], metavar="NAME",
                         help="MaskBench file names, or @LIST: a file of them, one a line")
@@ -64,13 +71,13 @@ def main(argv: list[str]) -> int:
     add_one_option(parser, ("KIND", "NAME"))
     args = parser.parse_args(argv)
     if args.one:
-        return print_one(args.one, measure)
+        return print_one(args.one, measure_one)
     cases = [("grammar", name) for name in args.grammars] + [("maskbench", name) for name in _names(args.maskbench)]
     rows = []
     for kind, name in cases:
-        rows.append({"kind": kind, "name": name, **_run_one(kind, name)})
-        print(f"{name}: {_summary(rows[-1])}", file=sys.stderr, flush=True)
-    print(render_table(rows))
+        rows.append({"kind": kind, "name": name, **run_one(module, [kind, name], TIMEOUT_S)})
+        print(f"{name}: {summary(rows[-1])}", file=sys.stderr, flush=True)
+    print(render(rows))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0
@@ -86,11 +93,6 @@ def _names(specs: list[str]) -> list[str]:
         else:
             names.append(spec)
     return names
-
-
-def _run_one(kind: str, name: str) -> dict:
-    """``measure`` in a fresh interpreter (its JSON line), or the error that stopped it."""
-    return run_one("bench.parser_floor", [kind, name], TIMEOUT_S)
 
 
 def measure(kind: str, name: str) -> dict:
