@@ -63,6 +63,20 @@ def origins_to_one_level(walker, config: int) -> tuple:
     return frozenset(keyed), configs.accepting[config]
 
 
+def terminals_only(walker, config: int) -> tuple:
+    """``origins to one level`` without the lexer states: each thread's terminal and its scan
+    set's expected terminals and accepting flag (a bound on any key that keeps no more)."""
+    keyed, accepting = origins_to_one_level(walker, config)
+    return frozenset((terminal, after) for terminal, _, after in keyed), accepting
+
+
+def same_part_one(walker, config: int) -> tuple:
+    """The precomputed masks the mask starts from and the undecided sets its walk looks at
+    (``MaskWalker._precomputed_masks``), and the accepting flag: the same open tokens, whatever
+    the configuration (a bound on any key that stops before the walk)."""
+    return walker._precomputed_masks(config), walker._configs.accepting[config]
+
+
 def _thread_future(walker, origin: int, terminal: int, state: int):
     """One thread's part of ``futures.future_key`` (the same three cases)."""
     configs, lexer, horizon = walker._configs, walker._lexer, walker._horizon
@@ -74,7 +88,9 @@ def _thread_future(walker, origin: int, terminal: int, state: int):
 
 
 CANDIDATES: dict[str, Callable] = {"no chunk position": no_chunk_position,
-                                   "origins to one level": origins_to_one_level}
+                                   "origins to one level": origins_to_one_level,
+                                   "terminals only": terminals_only,
+                                   "same part 1": same_part_one}
 
 
 def main(argv: list[str]) -> int:
