@@ -38,6 +38,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``tests`` i
     sys.path.insert(0, str(REPO))
 
 from bench.parser_floor import SLOW_US, compiled_case, run_cases  # noqa: E402
+from indexc_runtime.grammar.futures import thread_keys  # noqa: E402
 
 
 def no_chunk_position(walker, config: int) -> tuple:
@@ -46,9 +47,9 @@ def no_chunk_position(walker, config: int) -> tuple:
     threads = configs.threads[config]
     long_origins = {origin for origin, terminal, _ in threads
                     if terminal in horizon.candidates and horizon._lengths.is_long(terminal)}
-    return (frozenset((terminal, None if origin in long_origins else state,
-                       _thread_future(walker, origin, terminal, state))
-                      for origin, terminal, state in threads), configs.accepting[config])
+    keyed = thread_keys(configs, walker._lexer, threads, horizon)
+    return (frozenset((terminal, None if origin in long_origins else state, key)
+                      for (origin, _, _), (terminal, state, key) in zip(threads, keyed)), configs.accepting[config])
 
 
 def origins_to_one_level(walker, config: int) -> tuple:
@@ -75,16 +76,6 @@ def same_part_one(walker, config: int) -> tuple:
     (``MaskWalker._precomputed_masks``), and the accepting flag: the same open tokens, whatever
     the configuration (a bound on any key that stops before the walk)."""
     return walker._precomputed_masks(config), walker._configs.accepting[config]
-
-
-def _thread_future(walker, origin: int, terminal: int, state: int):
-    """One thread's part of ``futures.future_key`` (the same three cases)."""
-    configs, lexer, horizon = walker._configs, walker._lexer, walker._horizon
-    if terminal in configs.ignored or not lexer.boundary_masks(state):
-        return origin
-    if terminal in horizon.candidates:
-        return horizon.after(configs.sets.scan(origin, terminal), terminal)
-    return -2 - configs.sets.scan(origin, terminal)
 
 
 CANDIDATES: dict[str, Callable] = {"no chunk position": no_chunk_position,

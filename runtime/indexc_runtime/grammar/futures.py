@@ -57,13 +57,18 @@ def future_key(configs: Configs, lexer: LexerTables, config: int,
     values never meet: scans are encoded at -1 and below, origins are set ids).  With a
     ``horizon``, a thread of a long terminal (a chunk of a long string) keys its scan's set by
     ``TokenHorizon.after``: only as far as a token can read (a tuple, or the same encoding)."""
+    return frozenset(thread_keys(configs, lexer, configs.threads[config], horizon)), configs.accepting[config]
+
+
+def thread_keys(configs: Configs, lexer: LexerTables, threads, horizon: TokenHorizon | None = None):
+    """Each thread's ``(terminal, state, key)`` in ``future_key``, in the order of ``threads``
+    (``bench/key_bounds.py`` makes coarser keys from them)."""
     scan, ignored = configs.sets.scan, configs.ignored
     maybe_long = horizon.candidates if horizon is not None else _NONE
-    return (frozenset((terminal, state, origin if terminal in ignored or not lexer.boundary_masks(state)
-                       else -2 - scan(origin, terminal) if terminal not in maybe_long
-                       else horizon.after(scan(origin, terminal), terminal))
-                      for origin, terminal, state in configs.threads[config]),
-            configs.accepting[config])
+    return ((terminal, state, origin if terminal in ignored or not lexer.boundary_masks(state)
+             else -2 - scan(origin, terminal) if terminal not in maybe_long
+             else horizon.after(scan(origin, terminal), terminal))
+            for origin, terminal, state in threads)
 
 
 class FutureMasks:

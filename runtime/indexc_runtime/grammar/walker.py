@@ -297,13 +297,11 @@ class MaskWalker:
         coverage = coverages.get(undecided)
         if coverage is None:
             sets, words = self._undecided, self._trie_order.words
-            if undecided is None:
-                coverage = Coverage.of_masks(self._trie_order, mask_ids, row).narrowed(OPEN_FROM_WIDE)
-            elif sum(map(sets.size, undecided)) >= WIDE_UNDECIDED:
-                coverage = Coverage.of_masks(self._trie_order, mask_ids, row,
-                                             [sets.row(k, words) for k in undecided]).narrowed(OPEN_FROM_WIDE)
-            else:
+            if undecided is not None and sum(map(sets.size, undecided)) < WIDE_UNDECIDED:
                 coverage = OpenPlaces.of_undecided([sets.probes(k) for k in undecided], row)
+            else:
+                rows = None if undecided is None else [sets.row(k, words) for k in undecided]
+                coverage = Coverage.of_masks(self._trie_order, mask_ids, row, rows).narrowed(OPEN_FROM_WIDE)
             coverages[undecided] = coverage
         return row, coverage
 
