@@ -26,6 +26,16 @@ def bundled_tokenizer_file(name: str) -> Path:
     return path
 
 
+def keep_coverages_wide(monkeypatch) -> None:
+    """Walk every wide coverage in the trie, as the runtime does for a Llama-3-sized vocabulary,
+    instead of stepping its open tokens one by one: a small vocabulary leaves so few tokens open
+    that the runtime would step them all (``walker.OPEN_FROM_WIDE``), and the trie walk, its
+    loop jumps and its numpy levels would go untested."""
+    import indexc_runtime.grammar.walker as walker
+
+    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)
+
+
 @cache
 def _load_bundled(name: str) -> Vocabulary:
     return load_vocabulary(bundled_tokenizer_file(name))

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from indexc.grammar import load_grammar
+from tests.conftest import keep_coverages_wide
 from tests.grammar_path.helpers import EOS, assert_walks_agree, compiled_index, vocabulary_from_text
 from tests.reference.grammar_oracle import GrammarOracle
 
@@ -53,11 +54,10 @@ def test_masks_equal_the_oracle_on_the_sample_and_random_walks(grammar_file, bou
     one, without boundary masks) are served as open places (``OPEN_FROM_WIDE``); the other
     variants keep them wide, so that the trie walk and its loop jumps are what is checked."""
     import indexc_runtime.grammar.loop_exits as exits
-    import indexc_runtime.grammar.walker as walker
 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1 if loop_exits else 1 << 40)  # every loop, or none
     if not open_places:
-        monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)
+        keep_coverages_wide(monkeypatch)
     text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:400]
     ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
     vocab = vocabulary_from_text(text, pieces=80)

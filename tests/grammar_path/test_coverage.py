@@ -18,7 +18,7 @@ from indexc.pipeline import write
 from indexc.pipeline.grammar import compile_grammar_ir
 from indexc.trie import build_trie
 from indexc_runtime.grammar.coverage import Coverage, OpenPlaces
-from tests.conftest import bundled_tokenizer_file
+from tests.conftest import bundled_tokenizer_file, keep_coverages_wide
 from tests.reference.llguidance_oracle import LlgOracle
 
 GRAMMARS = Path(__file__).resolve().parents[1] / "data" / "grammars"
@@ -68,8 +68,6 @@ def _masks(path: Path, tokens: list[int]) -> list[bytes]:
 
 
 def test_rfc_text_masks_as_open_places_equal_the_wide_walk(bundled_vocabulary, tmp_path, monkeypatch):
-    import indexc_runtime.grammar.walker as walker
-
     vocab = bundled_vocabulary("llama3")
     text = (GRAMMARS / "lark" / "rfc.lark").read_text()
     write(compile_grammar_ir(load_grammar(text, source="rfc.lark"), vocab, build_trie(vocab), source=text),
@@ -86,7 +84,7 @@ def test_rfc_text_masks_as_open_places_equal_the_wide_walk(bundled_vocabulary, t
     monkeypatch.setattr(Coverage, "narrowed", counting)
     served = _masks(tmp_path / "rfc.idx", tokens)
     assert sum(narrowed) >= 3, narrowed  # text content after <title>, <section title=", ...
-    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)
+    keep_coverages_wide(monkeypatch)
     narrowed.clear()
     assert _masks(tmp_path / "rfc.idx", tokens) == served
     assert not any(narrowed)

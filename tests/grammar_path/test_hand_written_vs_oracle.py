@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import keep_coverages_wide
 from tests.grammar_path.helpers import assert_walks_agree, compiled_index, grammar, small_vocabulary
 from tests.reference.grammar_oracle import GrammarOracle
 
@@ -83,7 +84,7 @@ def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, loop_ex
 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1 if loop_exits else 1 << 40)  # every loop, or none
     if levels != "open_places":
-        monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)
+        keep_coverages_wide(monkeypatch)
     if levels not in ("python", "open_places"):  # small vocabularies never fill a numpy level: force them (and the loop jumps in them)
         monkeypatch.setattr(walker, "NARROW", 0)
         # "numpy": never hand a level's live pairs to the Python tail; else once they hold 3 tokens or fewer
@@ -106,7 +107,7 @@ def test_the_walk_jumps_over_a_loop_region_that_starts_below_the_root(tmp_path, 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1)
     monkeypatch.setattr(walker, "NARROW", 0)
     monkeypatch.setattr(walker, "TAIL_TOKENS", -1)
-    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # a small vocabulary's coverages stay wide: walked
+    keep_coverages_wide(monkeypatch)
     taken = []
     jumps = walker.MaskWalker._loop_jumps
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import keep_coverages_wide
 from tests.grammar_path.helpers import assert_walks_agree, compiled_index, grammar, small_vocabulary
 from tests.reference.grammar_oracle import GrammarOracle
 
@@ -90,7 +91,7 @@ def test_dash_runs_are_entered_a_chain_at_a_time(tmp_path, monkeypatch):
     chain_pairs = walker.MaskWalker._class_chain_pairs
     monkeypatch.setattr(walker.MaskWalker, "_class_chain_pairs",
                         lambda self, *args: used.append(1) or chain_pairs(self, *args))
-    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # a small vocabulary's coverages stay wide: walked
+    keep_coverages_wide(monkeypatch)
     ir = grammar("e", {"e": [["t"], ["t", "OP", "e"]], "t": [["MINUS", "t"], ["NUM"], ["ID"]]},
                  {"OP": "[-+]", "MINUS": "-", "NUM": "[0-9]+", "ID": "[a-z]+"})
     runs = [b"-" * n for n in range(1, 40)] + [b"-" * 9 + b"1", b"-" * 20 + b">", b"-" * 12 + b"a", b"-" * 30 + b"+"]

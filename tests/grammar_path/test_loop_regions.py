@@ -24,6 +24,7 @@ from indexc.pipeline.grammar import compile_grammar_ir
 from indexc.trie import build_trie
 import indexc_runtime
 from indexc_runtime.grammar.loop_exits import LoopExits
+from tests.conftest import keep_coverages_wide
 from tests.grammar_path.helpers import assert_walks_agree, compiled_index, vocabulary_from_text
 from tests.reference.grammar_oracle import GrammarOracle
 
@@ -78,10 +79,9 @@ def test_a_stored_loop_set_is_answered_without_a_build(tmp_path, monkeypatch):
     """Regions served from the file along the oracle's random walks: ``find_region`` is only
     called for sets the compiler did not store (a configuration-level loop at the walk's root)."""
     import indexc_runtime.grammar.loop_exits as exits
-    import indexc_runtime.grammar.walker as walker
 
     monkeypatch.setattr(exits, "MIN_REGION_NODES", 1)
-    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # a small vocabulary's coverages stay wide: walked
+    keep_coverages_wide(monkeypatch)
     ir = load_grammar((GRAMMARS / "gbnf/json.gbnf").read_text(), source="json.gbnf")
     vocab = vocabulary_from_text((GRAMMARS / "samples" / "json.json").read_text()[:400], pieces=80)
     index = compiled_index(ir, vocab, tmp_path, boundary_masks="none")

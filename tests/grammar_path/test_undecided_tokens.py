@@ -14,6 +14,7 @@ from indexc.grammar.undecided_tokens import UNRESTRICTED, undecided_masks, undec
 from indexc.masks import MaskOptions
 from indexc.trie import build_trie
 from indexc_runtime.grammar.walker import MaskWalker
+from tests.conftest import keep_coverages_wide
 from tests.grammar_path.helpers import assert_walks_agree, compiled_index, small_vocabulary
 from tests.grammar_path.test_hand_written_vs_oracle import CASES
 from tests.reference.grammar_oracle import GrammarOracle
@@ -179,9 +180,7 @@ def test_a_lexer_over_the_limit_keeps_its_smallest_terminals_sets(name, tmp_path
 def test_undecided_sets_spare_walks_and_keep_the_oracle_masks(name, tmp_path, monkeypatch):
     """With every pair built, masks whose threads have empty undecided sets are not walked:
     fewer walks than with no pair (every thread unrestricted), the same masks as the oracle."""
-    import indexc_runtime.grammar.walker as walker
-
-    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # unrestricted threads walked, not stepped as open places
+    keep_coverages_wide(monkeypatch)  # unrestricted threads walked, not stepped as open places
     ir, pieces = CASES[name]
     vocab = small_vocabulary(pieces)
     walks = {}
@@ -205,7 +204,7 @@ def test_wide_undecided_sets_through_their_rows_keep_the_oracle_masks(name, tmp_
     import indexc_runtime.grammar.walker as walker
 
     monkeypatch.setattr(walker, "WIDE_UNDECIDED", 0)
-    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # and walked as wide (a small vocabulary leaves few open)
+    keep_coverages_wide(monkeypatch)  # and walked as wide
     ir, pieces = CASES[name]
     vocab = small_vocabulary(pieces)
     index = compiled_index(ir, vocab, tmp_path)

@@ -22,8 +22,9 @@ import indexc_runtime
 import surgery
 from indexc_runtime import ArtifactError, TokenNotAllowed
 from indexc_runtime.grammar import GrammarLimitExceeded
-from indexc_runtime.grammar import tables, walker
+from indexc_runtime.grammar import tables
 from indexc_runtime.grammar.coverage import TrieOrderMasks
+from tests.conftest import keep_coverages_wide
 
 GOLDEN = Path(__file__).resolve().parents[1] / "grammar_path" / "golden"
 RAW = (GOLDEN / "grammar-v3-brackets-strings.idx").read_bytes()
@@ -123,7 +124,7 @@ TOKEN = EXPECTED["walk"][0]  # token 1: classes [0, 1) of the data, read by the 
     ("token_class_offsets", _set(3, -1), "offsets must rise from 0 to 43"),
 ])
 def test_token_class_bounds_are_checked_on_the_first_advance_and_by_verify(name, change, message, monkeypatch):
-    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # the first mask walks the trie: it reads no token's classes
+    keep_coverages_wide(monkeypatch)  # the first mask walks the trie: it reads no token's classes
     data = surgery.rewrite_section(RAW, name, change)
     matcher = indexc_runtime.load(data).matcher()
     matcher.allowed_token_ids()  # the first mask does not read them

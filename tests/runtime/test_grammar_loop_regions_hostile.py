@@ -21,8 +21,8 @@ import indexc_runtime
 import surgery
 from indexc_runtime import ArtifactError
 from indexc_runtime.grammar.header import parse_grammar_header
-from indexc_runtime.grammar import walker
 from indexc_runtime.grammar.loop_exits import StoredRegions
+from tests.conftest import keep_coverages_wide
 
 GOLDEN = Path(__file__).resolve().parents[1] / "grammar_path" / "golden"
 RAW = (GOLDEN / "grammar-v3-brackets-strings.idx").read_bytes()
@@ -81,7 +81,7 @@ FIRST_USE_REFUSED = {
 
 @pytest.mark.parametrize("case", sorted(FIRST_USE_REFUSED))
 def test_a_region_is_checked_on_its_first_use_and_by_verify(case, monkeypatch):
-    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # the small vocabulary's masks walked, their loops jumped
+    keep_coverages_wide(monkeypatch)  # the masks walked, their loops jumped (the regions read)
     name, change = FIRST_USE_REFUSED[case]
     data = edited(name, change)
     indexc_runtime.load(data)  # cheap bounds only

@@ -20,8 +20,8 @@ import indexc_runtime
 import surgery
 from indexc_runtime import ArtifactError
 from indexc_runtime.grammar.errors import GrammarLimits
-from indexc_runtime.grammar import walker
 from indexc_runtime.grammar.walker import MaskWalker
+from tests.conftest import keep_coverages_wide
 
 GOLDEN = Path(__file__).resolve().parents[1] / "grammar_path" / "golden"
 RAW = (GOLDEN / "grammar-v4-brackets-strings.idx").read_bytes()
@@ -39,7 +39,7 @@ def no_walk(*_args, **_kwargs):
 
 def test_the_first_mask_is_read_from_the_file_and_is_the_oracles(monkeypatch):
     monkeypatch.setattr(MaskWalker, "_walk", no_walk)
-    monkeypatch.setattr(walker, "OPEN_FROM_WIDE", -1)  # the small vocabulary's later masks walked, not stepped
+    keep_coverages_wide(monkeypatch)  # the later masks walked (``no_walk`` must see them)
     matcher = indexc_runtime.load(RAW).matcher()
     assert matcher.allowed_token_ids().tolist() == EXPECTED["masks"][0]
     matcher.advance(EXPECTED["walk"][0])
