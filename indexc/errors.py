@@ -39,5 +39,11 @@ class LimitError(IndexcError):
     """An explicit compiler limit (states, memory, time) was hit; the message names the limit."""
 
 
+class NFASizeError(LimitError):
+    """A schema's NFA, its ``$ref`` definitions inlined, is over the NFA-state limit: the auto
+    route may try again with each definition built as its own minimal DFA
+    (``indexc.pipeline.json_schema.build_dfa_or_route``)."""
+
+
 class OutputError(IndexcError):
     """The artifact could not be written (path not writable, disk full); nothing partial is left."""

@@ -50,7 +50,7 @@ import numpy as np
 
 from indexc.automaton import regex_tree as rt
 from indexc.automaton.nfa import NFA, TableBlock
-from indexc.errors import LimitError
+from indexc.errors import NFASizeError
 from indexc.jsonschema.intersection import CharDFA
 
 
@@ -112,7 +112,7 @@ class SharedNFABuilder:
     def _count(self, states_after: int) -> None:
         """``LimitError`` if ``states_after`` states (and the aliases) exceed the limit."""
         if states_after + len(self.aliases) > self.max_states:
-            raise LimitError(f"the schema's automaton needs over {self.max_states:,} NFA states", source=self.source)
+            raise NFASizeError(f"the schema's automaton needs over {self.max_states:,} NFA states", source=self.source)
 
     def alias(self, handle: int) -> int:
         """A new handle for a pass-through entry that moves on to ``handle``."""

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from indexc.automaton import ByteDFA
-from indexc.errors import LimitError
+from indexc.errors import LimitError, NFASizeError
 from indexc.jsonschema import JsonSchemaError, JsonSchemaOptions, LoweredSchema, lower_schema
 from indexc.jsonschema.expr import NotRegular
 from indexc.jsonschema.to_automaton import expr_to_dfa
@@ -92,7 +92,10 @@ def build_dfa_or_route(lowered: LoweredSchema, options: CompileOptions, *, sourc
         return None, Route("cfg", "--mode cfg")
     auto = mode == "auto"
     try:
-        dfa, uses_any_value = expr_to_dfa(lowered, max_states=options.max_states, source=source)
+        try:
+            dfa, uses_any_value = expr_to_dfa(lowered, max_states=options.max_states, source=source)
+        except NFASizeError:
+            dfa, uses_any_value = _dfa_with_embedded_definitions(lowered, options, source, auto)
     except NotRegular as cycle:
         if not auto:
             raise JsonSchemaError(f"recursive schema (definition cycle through {cycle.name}) cannot take the DFA path",
@@ -109,6 +112,18 @@ def build_dfa_or_route(lowered: LoweredSchema, options: CompileOptions, *, sourc
     if uses_any_value:
         why += f"; any-value nesting bounded at depth {lowered.options.any_depth}"
     return dfa, Route("dfa", why if auto else f"--mode dfa ({why})")
+
+
+def _dfa_with_embedded_definitions(lowered: LoweredSchema, options: CompileOptions, source: str,
+                                   auto: bool) -> tuple[ByteDFA, bool]:
+    """The second attempt at a DFA whose inlined NFA was too large: each definition that several
+    ``$ref``s name built as its own minimal DFA and embedded (``expr_to_dfa(embed_definitions=True)``):
+    the same language, so the same minimal DFA, from a smaller NFA.  The auto route gives it the
+    limits of a DFA it would take (``dfa_max_states``, not ``--max-states``), so that a schema
+    whose DFA is too large anyway fails sooner.  Five of the 39 grammar-path files of every 4th
+    MaskBench file take the DFA path this way (``BENCHMARKS.md``, session 18)."""
+    max_states = min(options.max_states, lowered.options.dfa_max_states) if auto else options.max_states
+    return expr_to_dfa(lowered, max_states=max_states, source=source, embed_definitions=True)
 
 
 def _compile_cfg(lowered: LoweredSchema, schema_text: str, vocab, trie, options: SchemaCompileOptions,

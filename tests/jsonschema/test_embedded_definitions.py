@@ -1,0 +1,75 @@
+"""Definitions built as their own minimal DFAs (``expr_to_dfa(embed_definitions=True)``): the
+same DFA as inlining, from a far smaller NFA, and the route that tries it when inlining is over
+the NFA limit (``pipeline.json_schema._dfa_with_embedded_definitions``)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from indexc.errors import NFASizeError
+from indexc.jsonschema import JsonSchemaOptions, lower_schema
+from indexc.jsonschema.to_automaton import expr_to_dfa
+from indexc.pipeline import CompileOptions
+from indexc.pipeline.json_schema import build_dfa_or_route
+
+
+def repeated(uses: int) -> str:
+    """An object whose ``uses`` properties all name one definition: an enum of 300 words that
+    share a long suffix, ~13,000 Thompson states inlined but ~450 minimal DFA states."""
+    words = [f"item{i:03d}_and_a_long_common_suffix_for_all" for i in range(300)]
+    return json.dumps({"$defs": {"w": {"enum": words}}, "type": "object", "additionalProperties": False,
+                       "properties": {f"p{k}": {"$ref": "#/$defs/w"} for k in range(uses)}})
+
+
+SMALL = CompileOptions(max_states=10_000)  # NFA limit 40,000: four uses inlined are over it
+
+
+def lowered(text: str, **options):
+    return lower_schema(text, JsonSchemaOptions(**options), source="w.json")
+
+
+def same_dfa(a, b) -> bool:
+    return np.array_equal(a.transitions, b.transitions) and np.array_equal(a.accepting, b.accepting)
+
+
+@pytest.mark.parametrize("uses", [1, 2, 3])
+def test_embedding_builds_the_same_dfa_as_inlining(uses):
+    schema = lowered(repeated(uses))
+    inlined, any_inlined = expr_to_dfa(schema, max_states=100_000)
+    embedded, any_embedded = expr_to_dfa(schema, max_states=100_000, embed_definitions=True)
+    assert same_dfa(inlined, embedded) and any_inlined == any_embedded
+
+
+def test_embedding_keeps_the_any_value_flag():
+    text = json.dumps({"$defs": {"v": {"type": "object"}},
+                       "type": "object", "properties": {"p": {"$ref": "#/$defs/v"}, "q": {"$ref": "#/$defs/v"}}})
+    inlined, any_inlined = expr_to_dfa(lowered(text), max_states=100_000)
+    embedded, any_embedded = expr_to_dfa(lowered(text), max_states=100_000, embed_definitions=True)
+    assert any_inlined and any_embedded and same_dfa(inlined, embedded)
+
+
+def test_a_schema_over_the_nfa_limit_inlined_takes_the_dfa_path_embedded():
+    with pytest.raises(NFASizeError):
+        expr_to_dfa(lowered(repeated(4)), max_states=SMALL.max_states)
+    for mode in ("auto", "dfa"):
+        dfa, route = build_dfa_or_route(lowered(repeated(4), mode=mode), SMALL, source="w.json")
+        assert route.path == "dfa" and dfa is not None and dfa.n_states < 4_000
+
+
+def test_a_recursive_schema_is_not_tried_again():
+    text = json.dumps({"$defs": {"l": {"type": "array", "items": [{"$ref": "#/$defs/l"}, {"$ref": "#/$defs/l"}]}},
+                       "$ref": "#/$defs/l"})
+    dfa, route = build_dfa_or_route(lowered(text), SMALL, source="l.json")
+    assert dfa is None and route.reason.startswith("recursive")
+
+
+def test_the_auto_route_gives_the_second_attempt_its_own_limit():
+    """Embedded, the DFA is over ``dfa_max_states``: the auto route refuses it there and goes to
+    the grammar path; ``--mode dfa`` keeps ``--max-states``' limit."""
+    dfa, route = build_dfa_or_route(lowered(repeated(4), dfa_max_states=500), SMALL, source="w.json")
+    assert dfa is None and route.path == "cfg" and "over 2,000 NFA states" in route.reason
+    dfa, route = build_dfa_or_route(lowered(repeated(4), mode="dfa", dfa_max_states=500), SMALL, source="w.json")
+    assert route.path == "dfa"
