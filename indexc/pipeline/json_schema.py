@@ -5,8 +5,10 @@ Routing (``JsonSchemaOptions.mode``), recorded in the header's constraint as ``p
 
 - ``auto``: the lowered schema is assembled into one automaton (``jsonschema.to_automaton``);
   a ``$ref`` cycle (not regular), a minimal DFA over ``dfa_max_states`` states, or a
-  construction over ``--max-states``' limits sends it to the grammar path instead;
-- ``dfa``: the DFA or an error; ``cfg``: the grammar path always.
+  construction over ``--max-states``' limits sends it to the grammar path instead.  An NFA
+  over its limit with the definitions inlined is tried once more with each definition that
+  several ``$ref``s name built as its own minimal DFA (``_dfa_with_embedded_definitions``);
+- ``dfa``: the DFA (with the same second attempt) or an error; ``cfg``: the grammar path always.
 
 The DFA path then runs ``indexc.masks`` exactly as for a regex; the grammar path is ``indexc.pipeline.grammar.compile_grammar_ir`` on the IR from
 ``indexc.jsonschema.to_grammar``.  Lenient-mode warnings (and unknown formats) travel in the
