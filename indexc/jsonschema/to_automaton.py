@@ -111,7 +111,7 @@ class TreeBuilder:
     def __init__(self, definitions: dict[str, Expr], whitespace: str, bounded: dict[str, Expr], depth_bound: int,
                  source: str = "<schema>", max_nfa_states: int = 4 * 100_000,
                  leaf_limits: AutomatonLimits = AutomatonLimits(),
-                 embedded: dict[tuple[str, int], CharDFA] | None = None):
+                 embedded: dict[tuple[str, int], CharDFA | None] | None = None):
         self.definitions = definitions
         # not None: each definition a ``$ref`` names is built as its own minimal DFA and embedded
         # (``embedded_definition``); the dict keeps them by (name, bounded depth) for every builder
@@ -204,17 +204,27 @@ class TreeBuilder:
         o83390: 201 ``$ref``s, over 400,000 NFA states inlined, 32,965 minimal DFA states in all),
         and every use copies only that DFA's table (``EmbeddedDFA``)."""
         key = (name, bounded_depth)
-        dfa = self.embedded.get(key)
-        if dfa is None:
-            inner = TreeBuilder(self.definitions, self.whitespace, self.bounded, self.depth_bound, self.source,
-                                self.max_nfa_states, self.leaf_limits, self.embedded)
-            inner.seen, inner.embed_names = self.seen, self.embed_names
-            tree, _ = inner._build(self.definitions[name], stack + (name,))
-            atom_dfa, partition = tree_to_atom_dfa(tree, inner.char_sets, self.leaf_limits, source=self.source)
-            dfa = self.embedded[key] = CharDFA(atom_dfa.transitions, atom_dfa.accepting.astype(bool),
-                                               tuple(atom_sets(partition)))
+        if key not in self.embedded:
+            self.embedded[key] = self._definition_dfa(name, stack)
+        dfa = self.embedded[key]
+        if dfa is None:  # an empty language: inlined, where the alternatives around it decide
+            return self._build(self.definitions[name], stack + (name,))
         index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
         return EmbeddedDFA(dfa, index), dfa.n_states + 1
+
+    def _definition_dfa(self, name: str, stack: tuple[str, ...]) -> CharDFA | None:
+        """The minimal DFA of one definition (its own shared definitions embedded), or None if
+        it matches nothing (``tree_to_atom_dfa``'s ``RegexError``: any other error of its
+        leaves was raised by the first, inlined attempt already)."""
+        inner = TreeBuilder(self.definitions, self.whitespace, self.bounded, self.depth_bound, self.source,
+                            self.max_nfa_states, self.leaf_limits, self.embedded)
+        inner.seen, inner.embed_names = self.seen, self.embed_names
+        tree, _ = inner._build(self.definitions[name], stack + (name,))
+        try:
+            atom_dfa, partition = tree_to_atom_dfa(tree, inner.char_sets, self.leaf_limits, source=self.source)
+        except RegexError:
+            return None
+        return CharDFA(atom_dfa.transitions, atom_dfa.accepting.astype(bool), tuple(atom_sets(partition)))
 
     def leaf(self, regex: str) -> tuple[rt.Node, int]:
         cached = self.leaves.get(regex)

@@ -73,3 +73,23 @@ def test_the_auto_route_gives_the_second_attempt_its_own_limit():
     assert dfa is None and route.path == "cfg" and "over 2,000 NFA states" in route.reason
     dfa, route = build_dfa_or_route(lowered(repeated(4), mode="dfa", dfa_max_states=500), SMALL, source="w.json")
     assert route.path == "dfa"
+
+
+def test_a_definition_that_matches_nothing_is_inlined(monkeypatch):
+    """A definition's own DFA found empty (``RegexError``) is inlined instead, where the
+    alternatives around it decide; the DFA is the inlined one."""
+    from indexc.errors import RegexError
+    from indexc.jsonschema import to_automaton
+
+    schema = lowered(repeated(2))
+    inlined, _ = expr_to_dfa(schema, max_states=100_000)
+    whole = to_automaton.tree_to_atom_dfa
+
+    def refuse_definitions(tree, char_sets, limits, **kwargs):
+        if kwargs.get("breadth_first", True):  # a definition's own DFA (the whole schema's is not breadth-first)
+            raise RegexError("the schema matches no JSON text", source="w.json")
+        return whole(tree, char_sets, limits, **kwargs)
+
+    monkeypatch.setattr(to_automaton, "tree_to_atom_dfa", refuse_definitions)
+    embedded, _ = expr_to_dfa(schema, max_states=100_000, embed_definitions=True)
+    assert same_dfa(inlined, embedded)
