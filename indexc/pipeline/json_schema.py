@@ -93,10 +93,12 @@ def build_dfa_or_route(lowered: LoweredSchema, options: CompileOptions, *, sourc
     if mode == "cfg":
         return None, Route("cfg", "--mode cfg")
     auto = mode == "auto"
+    inlined = ""  # why the definitions were embedded (the first attempt's error), if they were
     try:
         try:
             dfa, uses_any_value = expr_to_dfa(lowered, max_states=options.max_states, source=source)
-        except NFASizeError:
+        except NFASizeError as error:
+            inlined = f"inlined, {error.message}"
             dfa, uses_any_value = _dfa_with_embedded_definitions(lowered, options, source, auto)
     except NotRegular as cycle:
         if not auto:
@@ -104,15 +106,18 @@ def build_dfa_or_route(lowered: LoweredSchema, options: CompileOptions, *, sourc
                                   pointer="#", source=source) from None
         return None, Route("cfg", f"recursive: a $ref cycle through {cycle.name}")
     except LimitError as error:
+        both = f"{inlined}; with its definitions embedded as DFAs, {error.message}" if inlined else error.message
         if not auto:
-            raise
-        return None, Route("cfg", f"DFA over the auto-mode limits ({error.message})")
+            raise LimitError(both, source=error.source, position=error.position) from None
+        return None, Route("cfg", f"DFA over the auto-mode limits ({both})")
     if auto and dfa.n_states > lowered.options.dfa_max_states:
         return None, Route("cfg", f"DFA over the auto-mode limits ({dfa.n_states:,} states, limit "
                                   f"{lowered.options.dfa_max_states:,})")
     why = "regular"
     if uses_any_value:
         why += f"; any-value nesting bounded at depth {lowered.options.any_depth}"
+    if inlined:
+        why += f"; definitions embedded as their own minimal DFAs ({inlined})"
     return dfa, Route("dfa", why if auto else f"--mode dfa ({why})")
 
 

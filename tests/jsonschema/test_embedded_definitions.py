@@ -57,6 +57,8 @@ def test_a_schema_over_the_nfa_limit_inlined_takes_the_dfa_path_embedded():
     for mode in ("auto", "dfa"):
         dfa, route = build_dfa_or_route(lowered(repeated(4), mode=mode), SMALL, source="w.json")
         assert route.path == "dfa" and dfa is not None and dfa.n_states < 4_000
+        assert "definitions embedded as their own minimal DFAs (inlined, the schema's automaton needs over 40,000" \
+            in route.reason
 
 
 def test_a_recursive_schema_is_not_tried_again():
@@ -70,7 +72,10 @@ def test_the_auto_route_gives_the_second_attempt_its_own_limit():
     """Embedded, the DFA is over ``dfa_max_states``: the auto route refuses it there and goes to
     the grammar path; ``--mode dfa`` keeps ``--max-states``' limit."""
     dfa, route = build_dfa_or_route(lowered(repeated(4), dfa_max_states=500), SMALL, source="w.json")
-    assert dfa is None and route.path == "cfg" and "over 2,000 NFA states" in route.reason
+    assert dfa is None and route.path == "cfg"
+    assert route.reason == ("DFA over the auto-mode limits (inlined, the schema's automaton needs over 40,000 NFA "
+                            "states; with its definitions embedded as DFAs, the schema's automaton needs over 2,000 "
+                            "NFA states)")
     dfa, route = build_dfa_or_route(lowered(repeated(4), mode="dfa", dfa_max_states=500), SMALL, source="w.json")
     assert route.path == "dfa"
 
@@ -93,3 +98,12 @@ def test_a_definition_that_matches_nothing_is_inlined(monkeypatch):
     monkeypatch.setattr(to_automaton, "tree_to_atom_dfa", refuse_definitions)
     embedded, _ = expr_to_dfa(schema, max_states=100_000, embed_definitions=True)
     assert same_dfa(inlined, embedded)
+
+
+def test_mode_dfa_says_both_attempts_when_both_fail():
+    from indexc.errors import LimitError
+
+    with pytest.raises(LimitError, match=r"^w\.json: inlined, the schema's automaton needs over 4,000 NFA states; "
+                                         r"with its definitions embedded as DFAs, the schema's automaton needs over "
+                                         r"4,000 NFA states$"):
+        build_dfa_or_route(lowered(repeated(40), mode="dfa"), CompileOptions(max_states=1_000), source="w.json")
