@@ -57,6 +57,8 @@ NFA ~3.4, the tree (leaves' normalisation and parsing) ~2.4, the final renumberi
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from indexc.automaton.atom_partition import AtomPartition
 from indexc.automaton.byte_dfa import ByteDFA
 from indexc.automaton.code_point_sets import CodePointSet
@@ -69,7 +71,7 @@ from indexc.automaton import regex_tree as rt
 from indexc.automaton.round_refinement import minimize_in_rounds
 from indexc.automaton.size_bound import check_minimal_size
 from indexc.automaton.utf8_expansion import expand_utf8
-from indexc.errors import LimitError, RegexError
+from indexc.errors import LimitError, NFASizeError, RegexError
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws, referenced_names
 from indexc.jsonschema.complement import atom_sets
 from indexc.jsonschema.intersection import CharDFA, intersect_regexes
@@ -80,6 +82,10 @@ from indexc.jsonschema.shared_nfa import EmbeddedDFA, SharedNFABuilder
 # tree may exceed the NFA limit by this factor before it is refused (exponential ``$ref``
 # DAGs still stop early; the NFA builder enforces the real limit).
 TREE_BUDGET_FACTOR = 20
+
+# The NFA states the definitions of ``expr_to_dfa(embed_definitions=True)`` may build in all,
+# as a multiple of the schema's NFA limit (``EmbeddedDefinitions``).
+EMBEDDED_NFA_FACTOR = 4
 
 # "Any JSON value" closed at its depth bound is the same DFA for every schema compiled with the
 # same options (the definition does not depend on the schema), and building it is most of a
@@ -111,10 +117,10 @@ class TreeBuilder:
     def __init__(self, definitions: dict[str, Expr], whitespace: str, bounded: dict[str, Expr], depth_bound: int,
                  source: str = "<schema>", max_nfa_states: int = 4 * 100_000,
                  leaf_limits: AutomatonLimits = AutomatonLimits(),
-                 embedded: dict[tuple[str, int], CharDFA | None] | None = None):
+                 embedded: EmbeddedDefinitions | None = None):
         self.definitions = definitions
-        # not None: each definition a ``$ref`` names is built as its own minimal DFA and embedded
-        # (``embedded_definition``); the dict keeps them by (name, bounded depth) for every builder
+        # not None: each definition in ``embed_names`` is built as its own minimal DFA and
+        # embedded (``embedded_definition``), kept there for every builder of the schema
         self.embedded = embedded
         self.embed_names: frozenset[str] = frozenset()  # the definitions embedded (``_shared_definitions``)
         self.leaf_limits = leaf_limits
@@ -204,9 +210,9 @@ class TreeBuilder:
         o83390: 201 ``$ref``s, over 400,000 NFA states inlined, 32,965 minimal DFA states in all),
         and every use copies only that DFA's table (``EmbeddedDFA``)."""
         key = (name, bounded_depth)
-        if key not in self.embedded:
-            self.embedded[key] = self._definition_dfa(name, stack)
-        dfa = self.embedded[key]
+        if key not in self.embedded.dfas:
+            self.embedded.dfas[key] = self._definition_dfa(name, stack)
+        dfa = self.embedded.dfas[key]
         if dfa is None:  # an empty language: inlined, where the alternatives around it decide
             return self._build(self.definitions[name], stack + (name,))
         index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
@@ -215,15 +221,25 @@ class TreeBuilder:
     def _definition_dfa(self, name: str, stack: tuple[str, ...]) -> CharDFA | None:
         """The minimal DFA of one definition (its own shared definitions embedded), or None if
         it matches nothing (``tree_to_atom_dfa``'s ``RegexError``: any other error of its
-        leaves was raised by the first, inlined attempt already)."""
+        leaves was raised by the first, inlined attempt already).  Its NFA comes out of the
+        budget the schema's definitions share (``EmbeddedDefinitions``)."""
         inner = TreeBuilder(self.definitions, self.whitespace, self.bounded, self.depth_bound, self.source,
                             self.max_nfa_states, self.leaf_limits, self.embedded)
         inner.seen, inner.embed_names = self.seen, self.embed_names
         tree, _ = inner._build(self.definitions[name], stack + (name,))
+        shared = self.embedded
+        limits = replace(self.leaf_limits, max_nfa_states=min(self.leaf_limits.max_nfa_states, shared.nfa_left))
+        sizes: list[int] = []
         try:
-            atom_dfa, partition = tree_to_atom_dfa(tree, inner.char_sets, self.leaf_limits, source=self.source)
+            atom_dfa, partition = tree_to_atom_dfa(tree, inner.char_sets, limits, source=self.source, nfa_sizes=sizes)
         except RegexError:
             return None
+        except NFASizeError:
+            if limits.max_nfa_states < self.leaf_limits.max_nfa_states:  # the shared budget, not this one's limit
+                raise LimitError(f"the definitions built as their own DFAs need over {shared.nfa_budget:,} NFA "
+                                 "states in all", source=self.source) from None
+            raise
+        shared.nfa_left -= sizes[0]
         return CharDFA(atom_dfa.transitions, atom_dfa.accepting.astype(bool), tuple(atom_sets(partition)))
 
     def leaf(self, regex: str) -> tuple[rt.Node, int]:
@@ -285,6 +301,20 @@ class TreeBuilder:
         return cached
 
 
+class EmbeddedDefinitions:
+    """The definitions of one schema built as their own minimal DFAs (by name and bounded "any
+    value" depth; None: it matches nothing), and the NFA states their builds may still use in
+    all: ``EMBEDDED_NFA_FACTOR`` times the schema's NFA limit, so that a schema of many large
+    definitions is refused with a clear error instead of determinising them all.  The five
+    MaskBench files that take the DFA path this way built 162,152-415,793 NFA states in all
+    (o58218 .. kb_711), the two still refused 389,118 (o65415) and 456,742 (kb_148)."""
+
+    def __init__(self, nfa_budget: int):
+        self.dfas: dict[tuple[str, int], CharDFA | None] = {}
+        self.nfa_budget = nfa_budget
+        self.nfa_left = nfa_budget
+
+
 def _shared_definitions(definitions: dict[str, Expr], root: Expr) -> frozenset[str]:
     """The definitions that more than one ``$ref`` names (in the root and every definition).
     Only those are worth a DFA of their own: a definition named once is built once inlined
@@ -310,15 +340,18 @@ def _normalized(regex: str, source: str) -> NormalizedPattern:
 
 
 def tree_to_atom_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], limits: AutomatonLimits, *,
-                     source: str = "<schema>", breadth_first: bool = True) -> tuple[AtomDFA, AtomPartition]:
+                     source: str = "<schema>", breadth_first: bool = True,
+                     nfa_sizes: list[int] | None = None) -> tuple[AtomDFA, AtomPartition]:
     """Stages 3-6 of ``automaton.compile``: tree -> minimal, live character-level DFA.
 
     ``breadth_first=False``: the minimal DFA is numbered as the minimiser numbers it, for
     ``tree_to_dfa``, which renumbers the byte DFA breadth-first (a minimal DFA is one up to its
     numbering, so the byte DFA is the same); and the subsets are searched for dead ones only
     when some character set is empty (``_every_subset_live``), then trimmed only if some are
-    dead (``live_part``)."""
+    dead (``live_part``).  ``nfa_sizes``: the NFA's state count is appended to it."""
     nfa = SharedNFABuilder(limits.max_nfa_states, source).build(tree)
+    if nfa_sizes is not None:
+        nfa_sizes.append(len(nfa.epsilon))
     partition = AtomPartition.of_sets(char_sets)
     atom_dfa = determinize(nfa, partition, limits, source=source)
     if breadth_first:
@@ -372,7 +405,8 @@ def expr_to_dfa(lowered, expr: Expr | None = None, *, max_states: int, source: s
     tree_budget = TREE_BUDGET_FACTOR * AutomatonLimits.for_max_states(max_states).max_nfa_states
     builder = TreeBuilder(lowered.definitions, lowered.options.whitespace_regex, lowered.bounded,
                           lowered.options.any_depth, source, tree_budget, AutomatonLimits.for_max_states(max_states),
-                          {} if embed_definitions else None)
+                          EmbeddedDefinitions(EMBEDDED_NFA_FACTOR * AutomatonLimits.for_max_states(max_states).max_nfa_states)
+                          if embed_definitions else None)
     root = lowered.root if expr is None else expr
     if embed_definitions:
         builder.embed_names = _shared_definitions(lowered.definitions, root)

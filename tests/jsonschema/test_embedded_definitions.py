@@ -107,3 +107,16 @@ def test_mode_dfa_says_both_attempts_when_both_fail():
                                          r"with its definitions embedded as DFAs, the schema's automaton needs over "
                                          r"4,000 NFA states$"):
         build_dfa_or_route(lowered(repeated(40), mode="dfa"), CompileOptions(max_states=1_000), source="w.json")
+
+
+def test_the_definitions_share_one_nfa_budget():
+    """Sixteen definitions of 12,902 Thompson states each, every one named twice: each fits the
+    NFA limit alone (40,000 here), all of them pass the shared budget (4 x 40,000)."""
+    words = [f"item{i:03d}_and_a_long_common_suffix_for_all" for i in range(300)]
+    defs = {f"w{k}": {"enum": [f"{k:x}{word}" for word in words]} for k in range(16)}
+    props = {f"p{k}{j}": {"$ref": f"#/$defs/w{k}"} for k in range(16) for j in range(2)}
+    text = json.dumps({"$defs": defs, "type": "object", "additionalProperties": False, "properties": props})
+    dfa, route = build_dfa_or_route(lowered(text), SMALL, source="w.json")
+    assert dfa is None and route.reason.endswith(
+        "with its definitions embedded as DFAs, the definitions built as their own DFAs need over 160,000 NFA "
+        "states in all)")
