@@ -398,15 +398,15 @@ def expr_to_dfa(lowered, expr: Expr | None = None, *, max_states: int, source: s
                 embed_definitions: bool = False) -> tuple[ByteDFA, bool]:
     """(DFA of ``expr`` or the root, whether "any JSON value" was used); raises ``NotRegular``/``LimitError``.
 
-    ``embed_definitions``: every definition a ``$ref`` names is built as its own minimal DFA
-    first and embedded whole at each use (``TreeBuilder.embedded_definition``), instead of
-    inlined as a tree.  The language, hence the minimal DFA, is the same; the NFA holds one
-    copy of each definition's minimal DFA per use instead of its Thompson states."""
-    tree_budget = TREE_BUDGET_FACTOR * AutomatonLimits.for_max_states(max_states).max_nfa_states
+    ``embed_definitions``: every definition that several ``$ref``s name is built as its own
+    minimal DFA first and embedded whole at each use (``TreeBuilder.embedded_definition``),
+    instead of inlined as a tree.  The language, hence the minimal DFA, is the same; the NFA
+    holds one copy of each such definition's minimal DFA per use instead of its Thompson states."""
+    limits = AutomatonLimits.for_max_states(max_states)
+    embedded = EmbeddedDefinitions(EMBEDDED_NFA_FACTOR * limits.max_nfa_states) if embed_definitions else None
     builder = TreeBuilder(lowered.definitions, lowered.options.whitespace_regex, lowered.bounded,
-                          lowered.options.any_depth, source, tree_budget, AutomatonLimits.for_max_states(max_states),
-                          EmbeddedDefinitions(EMBEDDED_NFA_FACTOR * AutomatonLimits.for_max_states(max_states).max_nfa_states)
-                          if embed_definitions else None)
+                          lowered.options.any_depth, source, TREE_BUDGET_FACTOR * limits.max_nfa_states, limits,
+                          embedded)
     root = lowered.root if expr is None else expr
     if embed_definitions:
         builder.embed_names = _shared_definitions(lowered.definitions, root)
