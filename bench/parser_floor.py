@@ -59,12 +59,15 @@ def main(argv: list[str]) -> int:
     return run_cases(argv, __doc__, "bench.parser_floor", measure, render_table, _summary)
 
 
-def run_cases(argv: list[str], doc: str, module: str, measure_one, render, summary) -> int:
-    """The command line of this tool and ``bench/key_bounds.py``: the cases (``--grammars``,
+def run_cases(argv: list[str], doc: str, module: str, measure_one, render, summary,
+              default_grammars: list[str] | None = None) -> int:
+    """The command line of this tool, ``bench/key_bounds.py`` and ``bench/warmup_bound.py``: the
+    cases (``--grammars``, every bundled grammar unless ``default_grammars`` says otherwise;
     ``--maskbench``), each measured in a fresh interpreter (``module``'s ``measure_one``), the
     table (``render``) and ``--json``."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--grammars", nargs="*", default=list(CASES), choices=sorted(CASES))
+    parser.add_argument("--grammars", nargs="*", choices=sorted(CASES),
+                        default=list(CASES) if default_grammars is None else default_grammars)
     parser.add_argument("--maskbench", nargs="*", default=[], metavar="NAME",
                         help="MaskBench file names, or @LIST: a file of them, one a line")
     parser.add_argument("--json", metavar="OUT", help="also write the rows as JSON")

@@ -41,8 +41,7 @@ MAX_SYNTHETIC_DEPTH = 64  # nested values before the generator stops descending 
 
 
 def main(argv: list[str]) -> int:
-    return run_cases(["--grammars", *argv] if "--grammars" not in argv else argv, __doc__, "bench.warmup_bound",
-                     measure, render_table, _summary)
+    return run_cases(argv, __doc__, "bench.warmup_bound", measure, render_table, _summary, default_grammars=[])
 
 
 def synthetic_instance(schema: Any, root: Any = None, refs: tuple[str, ...] = (), minimal: bool = False,
@@ -57,7 +56,7 @@ def synthetic_instance(schema: Any, root: Any = None, refs: tuple[str, ...] = ()
         return None if schema is False else "x"
     if "$ref" in schema:
         ref = schema["$ref"]
-        target = _resolve(root, ref)
+        target = _resolved(root, ref)
         rest = {k: v for k, v in schema.items() if k != "$ref"}
         merged = {**target, **rest} if isinstance(target, dict) else rest
         return synthetic_instance(merged, root, refs + (ref,), minimal or ref in refs, depth + 1)
@@ -101,18 +100,16 @@ def _scalar(kind: str | None, schema: dict) -> Any:
     return "x" * max(1, int(schema.get("minLength", 1)))
 
 
-def _resolve(root: Any, ref: str) -> Any:
-    """A local ``$ref`` (``#/definitions/a``); anything else resolves to ``{}``."""
-    node = root
-    if not ref.startswith("#"):
+def _resolved(root: Any, ref: str) -> Any:
+    """The node ``ref`` names, as the compiler resolves it (``SchemaDocument.resolve``), or
+    ``{}`` where it cannot (the compile would have refused such a schema already)."""
+    from indexc.jsonschema.document import SchemaDocument
+    from indexc.jsonschema.errors import JsonSchemaError
+
+    try:
+        return SchemaDocument(root).resolve(ref, pointer="#")[1]
+    except JsonSchemaError:
         return {}
-    for part in ref[1:].split("/"):
-        if part:
-            part = part.replace("~1", "/").replace("~0", "~")
-            if not isinstance(node, dict) or part not in node:
-                return {}
-            node = node[part]
-    return node
 
 
 def measure(kind: str, name: str) -> dict:

@@ -119,10 +119,7 @@ class TreeBuilder:
                  leaf_limits: AutomatonLimits = AutomatonLimits(),
                  embedded: EmbeddedDefinitions | None = None):
         self.definitions = definitions
-        # not None: each definition in ``embed_names`` is built as its own minimal DFA and
-        # embedded (``embedded_definition``), kept there for every builder of the schema
-        self.embedded = embedded
-        self.embed_names: frozenset[str] = frozenset()  # the definitions embedded (``_shared_definitions``)
+        self.embedded = embedded  # not None: its definitions are built as their own DFAs (``embedded_definition``)
         self.leaf_limits = leaf_limits
         self.intersections: dict[Intersection, tuple[rt.Node, int]] = {}
         self.whitespace = whitespace
@@ -195,7 +192,7 @@ class TreeBuilder:
             self.built[key] = self._build(self.bounded[ref.name], stack)
         elif ref.name in self.bounded and bounded_depth == 0:
             self.built[key] = self.closed_automaton(ref.name)
-        elif self.embedded is not None and ref.name in self.embed_names:
+        elif self.embedded is not None and ref.name in self.embedded.names:
             self.built[key] = self.embedded_definition(ref.name, stack, bounded_depth)
         else:
             self.built[key] = self._build(self.definitions[ref.name], stack + (ref.name,))
@@ -211,27 +208,21 @@ class TreeBuilder:
         and every use copies only that DFA's table (``EmbeddedDFA``)."""
         key = (name, bounded_depth)
         if key not in self.embedded.dfas:
-            self.embedded.dfas[key] = self._definition_dfa(name, stack)
+            self.embedded.dfas[key] = self._budgeted_definition_dfa(name, stack)
         dfa = self.embedded.dfas[key]
         if dfa is None:  # an empty language: inlined, where the alternatives around it decide
             return self._build(self.definitions[name], stack + (name,))
-        index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
-        return EmbeddedDFA(dfa, index), dfa.n_states + 1
+        return self._embed(dfa)
 
-    def _definition_dfa(self, name: str, stack: tuple[str, ...]) -> CharDFA | None:
-        """The minimal DFA of one definition (its own shared definitions embedded), or None if
-        it matches nothing (``tree_to_atom_dfa``'s ``RegexError``: any other error of its
-        leaves was raised by the first, inlined attempt already).  Its NFA comes out of the
-        budget the schema's definitions share (``EmbeddedDefinitions``)."""
-        inner = TreeBuilder(self.definitions, self.whitespace, self.bounded, self.depth_bound, self.source,
-                            self.max_nfa_states, self.leaf_limits, self.embedded)
-        inner.seen, inner.embed_names = self.seen, self.embed_names
-        tree, _ = inner._build(self.definitions[name], stack + (name,))
+    def _budgeted_definition_dfa(self, name: str, stack: tuple[str, ...]) -> CharDFA | None:
+        """``definition_dfa`` with the definitions embedded, its NFA taken from the budget they
+        share (``EmbeddedDefinitions``); None if it matches nothing (``tree_to_atom_dfa``'s
+        ``RegexError``: any other error of its leaves was raised by the first, inlined attempt)."""
         shared = self.embedded
         limits = replace(self.leaf_limits, max_nfa_states=min(self.leaf_limits.max_nfa_states, shared.nfa_left))
         sizes: list[int] = []
         try:
-            atom_dfa, partition = tree_to_atom_dfa(tree, inner.char_sets, limits, source=self.source, nfa_sizes=sizes)
+            dfa = self.definition_dfa(name, stack, limits, shared, sizes)
         except RegexError:
             return None
         except NFASizeError:
@@ -240,7 +231,23 @@ class TreeBuilder:
                                  "states in all", source=self.source) from None
             raise
         shared.nfa_left -= sizes[0]
+        return dfa
+
+    def definition_dfa(self, name: str, stack: tuple[str, ...], limits: AutomatonLimits,
+                       embedded: EmbeddedDefinitions | None = None, nfa_sizes: list[int] | None = None) -> CharDFA:
+        """One definition's minimal character-level DFA, built apart by an inner builder over
+        the same definitions and options (``stack``: the references it is reached through)."""
+        inner = TreeBuilder(self.definitions, self.whitespace, self.bounded, self.depth_bound, self.source,
+                            self.max_nfa_states, self.leaf_limits, embedded)
+        inner.seen = self.seen
+        tree, _ = inner._build(self.definitions[name], stack + (name,))
+        atom_dfa, partition = tree_to_atom_dfa(tree, inner.char_sets, limits, source=self.source, nfa_sizes=nfa_sizes)
         return CharDFA(atom_dfa.transitions, atom_dfa.accepting.astype(bool), tuple(atom_sets(partition)))
+
+    def _embed(self, dfa: CharDFA) -> tuple[rt.Node, int]:
+        """``dfa`` as a leaf of this tree (its columns numbered in this builder's set table) and its NFA size."""
+        index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
+        return EmbeddedDFA(dfa, index), dfa.n_states + 1
 
     def leaf(self, regex: str) -> tuple[rt.Node, int]:
         cached = self.leaves.get(regex)
@@ -265,22 +272,14 @@ class TreeBuilder:
         key = self.closed_key(name)
         dfa = _CLOSED_AUTOMATA.get(key)
         if dfa is None:
-            dfa = self.build_closed_automaton(name)
+            dfa = self.definition_dfa(name, (), self.leaf_limits)
             if len(_CLOSED_AUTOMATA) >= _CLOSED_AUTOMATA_KEPT:
                 del _CLOSED_AUTOMATA[next(iter(_CLOSED_AUTOMATA))]
             _CLOSED_AUTOMATA[key] = dfa
-        index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
-        return EmbeddedDFA(dfa, index), dfa.n_states + 1
-
-    def build_closed_automaton(self, name: str) -> CharDFA:
-        inner = TreeBuilder(self.definitions, self.whitespace, self.bounded, self.depth_bound, self.source,
-                            self.max_nfa_states, self.leaf_limits)
-        tree, _ = inner._build(self.definitions[name], (name,))
-        atom_dfa, partition = tree_to_atom_dfa(tree, inner.char_sets, self.leaf_limits, source=self.source)
-        return CharDFA(atom_dfa.transitions, atom_dfa.accepting.astype(bool), tuple(atom_sets(partition)))
+        return self._embed(dfa)
 
     def closed_key(self, name: str) -> tuple:
-        """Everything ``build_closed_automaton(name)`` reads: the definitions reachable from
+        """Everything ``definition_dfa(name, ...)`` reads for a closed automaton: the definitions reachable from
         ``name`` (expressions compare by value), the bounded replacements, the options."""
         reachable, stack = {}, [name]
         while stack:
@@ -296,20 +295,21 @@ class TreeBuilder:
         cached = self.intersections.get(lexeme)
         if cached is None:
             dfa = intersect_regexes(lexeme.regexes, self.leaf_limits, excluded=lexeme.excluded, source=self.source)
-            index = tuple(self.sets.setdefault(s, len(self.sets)) for s in dfa.columns)
-            cached = self.intersections[lexeme] = (EmbeddedDFA(dfa, index), dfa.n_states + 1)
+            cached = self.intersections[lexeme] = self._embed(dfa)
         return cached
 
 
 class EmbeddedDefinitions:
-    """The definitions of one schema built as their own minimal DFAs (by name and bounded "any
-    value" depth; None: it matches nothing), and the NFA states their builds may still use in
-    all: ``EMBEDDED_NFA_FACTOR`` times the schema's NFA limit, so that a schema of many large
-    definitions is refused with a clear error instead of determinising them all.  The five
-    MaskBench files that take the DFA path this way built 162,152-415,793 NFA states in all
-    (o58218 .. kb_711), the two still refused 389,118 (o65415) and 456,742 (kb_148)."""
+    """Which definitions of one schema are built as their own minimal DFAs (``names``), those
+    built (by name and bounded "any value" depth; None: it matches nothing), and the NFA states
+    their builds may still use in all: ``EMBEDDED_NFA_FACTOR`` times the schema's NFA limit, so
+    that a schema of many large definitions is refused with a clear error instead of
+    determinising them all.  The five MaskBench files that take the DFA path this way built
+    162,152-415,793 NFA states in all (o58218 .. kb_711), the two still refused 389,118 (o65415)
+    and 456,742 (kb_148).  One object serves the schema's builder and all its inner ones."""
 
-    def __init__(self, nfa_budget: int):
+    def __init__(self, names: frozenset[str], nfa_budget: int):
+        self.names = names
         self.dfas: dict[tuple[str, int], CharDFA | None] = {}
         self.nfa_budget = nfa_budget
         self.nfa_left = nfa_budget
@@ -319,7 +319,7 @@ def _shared_definitions(definitions: dict[str, Expr], root: Expr) -> frozenset[s
     """The definitions that more than one ``$ref`` names (in the root and every definition).
     Only those are worth a DFA of their own: a definition named once is built once inlined
     anyway, and determinising it apart costs a subset construction more (Github_ultra o65415
-    with every definition apart: 29 of its 38 s in 37 of them)."""
+    with every definition apart, under cProfile: 29 of its 38 s in 37 of them)."""
     counts: dict[str, int] = {}
     for expr in (root, *definitions.values()):
         for name in referenced_names(expr):
@@ -403,13 +403,12 @@ def expr_to_dfa(lowered, expr: Expr | None = None, *, max_states: int, source: s
     instead of inlined as a tree.  The language, hence the minimal DFA, is the same; the NFA
     holds one copy of each such definition's minimal DFA per use instead of its Thompson states."""
     limits = AutomatonLimits.for_max_states(max_states)
-    embedded = EmbeddedDefinitions(EMBEDDED_NFA_FACTOR * limits.max_nfa_states) if embed_definitions else None
+    root = lowered.root if expr is None else expr
+    embedded = (EmbeddedDefinitions(_shared_definitions(lowered.definitions, root),
+                                    EMBEDDED_NFA_FACTOR * limits.max_nfa_states) if embed_definitions else None)
     builder = TreeBuilder(lowered.definitions, lowered.options.whitespace_regex, lowered.bounded,
                           lowered.options.any_depth, source, TREE_BUDGET_FACTOR * limits.max_nfa_states, limits,
                           embedded)
-    root = lowered.root if expr is None else expr
-    if embed_definitions:
-        builder.embed_names = _shared_definitions(lowered.definitions, root)
     tree = builder.build(root)
     dfa = tree_to_dfa(tree, builder.char_sets, max_states=max_states, source=source)
     return dfa, "any_value" in builder.seen

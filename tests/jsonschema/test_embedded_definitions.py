@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from indexc.errors import NFASizeError
-from indexc.jsonschema import JsonSchemaOptions, lower_schema
+from indexc.errors import LimitError, NFASizeError, RegexError
+from indexc.jsonschema import JsonSchemaOptions, lower_schema, to_automaton
 from indexc.jsonschema.to_automaton import expr_to_dfa
 from indexc.pipeline import CompileOptions
 from indexc.pipeline.json_schema import build_dfa_or_route
@@ -83,9 +83,6 @@ def test_the_auto_route_gives_the_second_attempt_its_own_limit():
 def test_a_definition_that_matches_nothing_is_inlined(monkeypatch):
     """A definition's own DFA found empty (``RegexError``) is inlined instead, where the
     alternatives around it decide; the DFA is the inlined one."""
-    from indexc.errors import RegexError
-    from indexc.jsonschema import to_automaton
-
     schema = lowered(repeated(2))
     inlined, _ = expr_to_dfa(schema, max_states=100_000)
     whole = to_automaton.tree_to_atom_dfa
@@ -101,8 +98,6 @@ def test_a_definition_that_matches_nothing_is_inlined(monkeypatch):
 
 
 def test_mode_dfa_says_both_attempts_when_both_fail():
-    from indexc.errors import LimitError
-
     with pytest.raises(LimitError, match=r"^w\.json: inlined, the schema's automaton needs over 4,000 NFA states; "
                                          r"with its definitions embedded as DFAs, the schema's automaton needs over "
                                          r"4,000 NFA states$"):
