@@ -21,6 +21,8 @@ Code map, in reading order:
     atomic.py         temp file in the same directory + fsync + os.replace
     writer.py         write_artifact (the entry point), VocabInfo, ArtifactSummary
     grammar_writer.py a GrammarTable -> a grammar artifact (same container, its own sections)
+    warm_memo.py      the grammar writer's warm-up walk (format 7): the runtime walks a sample text,
+                      its parser memo and masks are stored
 """
 
 from indexc.artifact.writer import ArtifactSummary, VocabInfo, write_artifact

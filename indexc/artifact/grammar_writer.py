@@ -33,6 +33,7 @@ from indexc.artifact.header import common_fields
 from indexc.artifact.layout import plan_container
 from indexc.artifact.mask_encoding import encode_masks
 from indexc.artifact.sections import _as_file_dtype
+from indexc.artifact.warm_memo import warm_memo
 from indexc.errors import LimitError
 from indexc.grammar.grammar_table import GrammarTable
 from indexc.masks.table import bitset_row
@@ -59,12 +60,23 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     arrays.update(undecided_sections(table))
     arrays["loop_region_token_ids"] = loop_region_token_ids(table, vocab["size"])
     arrays["start_mask"] = start_mask_row(fields, arrays)
+    memo, masks, warm_up = warm_memo(fields, arrays, masks, table.warm_up_tokens)
+    arrays.update(_file_dtypes(masks.sections()))
+    arrays.update(memo.arrays())
+    fields["n_masks"] = len(masks.form)
+    if warm_up:
+        fields["stats"] = {**fields["stats"], "warm_up": warm_up}
     plan = plan_container(fields, arrays, GRAMMAR_SECTIONS)
     compressed, size = write_container(plan, path, compress)
     return ArtifactSummary(path=path, bytes=size, raw_bytes=plan.size, compressed=compressed,
                            header_bytes=len(plan.header),
                            section_bytes={name: int(array.nbytes) for name, array in arrays.items()},
                            mask_forms=masks.form_counts())
+
+
+def _file_dtypes(sections: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    specs = {spec.name: spec for spec in GRAMMAR_SECTIONS}
+    return {name: _as_file_dtype(array, specs[name].dtypes, name) for name, array in sections.items()}
 
 
 def start_mask_row(fields: dict, arrays: dict[str, np.ndarray]) -> np.ndarray:

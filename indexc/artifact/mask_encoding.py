@@ -89,6 +89,18 @@ class EncodedMasks:
             "mask_word_value": self.word_value,
         }
 
+    def concatenated(self, more: "EncodedMasks") -> "EncodedMasks":
+        """These masks, then ``more``'s (their ids, dense rows and words shifted past these)."""
+        return EncodedMasks(
+            np.concatenate([self.form, more.form]),
+            np.concatenate([self.dense_row, np.where(more.dense_row >= 0, more.dense_row + len(self.dense), -1)]
+                           ).astype(self.dense_row.dtype),
+            np.concatenate([self.word_offsets, more.word_offsets[1:] + self.word_offsets[-1]]),
+            np.concatenate([self.forced_token, more.forced_token]),
+            np.concatenate([self.dense, more.dense]),
+            np.concatenate([self.word_index, more.word_index]),
+            np.concatenate([self.word_value, more.word_value]))
+
     def form_counts(self) -> dict[str, int]:
         counts = np.bincount(self.form, minlength=len(MASK_FORM_NAMES))
         return {name: int(counts[code]) for code, name in enumerate(MASK_FORM_NAMES)}

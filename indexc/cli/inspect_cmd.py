@@ -112,11 +112,12 @@ def render(report: dict) -> list[str]:
         f"            tokens per mask: min {per_mask['min']:,}, median {per_mask['median']:g}, max {per_mask['max']:,}",
         f"live tokens {report['live_tokens']:,}",
         f"stats       {_pairs(header.get('stats', {}))}",
-        "sections    name                   dtype  shape                bytes",
     ]
+    width = max([22, *(len(section["name"]) for section in report["sections"])])  # format 7's memo_* names are longer
+    lines.append(f"sections    {'name':{width}s} dtype  shape                bytes")
     for section in report["sections"]:
         shape = "x".join(str(d) for d in section["shape"])
-        lines.append(f"            {section['name']:22s} {section['dtype']:6s} {shape:16s} {section['bytes']:>9,}")
+        lines.append(f"            {section['name']:{width}s} {section['dtype']:6s} {shape:16s} {section['bytes']:>9,}")
     return lines
 
 

@@ -67,6 +67,7 @@ class GrammarTable:
     undecided_offsets: np.ndarray | None = None  # int64 (n_sets + 1,): set k is undecided_positions[offsets[k]:offsets[k+1]]
     undecided_positions: np.ndarray | None = None  # int32: places in the trie's token order, ascending per set
     stats: dict = field(default_factory=dict)
+    warm_up_tokens: np.ndarray | None = None  # int32: a text the writer walks to store its memo (format 7)
 
     @property
     def n_states(self) -> int:

@@ -38,6 +38,7 @@ Code map, in reading order:
 - ``lowering``      the driver: schema -> ``LoweredSchema``
 - ``to_regex``      the DFA path as regex text (``schema_to_regex``, for tools and tests)
 - ``to_automaton``  the DFA path as used by the compiler: tree -> byte DFA, no text round trip
+- ``synthetic_instance`` a typical instance from the schema alone: the text of the grammar path's warm-up walk
 - ``shared_nfa``    its Thompson construction, suffixes shared (linear in optional properties)
 - ``to_grammar``    the grammar path's rendering (``indexc.grammar.ir.Grammar``); long counts in O(log n) rules
 

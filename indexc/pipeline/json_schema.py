@@ -18,8 +18,11 @@ constraint dict as ``warnings``.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+import numpy as np
 
 from indexc.automaton import ByteDFA
 from indexc.errors import LimitError, NFASizeError
@@ -144,4 +147,20 @@ def _compile_cfg(lowered: LoweredSchema, schema_text: str, vocab, trie, options:
     dfas: TerminalDFAs = {}  # the terminal DFAs compiled to size the lexer, reused by the compile
     grammar = schema_grammar(lowered, source=source, max_lexer_states=MAX_LEXER_STATES, max_states=options.max_states,
                              dfas=dfas)
-    return compile_grammar_ir(grammar, vocab, trie, options, source=schema_text, dfas=dfas)
+    result = compile_grammar_ir(grammar, vocab, trie, options, source=schema_text, dfas=dfas)
+    result.table = replace(result.table, warm_up_tokens=_warm_up_tokens(lowered, schema_text, vocab))
+    return result
+
+
+def _warm_up_tokens(lowered: LoweredSchema, schema_text: str, vocab) -> np.ndarray:
+    """The token ids of the schema's synthetic instance (``synthetic_instance``), cut greedily
+    (``greedy_tokens``): the text the writer walks to store a parser memo (format 7)."""
+    from indexc.artifact.warm_memo import MAX_WARM_UP_TOKENS
+    from indexc.jsonschema.synthetic_instance import synthetic_text
+    from indexc.vocab.greedy_tokens import greedy_token_ids
+
+    options = lowered.options
+    text = synthetic_text(json.loads(schema_text), item_separator=options.item_separator or ",",
+                          key_separator=options.key_separator or ":",
+                          flexible_whitespace=bool(options.whitespace_flexible) and options.whitespace_pattern is None)
+    return greedy_token_ids(vocab, text.encode("utf-8"), limit=MAX_WARM_UP_TOKENS)

@@ -24,6 +24,7 @@ Code map, in reading order:
 - ``tokenizer_config`` where tokenizer_config.json is and what its ``eos_token`` is.
 - ``eos``              the rule for the eos set (declared ids, config, well-known end tokens).
 - ``display``          printable forms of token bytes and kinds (for the command line).
+- ``greedy_tokens``    longest-match token ids of a text (the warm-up walk's cut; no merges).
 """
 
 from indexc.vocab.hf_json import read_tokenizer_json_text

@@ -22,7 +22,7 @@ from tests.grammar_path.helpers import EOS
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 VERSIONS = {"grammar-v2-brackets": 2, "grammar-v3-brackets-strings": 3, "grammar-v4-brackets-strings": 4,
-            "grammar-v5-brackets-strings": 5, "grammar-v6-brackets-strings": 6}
+            "grammar-v5-brackets-strings": 5, "grammar-v6-brackets-strings": 6, "grammar-v7-brackets-strings": 7}
 
 
 @pytest.mark.parametrize("suffix", [".idx", ".idx.zst"])
@@ -42,6 +42,8 @@ def test_golden_grammar_artifact_gives_the_recorded_masks(name, suffix):
     if VERSIONS[name] >= 6:  # version 6's: the sets as rows (a small vocabulary: a row is never larger), the
         assert index.section("undecided_set").any() and index.section("undecided_rows").size  # regions by token id
         assert index.section("loop_region_token_ids").any()
+    if VERSIONS[name] >= 7:  # and a stored parser memo, version 7's (``verify`` recomputed it)
+        assert index.section("memo_config_mask").size and index.section("memo_transitions").size
     _assert_walk_gives(index, expected)
 
 

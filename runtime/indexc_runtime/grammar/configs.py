@@ -249,3 +249,16 @@ class Configs:
             width = self._table.shape[1]
             found = self._row_templates[live] = array("i", [UNKNOWN if live >> c & 1 else DEAD for c in range(width)])
         return found
+
+    # -- a memo computed ahead of time (``stored_memo``) ------------------------------------------
+
+    def adopt(self, threads: set, accepting: bool) -> int:
+        """The id of a stored configuration (its threads' origins already live set ids)."""
+        return self._intern(threads, accepting)
+
+    def adopt_transition(self, config: int, byte_class: int, after: int) -> None:
+        """Record a stored transition where the live memo has none yet."""
+        row = self.rows[config]
+        if row[byte_class] == UNKNOWN:
+            row[byte_class] = after
+            self._record(config, byte_class, after)

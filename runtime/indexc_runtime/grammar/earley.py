@@ -217,23 +217,38 @@ class EarleySets:
         (both: no item with an origin, accepting) were one.  An item kept as a ``_leo`` entry
         is keyed by that entry, not by its origin: that is what makes the sets of a right
         recursion one set."""
+        block = self._block(wanted)
+        waiting = self._waiting(items)
+        leo = self._leo_entries(waiting, block)
+        if leo:
+            items = frozenset(item for item in items if self._rules.dotted[self._rules.first[item[0]] + item[1]] not in leo)
+            for symbol in leo:
+                del waiting[symbol]
+        return self._add(items, waiting, leo, block, accepting)
+
+    def _block(self, wanted: frozenset[int]) -> Predictions:
         block = self._blocks.get(wanted)
         if block is None:
             block = self._blocks[wanted] = Predictions(self._rules, wanted, len(self._blocks))
-        accepting = accepting or block.accepting
-        first, dotted, T = self._rules.first, self._rules.dotted, self._rules.n_terminals
+        return block
+
+    def _waiting(self, items: frozenset) -> dict[int, list]:
+        """Incomplete items grouped by the symbol after their dot."""
+        first, dotted = self._rules.first, self._rules.dotted
         waiting: dict[int, list] = {}
-        for item in items:  # incomplete: the symbol after the dot is one
+        for item in items:
             waiting.setdefault(dotted[first[item[0]] + item[1]], []).append(item)
-        leo = self._leo_entries(waiting, block)
-        if leo:
-            items = frozenset(item for item in items if dotted[first[item[0]] + item[1]] not in leo)
-            for symbol in leo:
-                del waiting[symbol]
+        return waiting
+
+    def _add(self, items: frozenset, waiting: dict[int, list], leo: dict[int, tuple[int, int, bool]],
+             block: Predictions, accepting: bool) -> int:
+        """The id of the set keyed by its own items, Leo entries, predictions and flag (made if new)."""
+        accepting = accepting or block.accepting
         key = (items, frozenset(leo.items()), block.number, accepting)
         found = self._id_of.get(key)
         if found is not None:
             return found
+        T = self._rules.n_terminals
         size = len(items) + len(leo) + block.size
         if size > self._limits.max_set_items:
             raise GrammarLimitExceeded("max_set_items", self._limits.max_set_items, "an Earley set grew too large")
@@ -247,3 +262,31 @@ class EarleySets:
         self.expected.append(tuple(sorted(block.terminals.union(s for s in waiting if s < T))))
         self.accepting.append(accepting)
         return set_id
+
+    # -- a memo computed ahead of time (``stored_memo``) ------------------------------------------
+
+    def adopt(self, items: frozenset, leo: dict[int, tuple[int, int, bool]], wanted: frozenset[int],
+              accepting: bool) -> int:
+        """The id of a stored set (its own items and Leo entries as ``stored_form`` gave them,
+        origins and tops already live ids): the same key ``_intern`` makes, without recomputing
+        the Leo entries."""
+        return self._add(items, self._waiting(items), leo, self._block(wanted), accepting)
+
+    def adopt_scan(self, set_id: int, terminal: int, after: int) -> None:
+        """Record a stored scan (kept if the live memo already knows it)."""
+        self._scans.setdefault((set_id, terminal), after)
+
+    def stored_form(self) -> tuple[list, list, list, list, list, list, list]:
+        """The sets (in id order) and scans as plain lists, for ``StoredMemo.export``: per set its
+        own item count, its Leo entry count and its wanted nonterminals; then every own item
+        ``(rule, dot, origin)``, every Leo entry ``(symbol, top, top symbol, through start)``, the
+        accepting flags and the scans ``(set, terminal, after)``."""
+        wanted_of = {block.number: sorted(wanted) for wanted, block in self._blocks.items()}
+        return ([sum(map(len, own.values())) for own in self._own],
+                [item for own in self._own for found in own.values() for item in found],
+                [len(entries) for entries in self._leo],
+                [(symbol, top, top_symbol, int(through)) for entries in self._leo
+                 for symbol, (top, top_symbol, through) in entries.items()],
+                [wanted_of[block.number] for block in self._predicted],
+                [int(flag) for flag in self.accepting],
+                [(s, t, after) for (s, t), after in self._scans.items()])

@@ -44,6 +44,14 @@ which the walk ORs into a mask where it jumps to the loop's exits.  Building the
 ~0.2-0.3 ms (a set's row) and ~0.3-0.45 ms (a region's tokens by id: a scatter over the
 trie's token order) of the first mask that needed them.  Versions 2-5 are still read.
 
+Format version 7 stores a *parser memo computed ahead of time* (``memo_*``;
+``indexc_runtime.grammar.stored_memo``): the Earley sets, scans, configurations and
+transitions a warm-up walk built at the positions where it asked for a mask (a JSON Schema's
+synthetic instance), and each such configuration's mask, appended to the mask sections (ids
+from the in-lexeme and boundary masks' count up).  A load merges them into each new parser
+memo, so a request's first positions find their masks instead of walking the trie.  A file
+without a warm-up has empty memo sections.  Versions 2-6 are still read.
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
 ``lexing`` (``"all_splits"``: the only rule this version writes).
@@ -54,7 +62,7 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 6  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 7  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 
 GRAMMAR_SECTIONS_V2: tuple[SectionSpec, ...] = (
@@ -127,10 +135,26 @@ STORED_FIRST_USE_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("loop_region_token_ids", ("<u4",), ("n_loops", "mask_words"),
                 "bitset rows by token id (a mask row's layout): token t ends in loop k's region; padding 0"),
 )
+STORED_MEMO_SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("memo_set_item_offsets", ("<i4",), ("n_memo_sets+1",), "set s's items: memo_set_items[offsets[s]:offsets[s+1]]"),
+    SectionSpec("memo_set_items", ("<i4",), ("n_memo_items", 3), "rule, dot, origin set (an earlier set): incomplete items"),
+    SectionSpec("memo_set_leo_offsets", ("<i4",), ("n_memo_sets+1",), "set s's Leo entries: memo_set_leo[offsets[s]:offsets[s+1]]"),
+    SectionSpec("memo_set_leo", ("<i4",), ("n_memo_leo", 4), "symbol, top set (earlier), top symbol, passed S' -> start . (0/1)"),
+    SectionSpec("memo_set_wanted_offsets", ("<i4",), ("n_memo_sets+1",), "set s's predicted nonterminals (CSR)"),
+    SectionSpec("memo_set_wanted", ("<i4",), ("n_memo_wanted",), "nonterminal ids"),
+    SectionSpec("memo_set_accepting", ("u1",), ("n_memo_sets",), "1 where the set holds S' -> start ."),
+    SectionSpec("memo_scans", ("<i4",), ("n_memo_scans", 3), "set, terminal, the set after (-1: not expected there)"),
+    SectionSpec("memo_config_thread_offsets", ("<i4",), ("n_memo_configs+1",), "configuration c's threads (CSR)"),
+    SectionSpec("memo_config_threads", ("<i4",), ("n_memo_threads", 3), "origin set, terminal, lexer state of that terminal"),
+    SectionSpec("memo_config_accepting", ("u1",), ("n_memo_configs",), "1 where eos is allowed"),
+    SectionSpec("memo_transitions", ("<i4",), ("n_memo_transitions", 3), "configuration, byte class, the configuration after"),
+    SectionSpec("memo_config_mask", ("<i4",), ("n_memo_configs",), "mask id of the configuration's whole mask"),
+)
 GRAMMAR_SECTIONS_V3: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
 GRAMMAR_SECTIONS_V4: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + START_MASK_SECTIONS
 GRAMMAR_SECTIONS_V5: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + UNDECIDED_SECTIONS + START_MASK_SECTIONS
-GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V5 + STORED_FIRST_USE_SECTIONS
+GRAMMAR_SECTIONS_V6: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V5 + STORED_FIRST_USE_SECTIONS
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V6 + STORED_MEMO_SECTIONS
 GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS_V4,
-                               5: GRAMMAR_SECTIONS_V5, 6: GRAMMAR_SECTIONS}
+                               5: GRAMMAR_SECTIONS_V5, 6: GRAMMAR_SECTIONS_V6, 7: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

@@ -52,13 +52,17 @@ MAX_FORCED = 256
 class ParserMemo:
     """One generation of an index's parser memo: its Earley sets, configurations and masks."""
 
-    def __init__(self, index, limits: GrammarLimits, *, pin_start: bool = True):
+    def __init__(self, index, limits: GrammarLimits, *, pin_start: bool = True, stored: bool = True):
         self.sets = EarleySets(index._rules, limits)
         self.configs = Configs(index._lexer, self.sets, index._rules.ignore, index.n_classes, limits)
         self.walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, index._loop_exits,
                                  index._undecided, index._terminal_lengths, self.configs, index.eos_token_ids, limits)
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
+        memo = index._stored_memo
+        if stored and index.use_stored_memo and memo.fits(self.sets, self.configs, limits):  # a version 7 file's warm-up
+            for config, mask_id in zip(memo.merge_into(self.sets, self.configs), memo.config_mask.tolist()):
+                self.walker.pin_stored(config, mask_id)
         self._limits = limits
 
     def is_large(self) -> bool:

@@ -163,6 +163,7 @@ class MaskWalker:
         self._futures = FutureMasks(self._unions.row)  # masks by what they depend on (``futures``)
         self._horizon = TokenHorizon(configs.sets, lengths, trie.classes.longest)
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
+        self._stored: dict[int, int] = {}  # configuration -> its mask id in the file (``pin_stored``)
         self.computed = 0  # masks computed so far, not read from a memo (``bench/parser_floor.py``)
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
         self._jump_marks = np.zeros(0, dtype=np.int8)  # per configuration, see _jumpable
@@ -182,6 +183,11 @@ class MaskWalker:
         """Serve ``row`` as ``config``'s mask from now on (the file's start mask, format 4)."""
         self._pinned[config] = row
 
+    def pin_stored(self, config: int, mask_id: int) -> None:
+        """Serve stored mask ``mask_id`` as ``config``'s mask (format 7's memo, ``stored_memo``):
+        decoded on first use, then memoised like a computed one."""
+        self._stored[config] = mask_id
+
     def forget_mask(self, config: int) -> None:
         """Drop ``config``'s memoised mask (by configuration, by future, a pinned one) and keep
         the rest: the parser's sets, configurations and transitions, the ORs of precomputed
@@ -190,6 +196,7 @@ class MaskWalker:
         self._memo.pop(config, None)
         self._futures.forget(future_key(self._configs, self._lexer, config, self._horizon))
         self._pinned.pop(config, None)
+        self._stored.pop(config, None)
 
     def mask(self, config: int) -> np.ndarray:
         """The int32 bitmask row of ``config`` (memoised: do not modify it)."""
@@ -200,8 +207,9 @@ class MaskWalker:
         row = self._pinned.get(config)
         if row is not None:
             return row
-        future = future_key(self._configs, self._lexer, config, self._horizon)
-        row = self._futures.get(future)
+        mask_id = self._stored.get(config)
+        future = None if mask_id is not None else future_key(self._configs, self._lexer, config, self._horizon)
+        row = self._stored_row(mask_id) if mask_id is not None else self._futures.get(future)
         if row is None:
             self.computed += 1
             row, mask_ids, walked = self._computed(config)
@@ -211,6 +219,11 @@ class MaskWalker:
         if len(self._memo) > MASK_MEMO:
             self._memo.popitem(last=False)
         return row
+
+    def _stored_row(self, mask_id: int) -> np.ndarray:
+        out = np.empty((1, self._masks.words), dtype=np.int32)
+        self._masks.fill(mask_id, out, 0)
+        return out[0]
 
     def _computed(self, config: int) -> tuple[np.ndarray, tuple[int, ...], bool]:
         """``config``'s mask row, computed (the precomputed masks, and the live walk where a

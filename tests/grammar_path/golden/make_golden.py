@@ -10,7 +10,9 @@ same grammar and walk, now with the stored start mask (``grammar-v4-brackets-str
 the same again, every boundary pair built (``min_wide_tokens=0``) so that the undecided sets are
 stored and restrict the walk (``grammar-v5-brackets-strings``).  Version 6: the same, the sets
 stored as bit rows in trie order (with 25 trie tokens a one-word row is never larger than a
-set's places) and each loop region's tokens by id (``grammar-v6-brackets-strings``).  The expected
+set's places) and each loop region's tokens by id (``grammar-v6-brackets-strings``).  Version 7:
+the same, with a parser memo stored from a warm-up walk of the first half of the walk
+(``grammar-v7-brackets-strings``: the second half is walked from masks the file does not hold).  The expected
 masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
 runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
 """
@@ -18,10 +20,12 @@ runtime; ``test_golden.py`` checks that every later runtime reads the files and 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from unittest import mock
 
 import indexc_runtime.grammar.loop_exits as loop_exits
+import numpy as np
 
 from indexc.pipeline import write
 from indexc.pipeline.grammar import compile_grammar_ir
@@ -47,9 +51,10 @@ def main() -> None:
         result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="golden brackets", min_wide_tokens=0)
     assert result.table.loop_regions, "the golden file must hold a loop region"
     assert result.table.undecided_positions.size, "the golden file must hold undecided sets"
+    ids = {b: i for i, b in enumerate(vocab.token_bytes)}
+    result.table = replace(result.table, warm_up_tokens=np.array([ids[p] for p in WALK[:len(WALK) // 2]], dtype=np.int32))
     write(result, vocab, str(HERE / f"{NAME}.idx"))
     write(result, vocab, str(HERE / f"{NAME}.idx.zst"))
-    ids = {b: i for i, b in enumerate(vocab.token_bytes)}
     oracle = GrammarOracle(IR)
     token_bytes = [None if i == EOS else b for i, b in enumerate(vocab.token_bytes)]
     prefix, masks = b"", []

@@ -1,0 +1,84 @@
+"""``warm_memo``: walk a warm-up text with the runtime and keep its parser memo (format 7).
+
+The grammar writer plans the version 6 sections in memory, loads them with ``indexc_runtime``
+and walks the warm-up tokens (``GrammarTable.warm_up_tokens``: a JSON Schema's synthetic
+instance, ``indexc.jsonschema.synthetic_instance``) as a request would: at each position the
+mask, then the token if the mask holds it.  What it keeps (``StoredMemo.export``): every
+configuration at which it asked for a mask, in first-seen order, that mask (distinct rows
+appended to the file's masks, encoded as the in-lexeme ones are), the Earley sets those
+configurations need and the scans and transitions between them.  Why these and not the whole
+memo, with figures: ``indexc_runtime.grammar.stored_memo``.
+
+Limits: at most ``MAX_WARM_UP_TOKENS`` tokens are walked (the text is cut to them by the
+pipeline); the walk stops at the first token its mask refuses (the synthetic instance does not
+honour every keyword) and at a runtime limit (``GrammarLimitExceeded``); what was walked up to
+there is kept.  The walk is deterministic, so the same inputs give the same file.  Its cost is
+compile time: the stats report it (``warm_up``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from indexc.artifact.layout import plan_container
+from indexc.artifact.mask_encoding import EncodedMasks, encode_masks
+from indexc_runtime.grammar.errors import GrammarLimitExceeded
+from indexc_runtime.grammar.format import GRAMMAR_SECTIONS_V6
+from indexc_runtime.grammar.stored_memo import StoredMemo
+
+MAX_WARM_UP_TOKENS = 2048
+
+
+def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
+              tokens: np.ndarray | None) -> tuple[StoredMemo, EncodedMasks, dict]:
+    """(the memo, the masks with the memo's appended, stats) of a walk of ``tokens`` over the
+    version 6 ``arrays``; an empty memo and the masks unchanged when there are no tokens."""
+    if tokens is None or not len(tokens):
+        return StoredMemo.empty(), masks, {}
+    started = time.perf_counter()
+    from indexc_runtime.grammar.index import load_grammar_index
+    from indexc_runtime.grammar.matcher import shared_memo
+
+    plan = plan_container({**fields, "format_version": 6}, {spec.name: arrays[spec.name] for spec in GRAMMAR_SECTIONS_V6},
+                          GRAMMAR_SECTIONS_V6)
+    index = load_grammar_index(plan.to_bytes())
+    index.use_stored_memo = False
+    rows, walked = _walk(index, tokens[:MAX_WARM_UP_TOKENS])
+    memo = shared_memo(index, index.limits).current
+    distinct: dict[bytes, int] = {}
+    for row in rows.values():
+        distinct.setdefault(row.tobytes(), len(distinct))
+    first_id = len(masks.form)
+    mask_ids = [first_id + distinct[row.tobytes()] for row in rows.values()]
+    stored = StoredMemo.export(memo.sets, memo.configs, list(rows), mask_ids)
+    vocab_size = fields["vocab"]["size"]
+    new_masks = encode_masks([_token_ids(row, vocab_size) for row in distinct], vocab_size)
+    stats = {"tokens": int(len(tokens)), "walked": walked, "configurations": stored.n_configs,
+             "sets": stored.n_sets, "masks": len(distinct), "ms": round((time.perf_counter() - started) * 1000, 3)}
+    return stored, masks.concatenated(new_masks), stats
+
+
+def _walk(index, tokens: np.ndarray) -> tuple[dict[int, np.ndarray], int]:
+    """{configuration: its mask row} in first-seen order along the tokens, and how many were taken."""
+    matcher = index.matcher()
+    out = np.zeros((1, index.mask_words), dtype=np.int32)
+    rows: dict[int, np.ndarray] = {}
+    walked = 0
+    try:
+        for token in tokens.tolist():
+            matcher.fill_bitmask(out)
+            rows.setdefault(matcher.state, out[0].copy())
+            if not (int(out[0, token >> 5]) >> (token & 31)) & 1:
+                break
+            matcher.advance(token)
+            walked += 1
+    except GrammarLimitExceeded:
+        pass  # the memo holds what was made before the limit: kept
+    return rows, walked
+
+
+def _token_ids(row: bytes, vocab_size: int) -> np.ndarray:
+    bits = np.unpackbits(np.frombuffer(row, dtype=np.uint8), bitorder="little")
+    return np.flatnonzero(bits[:vocab_size])

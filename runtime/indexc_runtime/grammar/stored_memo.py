@@ -1,0 +1,314 @@
+"""StoredMemo: a parser memo computed ahead of time (format 7), merged into each new live memo.
+
+Why.  On the grammar path a cold mask is mostly first-seen work: new Earley sets, new
+configurations, their transitions, and the walk of the trie for a configuration never seen
+(session 12).  A JSON Schema's instances share most of it (properties in schema order, the same
+nesting), so most slow masks are in a schema's *first* request: Github_hard o39444's three
+instances had 603, 6 and 0 masks over 200 µs (session 18; ``bench/stored_memo.py`` measures it now).  The
+compiler therefore walks a synthetic instance of the schema
+(``indexc.jsonschema.synthetic_instance``) with this runtime, and stores the configurations at
+which it asked for a mask (a token boundary), each one's mask (appended to the file's masks),
+the Earley sets those configurations need (their threads' origins, and those sets' origins and
+Leo tops, transitively) and the scans and transitions between what is stored.
+
+Measured on the prototype (session 19, o39444 / o18637 / sp_20, the instances' cold masks over
+200 µs): 560 / 482 / 175 with no memo; 300 / 324 / - with the walk's *whole* parser memo merged
+but no masks (the walk of a known configuration is still the cost); 33 / 110 / 75 with the
+boundary configurations and their masks.  The whole memo was also 3-5x larger (o18637: 13,688
+sets and 28,800 configurations, 2.7 MB, a 1.3-1.6 s merge; its boundary memo: 3,960 sets, 4,049
+configurations, 0.5 MB, ~0.2 s).
+
+Layout (int32 unless said; sets and configurations numbered in the order the walk interned
+them, so that a set refers only to *earlier* sets):
+
+    memo_set_item_offsets (n_memo_sets+1)   set s's items are memo_set_items[offsets[s]:offsets[s+1]]
+    memo_set_items (n, 3)                   rule, dot, origin set (< s): its incomplete items
+    memo_set_leo_offsets (n_memo_sets+1)    set s's Leo entries (``EarleySets._leo``)
+    memo_set_leo (n, 4)                     symbol, top set (< s), top symbol, passed S' -> start . (0/1)
+    memo_set_wanted_offsets (n_memo_sets+1) the nonterminals set s predicts
+    memo_set_wanted (n,)                    nonterminal ids
+    memo_set_accepting (n_memo_sets,) u1    the set's accepting flag
+    memo_scans (n, 3)                       set, terminal, the set after (-1: not expected)
+    memo_config_thread_offsets (n_memo_configs+1)
+    memo_config_threads (n, 3)              origin set, terminal, lexer state (of that terminal)
+    memo_config_accepting (n_memo_configs,) u1
+    memo_transitions (n, 3)                 configuration, byte class, the configuration after
+    memo_config_mask (n_memo_configs,)      the configuration's mask id (the file's mask sections)
+
+Merging (``merge_into``) re-interns each stored set and configuration *by content* into the
+live memo, mapping stored numbers to live ids as it goes: a memo that already holds some of
+them gets the same ids, nothing is duplicated and no live id changes; the scans and
+transitions are then written where the live memo does not know them, and each configuration's
+mask id is handed to the walker (``MaskWalker.pin_stored``: decoded on first use).  A live
+position whose configuration has the content of a stored one is then that configuration, and
+its mask a lookup.
+
+Checks.  Every number is bounded when the sections are read (``from_container``, vectorised,
+before any is used): rules and dots inside their rule and not at its end, every reference to an
+*earlier* set, terminals, lexer states of the thread's own terminal, classes, configurations,
+mask ids, flags 0/1.  The memo is not merged at all where it would take the live memo past half
+of ``GrammarLimits`` (the point where a matcher moves to a fresh memo) or holds a set or a
+configuration over the per-set or per-thread limit.  That the stored scans, transitions and
+masks are the ones the parser and the walk compute from the stored contents is
+``GrammarIndex.verify``'s check (``check_derived``: every one recomputed on a memo that holds
+the contents alone).
+
+Not stored, rebuilt on use: the walker's other memos (unions, futures, coverage), the closure
+and ``_top`` caches, the fresh threads of a set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexc_runtime.container import Container
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.grammar.configs import DEAD, Configs
+from indexc_runtime.grammar.earley import EarleySets
+from indexc_runtime.grammar.errors import GrammarLimits
+from indexc_runtime.grammar.tables import EarleyRules, LexerTables
+
+MEMO_SECTION_NAMES = (
+    "memo_set_item_offsets", "memo_set_items", "memo_set_leo_offsets", "memo_set_leo", "memo_set_wanted_offsets",
+    "memo_set_wanted", "memo_set_accepting", "memo_scans", "memo_config_thread_offsets", "memo_config_threads",
+    "memo_config_accepting", "memo_transitions", "memo_config_mask",
+)
+
+
+@dataclass(frozen=True)
+class StoredMemo:
+    """The stored memo's arrays (the sections without their ``memo_`` prefix), checked or built here."""
+
+    set_item_offsets: np.ndarray
+    set_items: np.ndarray
+    set_leo_offsets: np.ndarray
+    set_leo: np.ndarray
+    set_wanted_offsets: np.ndarray
+    set_wanted: np.ndarray
+    set_accepting: np.ndarray
+    scans: np.ndarray
+    config_thread_offsets: np.ndarray
+    config_threads: np.ndarray
+    config_accepting: np.ndarray
+    transitions: np.ndarray
+    config_mask: np.ndarray
+
+    @property
+    def n_sets(self) -> int:
+        return len(self.set_accepting)
+
+    @property
+    def n_configs(self) -> int:
+        return len(self.config_accepting)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The sections, by name (the writer's input)."""
+        return {name: getattr(self, name[len("memo_"):]) for name in MEMO_SECTION_NAMES}
+
+    @classmethod
+    def empty(cls) -> "StoredMemo":
+        none, start = np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32)
+        flags = none.astype(np.uint8)
+        return cls(start, none.reshape(0, 3), start, none.reshape(0, 4), start, none, flags, none.reshape(0, 3),
+                   start, none.reshape(0, 3), flags, none.reshape(0, 3), none)
+
+    # -- writing (the compiler, after its warm-up walk) ------------------------------------------
+
+    @classmethod
+    def export(cls, sets: EarleySets, configs: Configs, kept: list[int], mask_ids: list[int]) -> "StoredMemo":
+        """The configurations ``kept`` (in that order, each with its mask id), the sets they need,
+        and the scans and computed transitions between them."""
+        item_counts, items, leo_counts, leo, wanted, accepting, scans = sets.stored_form()
+        set_items = np.array(items, dtype=np.int64).reshape(-1, 3)
+        set_leo = np.array(leo, dtype=np.int64).reshape(-1, 4)
+        item_at, leo_at = _offsets(item_counts), _offsets(leo_counts)
+        threads = [np.array(sorted(configs.threads[c]), dtype=np.int64).reshape(-1, 3) for c in kept]
+        needed = _needed_sets(len(accepting), threads, set_items, item_at, set_leo, leo_at)
+        set_id = np.where(needed, np.cumsum(needed) - 1, -1)
+        config_id = np.full(len(configs), -1, dtype=np.int64)
+        config_id[kept] = np.arange(len(kept))
+        scans = np.array(scans, dtype=np.int64).reshape(-1, 3)
+        scans = scans[needed[scans[:, 0]] & ((scans[:, 2] < 0) | needed[scans[:, 2]])]
+        cells = _computed_cells(configs)
+        cells = cells[(config_id[cells[:, 0]] >= 0) & (config_id[cells[:, 2]] >= 0)]
+        kept_sets = np.flatnonzero(needed)
+        wanted_kept = [wanted[s] for s in kept_sets]
+        return cls(
+            *_rows_of(kept_sets, item_at, set_items, 2, set_id),
+            *_rows_of(kept_sets, leo_at, set_leo, 1, set_id),
+            _offsets([len(w) for w in wanted_kept]), np.array([x for w in wanted_kept for x in w], dtype=np.int32),
+            np.array(accepting, dtype=np.uint8)[kept_sets],
+            _renumbered(scans, {0: set_id, 2: set_id}),
+            _offsets([len(t) for t in threads]),
+            _renumbered(np.concatenate([np.zeros((0, 3), np.int64), *threads]), {0: set_id}),
+            np.array([configs.accepting[c] for c in kept], dtype=np.uint8),
+            _renumbered(cells, {0: config_id, 2: config_id}),
+            np.array(mask_ids, dtype=np.int32))
+
+    # -- reading (the runtime) --------------------------------------------------------------------
+
+    @classmethod
+    def from_container(cls, c: Container, rules: EarleyRules, lexer: LexerTables, n_masks: int) -> "StoredMemo":
+        """The memo sections of a format 7 file, every number bounded (``ArtifactError`` naming
+        the section otherwise); an empty memo for older files."""
+        if "memo_config_mask" not in c.header.sections:
+            return cls.empty()
+        memo = cls(*(c.array(name) for name in MEMO_SECTION_NAMES))
+        memo._check(rules, lexer, n_masks, c.source)
+        return memo
+
+    def _check(self, rules: EarleyRules, lexer: LexerTables, n_masks: int, source: str) -> None:
+        def require(ok: bool, section: str, what: str) -> None:
+            if not ok:
+                raise ArtifactError(f"section {section!r} {what}", source=source)
+
+        T, S = rules.n_terminals, len(rules.nullable)
+        owners = {}
+        for name, n, rows in (("set_item_offsets", self.n_sets, len(self.set_items)),
+                              ("set_leo_offsets", self.n_sets, len(self.set_leo)),
+                              ("set_wanted_offsets", self.n_sets, len(self.set_wanted)),
+                              ("config_thread_offsets", self.n_configs, len(self.config_threads))):
+            offsets = getattr(self, name).astype(np.int64)
+            require(offsets.size == n + 1 and offsets[0] == 0 and offsets[-1] == rows
+                    and bool((np.diff(offsets) >= 0).all()), "memo_" + name,
+                    f"does not rise from 0 to {rows} in {n + 1} entries")
+            owners[name] = np.repeat(np.arange(n), np.diff(offsets))
+        rule, dot, origin = self.set_items.T.astype(np.int64)
+        first = np.asarray(rules.first, dtype=np.int64)
+        lengths = np.diff(np.append(first, len(rules.dotted))) - 1  # each rule's symbols (COMPLETE ends it)
+        require(_within(rule, 0, len(first)) and _within(dot, 0, lengths[rule] if rule.size else 1),
+                "memo_set_items", "names a rule out of range or a dot at or past its rule's end")
+        require(_within(origin, 0, owners["set_item_offsets"]), "memo_set_items",
+                "names an origin that is not an earlier set")
+        symbol, top, top_symbol, through = self.set_leo.T.astype(np.int64)
+        require(_within(symbol, T, S) and _within(top, 0, owners["set_leo_offsets"]) and _within(top_symbol, T, S)
+                and _within(through, 0, 2), "memo_set_leo", "has a symbol, set or flag out of range")
+        require(_within(self.set_wanted, 0, S - T), "memo_set_wanted", "names a nonterminal out of range")
+        scan_set, terminal, after = self.scans.T.astype(np.int64)
+        require(_within(scan_set, 0, self.n_sets) and _within(terminal, 0, T) and _within(after, -1, self.n_sets),
+                "memo_scans", "has a set or terminal out of range")
+        origin, terminal, state = self.config_threads.T.astype(np.int64)
+        require(_within(origin, 0, self.n_sets) and _within(terminal, 0, T) and _within(state, 0, len(lexer.accepting)),
+                "memo_config_threads", "has a set, terminal or lexer state out of range")
+        require(bool((np.asarray(lexer.state_terminal)[state] == terminal).all()), "memo_config_threads",
+                "has a lexer state of another terminal than its thread's")
+        config, byte_class, after = self.transitions.T.astype(np.int64)
+        require(_within(config, 0, self.n_configs) and _within(byte_class, 0, lexer.n_classes)
+                and _within(after, 0, self.n_configs), "memo_transitions", "has a configuration or class out of range")
+        require(self.config_mask.size == self.n_configs and _within(self.config_mask, 0, n_masks),
+                "memo_config_mask", "has a mask id out of range")
+        for name, flags in (("memo_set_accepting", self.set_accepting), ("memo_config_accepting", self.config_accepting)):
+            require(_within(flags, 0, 2), name, "holds a flag other than 0 or 1")
+
+    def fits(self, sets: EarleySets, configs: Configs, limits: GrammarLimits) -> bool:
+        """Is there a memo, and would merging it keep the live one under half its limits (and
+        every set and configuration under its own)?"""
+        if not self.n_configs:
+            return False
+        items = np.diff(self.set_item_offsets) + np.diff(self.set_leo_offsets)
+        threads = np.diff(self.config_thread_offsets)
+        return (len(sets) + self.n_sets < limits.max_sets // 2
+                and len(configs) + self.n_configs < limits.max_configs // 2
+                and int(items.max(initial=0)) <= limits.max_set_items
+                and int(threads.max(initial=0)) <= limits.max_threads)
+
+    def merge_into(self, sets: EarleySets, configs: Configs) -> list[int]:
+        """Intern every stored set and configuration into the live memo and write the stored scans
+        and transitions it does not know yet; the live id of each stored configuration (see the
+        module note)."""
+        return self._merge(sets, configs, derived=True)[1]
+
+    def _merge(self, sets: EarleySets, configs: Configs, derived: bool) -> tuple[list[int], list[int]]:
+        set_ids = self._merge_sets(sets)
+        if derived:
+            for s, terminal, after in self.scans.tolist():
+                sets.adopt_scan(set_ids[s], terminal, set_ids[after] if after >= 0 else -1)
+        threads, at = self.config_threads.tolist(), self.config_thread_offsets.tolist()
+        config_ids = [configs.adopt({(set_ids[o], t, q) for o, t, q in threads[at[c]:at[c + 1]]}, bool(flag))
+                      for c, flag in enumerate(self.config_accepting.tolist())]
+        if derived:
+            for config, byte_class, after in self.transitions.tolist():
+                configs.adopt_transition(config_ids[config], byte_class, config_ids[after])
+        return set_ids, config_ids
+
+    def _merge_sets(self, sets: EarleySets) -> list[int]:
+        items, leo, wanted = self.set_items.tolist(), self.set_leo.tolist(), self.set_wanted.tolist()
+        item_at, leo_at, wanted_at = (o.tolist() for o in (self.set_item_offsets, self.set_leo_offsets,
+                                                             self.set_wanted_offsets))
+        ids: list[int] = []
+        for s, accepting in enumerate(self.set_accepting.tolist()):
+            own = frozenset((r, d, ids[o]) for r, d, o in items[item_at[s]:item_at[s + 1]])
+            entries = {symbol: (ids[top], top_symbol, bool(through))
+                       for symbol, top, top_symbol, through in leo[leo_at[s]:leo_at[s + 1]]}
+            ids.append(sets.adopt(own, entries, frozenset(wanted[wanted_at[s]:wanted_at[s + 1]]), bool(accepting)))
+        return ids
+
+    def check_derived(self, sets: EarleySets, configs: Configs, computed_mask, stored_mask) -> str | None:
+        """Recompute every stored scan, transition and mask from the stored contents alone, merged
+        into the fresh memo ``sets``/``configs`` without the derived facts
+        (``computed_mask(config)``: the walk's row; ``stored_mask(mask_id)``: the file's); the
+        first difference, described, or None."""
+        set_ids, config_ids = self._merge(sets, configs, derived=False)
+        for s, terminal, after in self.scans.tolist():
+            if sets.scan(set_ids[s], terminal) != (set_ids[after] if after >= 0 else -1):
+                return f"its scan of set {s} by terminal {terminal} is not the parser's"
+        for config, byte_class, after in self.transitions.tolist():
+            if configs.next(config_ids[config], byte_class) != config_ids[after]:
+                return f"its transition of configuration {config} on class {byte_class} is not the parser's"
+        for config, mask_id in enumerate(self.config_mask.tolist()):
+            if not np.array_equal(computed_mask(config_ids[config]), stored_mask(mask_id)):
+                return f"the mask of its configuration {config} is not the walk's"
+        return None
+
+
+def _needed_sets(n_sets: int, threads: list[np.ndarray], items: np.ndarray, item_at: np.ndarray,
+                 leo: np.ndarray, leo_at: np.ndarray) -> np.ndarray:
+    """The sets the given threads name, and the sets those name (origins, Leo tops), transitively."""
+    needed = np.zeros(n_sets, dtype=bool)
+    for found in threads:
+        needed[found[:, 0]] = True
+    for s in range(n_sets - 1, -1, -1):  # a set names earlier sets only: one pass down
+        if needed[s]:
+            needed[items[item_at[s]:item_at[s + 1], 2]] = True
+            needed[leo[leo_at[s]:leo_at[s + 1], 1]] = True
+    return needed
+
+
+def _computed_cells(configs: Configs) -> np.ndarray:
+    """``(configuration, class, after)`` of every transition the parser computed (not a dead one,
+    nor a loop back to itself: both are set when a configuration is made)."""
+    table = configs.table[: len(configs)]
+    config, byte_class = np.nonzero(table >= 0)
+    after = table[config, byte_class]
+    looping = np.asarray(configs.loop_state, dtype=np.int64)[config] >= 0
+    kept = ~(looping & (after == config))
+    return np.stack([config[kept], byte_class[kept], after[kept]], axis=1).astype(np.int64)
+
+
+def _rows_of(kept: np.ndarray, offsets: np.ndarray, rows: np.ndarray, column: int,
+             new_id: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The CSR rows of the ``kept`` owners, their ``column`` renumbered by ``new_id``."""
+    pieces = [rows[offsets[k]:offsets[k + 1]] for k in kept.tolist()]
+    return _offsets([len(x) for x in pieces]), _renumbered(np.concatenate([rows[:0], *pieces]), {column: new_id})
+
+
+def _renumbered(rows: np.ndarray, columns: dict[int, np.ndarray]) -> np.ndarray:
+    """``rows`` as int32 with each given column mapped through its table (-1 stays -1)."""
+    out = rows.astype(np.int64, copy=True)
+    for column, new_id in columns.items():
+        out[:, column] = np.where(out[:, column] < 0, -1, new_id[np.maximum(out[:, column], 0)])
+    return out.astype(np.int32)
+
+
+def _offsets(counts: list[int]) -> np.ndarray:
+    offsets = np.zeros(len(counts) + 1, dtype=np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def _within(values, low, high) -> bool:
+    """Every value in ``[low, high)`` (``high`` may be an array: one bound per value)."""
+    values = np.asarray(values, dtype=np.int64)
+    return bool(((values >= low) & (values < high)).all())

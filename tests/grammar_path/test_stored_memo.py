@@ -1,0 +1,137 @@
+"""Format 7's stored parser memo: exact masks, a merge that keeps ids, checks at load and in ``verify``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import indexc_runtime
+from indexc.pipeline import write
+from indexc.pipeline.grammar import compile_grammar_ir
+from indexc.trie import build_trie
+from indexc.vocab.greedy_tokens import greedy_token_ids
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.grammar.errors import GrammarLimits
+from indexc_runtime.grammar.matcher import ParserMemo, shared_memo
+from tests.grammar_path.helpers import assert_walks_agree, bitmask_ids, grammar, vocabulary_from_text
+from tests.reference.grammar_oracle import GrammarOracle
+from tests.runtime.surgery import rewrite_section, setting
+
+IR = grammar("value", {"value": [["LB", "items", "RB"], ["STR"], ["NUM"]], "items": [["value"], ["items", "COMMA", "value"], []]},
+             {"LB": r"\[", "RB": r"\]", "COMMA": ",", "NUM": "[0-9]+", "STR": '"[a-z ]*"', "WS": "[ ]+"},
+             ignore=["WS"])
+SAMPLE = '[1, "ab c", [[2], "d"], [], 34, ["e f", [5]]]'
+WARM_UP = '[1, "ab", [[2]]'
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """(artifact bytes, vocabulary): the grammar with a warm-up walk of ``WARM_UP`` stored."""
+    vocab = vocabulary_from_text(SAMPLE, pieces=80, seed=3)
+    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="stored memo", min_wide_tokens=0)
+    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000))
+    path = tmp_path_factory.mktemp("memo") / "g.idx"
+    write(result, vocab, str(path))
+    return path.read_bytes(), vocab
+
+
+def test_the_memo_is_stored_and_every_mask_agrees_with_the_oracle(compiled):
+    data, vocab = compiled
+    index = indexc_runtime.load(data, verify=True)  # verify: every stored scan, transition and mask recomputed
+    assert index.format_version == 7 and index.header["stats"]["warm_up"]["walked"] > 5
+    assert index.section("memo_config_mask").size > 5 and index.section("memo_transitions").size
+    assert assert_walks_agree(index, GrammarOracle(IR), vocab, walks=12, steps=25, seed=5) > 150
+
+
+def test_the_warm_up_positions_are_served_from_the_file(compiled):
+    data, vocab = compiled
+    masks = {}
+    for use in (False, True):
+        index = indexc_runtime.load(data)
+        index.use_stored_memo = use
+        matcher, walker = index.matcher(), shared_memo(index, index.limits).current.walker
+        before, seen = walker.computed, []
+        for token in greedy_token_ids(vocab, WARM_UP.encode(), limit=1000).tolist():
+            seen.append(bitmask_ids(index, matcher))
+            matcher.advance(token)
+        masks[use] = (seen, walker.computed - before)
+    assert masks[True][0] == masks[False][0]
+    assert masks[False][1] > 3 and masks[True][1] == 0  # the start mask is stored since format 4: not counted
+
+
+def test_merging_again_adds_nothing_and_keeps_every_live_id(compiled):
+    data, vocab = compiled
+    index = indexc_runtime.load(data)
+    matcher = index.matcher()
+    for token in greedy_token_ids(vocab, SAMPLE.encode(), limit=1000).tolist():  # the live memo grows past the stored one
+        matcher.allowed_token_ids()
+        matcher.advance(token)
+    memo = shared_memo(index, index.limits).current
+    sizes, state = (len(memo.sets), len(memo.configs)), matcher.state
+    first = index._stored_memo.merge_into(memo.sets, memo.configs)
+    assert index._stored_memo.merge_into(memo.sets, memo.configs) == first
+    assert (len(memo.sets), len(memo.configs)) == sizes and matcher.state == state
+
+
+def test_limits_too_small_for_the_memo_leave_it_unmerged_and_the_masks_unchanged(compiled):
+    data, vocab = compiled
+    index = indexc_runtime.load(data)
+    stored = index._stored_memo
+    limits = GrammarLimits(max_configs=2 * stored.n_configs)  # merging would reach half: a matcher would move on
+    memo = ParserMemo(index, limits)
+    assert len(memo.configs) == 1 and not stored.fits(memo.sets, memo.configs, limits)
+    assert assert_walks_agree(index, GrammarOracle(IR), vocab, walks=3, steps=15, seed=1) > 20
+
+
+def test_a_file_without_a_warm_up_has_empty_memo_sections(tmp_path):
+    vocab = vocabulary_from_text(SAMPLE, pieces=20)
+    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="no warm-up")
+    write(result, vocab, str(tmp_path / "g.idx"))
+    index = indexc_runtime.load(tmp_path / "g.idx", verify=True)
+    assert index.format_version == 7 and index.section("memo_config_mask").size == 0
+    assert "warm_up" not in index.header["stats"]
+
+
+@pytest.mark.parametrize("section, change, message", [
+    ("memo_set_items", lambda a: a.__setitem__((0, 2), 10**6), "earlier set"),
+    ("memo_set_items", lambda a: a.__setitem__((0, 1), 99), "dot"),
+    ("memo_set_items", lambda a: a.__setitem__((0, 0), -1), "rule"),
+    ("memo_set_item_offsets", lambda a: a.__setitem__(1, 10**6), "does not rise"),
+    ("memo_set_leo", lambda a: a.__setitem__((0, 0), 0), "out of range"),
+    ("memo_set_wanted", lambda a: a.__setitem__(0, 10**6), "nonterminal"),
+    ("memo_set_accepting", lambda a: a.__setitem__(0, 2), "flag"),
+    ("memo_scans", lambda a: a.__setitem__((0, 1), 10**6), "out of range"),
+    ("memo_config_threads", lambda a: a.__setitem__((0, 0), 10**6), "out of range"),
+    ("memo_transitions", lambda a: a.__setitem__((0, 2), -1), "out of range"),
+    ("memo_config_mask", lambda a: a.__setitem__(0, 10**6), "mask id"),
+])
+def test_a_stored_memo_number_out_of_bounds_is_refused_at_load(compiled, section, change, message):
+    data, _ = compiled
+    with pytest.raises(ArtifactError, match=message):
+        indexc_runtime.load(rewrite_section(data, section, change))
+
+
+def test_a_thread_in_a_lexer_state_of_another_terminal_is_refused(compiled):
+    data, _ = compiled
+    index = indexc_runtime.load(data)
+    state_terminal = index.section("state_terminal")
+    threads = index.section("memo_config_threads")
+    other = int(np.flatnonzero(state_terminal != threads[0, 1])[0])
+    with pytest.raises(ArtifactError, match="another terminal"):
+        indexc_runtime.load(rewrite_section(data, "memo_config_threads", setting(2, other)))
+
+
+def test_verify_finds_a_stored_fact_that_is_not_the_grammars(compiled):
+    data, _ = compiled
+    index = indexc_runtime.load(data)
+    transitions, masks = index.section("memo_transitions"), index.section("memo_config_mask")
+    wrong_after = (int(transitions[0, 2]) + 1) % len(masks)
+    tampered = rewrite_section(data, "memo_transitions", setting(2, wrong_after))
+    indexc_runtime.load(tampered)  # every number is in range: the load takes it
+    with pytest.raises(ArtifactError, match="transition .* is not the parser's"):
+        indexc_runtime.load(tampered, verify=True)
+    other_mask = next(int(m) for m in masks if int(m) != int(masks[-1]))
+    with pytest.raises(ArtifactError, match="mask of its configuration .* is not the walk's"):
+        indexc_runtime.load(rewrite_section(data, "memo_config_mask", setting(len(masks) - 1, other_mask)), verify=True)
