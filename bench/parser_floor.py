@@ -61,7 +61,7 @@ def main(argv: list[str]) -> int:
 
 def run_cases(argv: list[str], doc: str, module: str, measure_one, render, summary,
               default_grammars: list[str] | None = None) -> int:
-    """The command line of this tool, ``bench/key_bounds.py`` and ``bench/warmup_bound.py``: the
+    """The command line of this tool, ``bench/key_bounds.py`` and ``bench/stored_memo.py``: the
     cases (``--grammars``, every bundled grammar unless ``default_grammars`` says otherwise;
     ``--maskbench``), each measured in a fresh interpreter (``module``'s ``measure_one``), the
     table (``render``) and ``--json``."""
