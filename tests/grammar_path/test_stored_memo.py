@@ -13,7 +13,7 @@ from indexc.pipeline.grammar import compile_grammar_ir
 from indexc.trie import build_trie
 from indexc.vocab.greedy_tokens import greedy_token_ids
 from indexc_runtime.errors import ArtifactError
-from indexc_runtime.grammar.errors import GrammarLimits
+from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.matcher import ParserMemo, shared_memo
 from tests.grammar_path.helpers import assert_walks_agree, bitmask_ids, grammar, vocabulary_from_text
 from tests.reference.grammar_oracle import GrammarOracle
@@ -135,3 +135,22 @@ def test_verify_finds_a_stored_fact_that_is_not_the_grammars(compiled):
     other_mask = next(int(m) for m in masks if int(m) != int(masks[-1]))
     with pytest.raises(ArtifactError, match="mask of its configuration .* is not the walk's"):
         indexc_runtime.load(rewrite_section(data, "memo_config_mask", setting(len(masks) - 1, other_mask)), verify=True)
+
+
+def test_a_limit_hit_inside_the_merge_stops_it_without_an_error(compiled, monkeypatch):
+    """``fits`` bounds a set's own items, not its predictions: a smaller ``max_set_items`` than the
+    compiler's may still stop the merge part-way (here ``fits`` is bypassed to reach that)."""
+    data, _ = compiled
+    index = indexc_runtime.load(data)
+    monkeypatch.setattr(type(index._stored_memo), "fits", lambda *args: True)
+    stopped, merged = [], None
+    for most in range(1, 200):
+        try:
+            memo = ParserMemo(index, GrammarLimits(max_set_items=most))
+        except GrammarLimitExceeded:  # the initial set itself is over the limit: not the merge's doing
+            continue
+        if memo.walker._stored:
+            merged = most
+            break
+        stopped.append(most)
+    assert stopped and merged is not None  # limits where the merge stopped (no mask served), then one where it ran

@@ -42,7 +42,7 @@ import numpy as np
 from indexc_runtime.errors import TokenNotAllowed
 from indexc_runtime.grammar.configs import DEAD, Configs
 from indexc_runtime.grammar.earley import EarleySets
-from indexc_runtime.grammar.errors import GrammarLimits
+from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.walker import MaskWalker
 
 _INT32 = np.dtype(np.int32)
@@ -59,11 +59,24 @@ class ParserMemo:
                                  index._undecided, index._terminal_lengths, self.configs, index.eos_token_ids, limits)
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
-        memo = index._stored_memo
-        if stored and index.use_stored_memo and memo.fits(self.sets, self.configs, limits):  # a version 7 file's warm-up
-            for config, mask_id in zip(memo.merge_into(self.sets, self.configs), memo.config_mask.tolist()):
-                self.walker.pin_stored(config, mask_id)
+        if stored and index.use_stored_memo:
+            self._merge_stored(index._stored_memo, limits)
         self._limits = limits
+
+    def _merge_stored(self, memo, limits: GrammarLimits) -> None:
+        """Start from a version 7 file's stored memo (``stored_memo``), where the limits hold it.
+
+        ``fits`` bounds the counts; a set whose predictions take it past ``max_set_items`` (a
+        limit smaller than the compiler's) stops the merge there: what was interned is valid
+        content, and no stored mask is served."""
+        if not memo.fits(self.sets, self.configs, limits):
+            return
+        try:
+            config_ids = memo.merge_into(self.sets, self.configs)
+        except GrammarLimitExceeded:
+            return
+        for config, mask_id in zip(config_ids, memo.config_mask.tolist()):
+            self.walker.pin_stored(config, mask_id)
 
     def is_large(self) -> bool:
         """Does it hold half of a limit (time to move to a fresh one)?"""
