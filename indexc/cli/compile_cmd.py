@@ -7,6 +7,7 @@ The compile runs under the limits of ``--max-states``, ``--max-memory`` and ``--
 from __future__ import annotations
 
 import argparse
+import sys
 
 from indexc.cli import grammar_args, schema_args
 from indexc.cli.common import add_tokenizer_arguments, load_tokenizer_and_trie, print_json, read_text_file
@@ -41,6 +42,10 @@ def register(subparsers) -> None:
     p.add_argument("--no-loop-regions", action="store_true",
                    help="ablation: walk the trie a state's self-loop covers from every such state")
     p.add_argument("--slices", action="store_true", help="add self-loop token groups at once (off: measured slower here)")
+    p.add_argument("--warm-up", metavar="FILE",
+                   help="grammar path: a typical document (or instance) walked at compile time; its parser memo "
+                        "and masks are stored, so that requests like it find their masks ready (default: a JSON "
+                        "Schema's synthetic instance; none for a grammar)")
     p.add_argument("--json", action="store_true", help="print one JSON object (last line)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     schema_args.add_arguments(p.add_argument_group("JSON Schema options"))
@@ -69,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     with collector_paused():  # one pause over the compile and its write (``pipeline.collector``)
         with enforced(limits):
             result = compile_constraint(args, vocab, trie, options)
+            if args.warm_up is not None:
+                _give_warm_up(args, result, vocab)
         summary = write(result, vocab, args.output, compress=args.compress, durable=args.fsync)
     report = {
         "path": result.constraint["path"],
@@ -95,6 +102,19 @@ def run(args: argparse.Namespace) -> int:
             f"(vocabulary and trie {vocab_ms:.1f} ms{', cached' if cache_hit else ''})"
         )
     return 0
+
+
+def _give_warm_up(args: argparse.Namespace, result, vocab) -> None:
+    """``--warm-up FILE``: the grammar path walks it (``pipeline.grammar.with_warm_up``); a DFA-path
+    artifact's masks are lookups already, so there it is ignored, with a warning."""
+    from indexc.pipeline.grammar import with_warm_up
+
+    text = read_text_file(args.warm_up, "warm-up file")
+    if result.constraint.get("path") == "dfa" or not hasattr(result.table, "warm_up_tokens"):
+        print(f"indexc compile: warning: --warm-up {args.warm_up} ignored: this constraint took the DFA path, "
+              "whose artifact stores every mask already", file=sys.stderr)
+        return
+    with_warm_up(result, vocab, text)
 
 
 def _size(text: str) -> int:

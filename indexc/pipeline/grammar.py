@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -123,3 +124,15 @@ def compile_grammar(
 
     grammar = load_grammar(text, syntax=syntax, source=source)
     return compile_grammar_ir(grammar, vocab, trie, options, source=text)
+
+
+def with_warm_up(result: CompileResult, vocab: Vocabulary, text: str) -> None:
+    """Give a grammar-path result a warm-up text: its tokens (longest match, at most
+    ``MAX_WARM_UP_TOKENS``) are walked by the writer, whose parser memo and masks the artifact
+    stores (format 7, ``indexc.artifact.warm_memo``).  A JSON Schema's default text is its
+    synthetic instance; ``indexc compile --warm-up FILE`` gives one for a grammar or a schema."""
+    from indexc.artifact.warm_memo import MAX_WARM_UP_TOKENS
+    from indexc.vocab.greedy_tokens import greedy_token_ids
+
+    tokens = greedy_token_ids(vocab, text.encode("utf-8"), limit=MAX_WARM_UP_TOKENS)
+    result.table = replace(result.table, warm_up_tokens=tokens)

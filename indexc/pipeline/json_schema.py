@@ -20,9 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass, field, replace
-
-import numpy as np
+from dataclasses import dataclass, field
 
 from indexc.automaton import ByteDFA
 from indexc.errors import LimitError, NFASizeError
@@ -140,7 +138,7 @@ def _compile_cfg(lowered: LoweredSchema, schema_text: str, vocab, trie, options:
                  route: Route, source: str) -> CompileResult:
     try:
         from indexc.grammar.lexemes import TerminalDFAs
-        from indexc.pipeline.grammar import compile_grammar_ir
+        from indexc.pipeline.grammar import compile_grammar_ir, with_warm_up
     except ImportError:
         raise JsonSchemaError(f"this schema needs the grammar path ({route.reason}), which is not available",
                               pointer="#", source=source) from None
@@ -148,19 +146,16 @@ def _compile_cfg(lowered: LoweredSchema, schema_text: str, vocab, trie, options:
     grammar = schema_grammar(lowered, source=source, max_lexer_states=MAX_LEXER_STATES, max_states=options.max_states,
                              dfas=dfas)
     result = compile_grammar_ir(grammar, vocab, trie, options, source=schema_text, dfas=dfas)
-    result.table = replace(result.table, warm_up_tokens=_warm_up_tokens(lowered, schema_text, vocab))
+    with_warm_up(result, vocab, _synthetic_text(lowered, schema_text))
     return result
 
 
-def _warm_up_tokens(lowered: LoweredSchema, schema_text: str, vocab) -> np.ndarray:
-    """The token ids of the schema's synthetic instance (``synthetic_instance``), cut greedily
-    (``greedy_tokens``): the text the writer walks to store a parser memo (format 7)."""
-    from indexc.artifact.warm_memo import MAX_WARM_UP_TOKENS
+def _synthetic_text(lowered: LoweredSchema, schema_text: str) -> str:
+    """The schema's synthetic instance (``synthetic_instance``) with the constraint's separators:
+    the grammar path's default warm-up text (format 7)."""
     from indexc.jsonschema.synthetic_instance import synthetic_text
-    from indexc.vocab.greedy_tokens import greedy_token_ids
 
     options = lowered.options
-    text = synthetic_text(json.loads(schema_text), item_separator=options.item_separator or ",",
+    return synthetic_text(json.loads(schema_text), item_separator=options.item_separator or ",",
                           key_separator=options.key_separator or ":",
                           flexible_whitespace=bool(options.whitespace_flexible) and options.whitespace_pattern is None)
-    return greedy_token_ids(vocab, text.encode("utf-8"), limit=MAX_WARM_UP_TOKENS)

@@ -27,3 +27,33 @@ def test_a_bad_grammar_exits_2_and_writes_nothing(tmp_path, capsys):
     assert main(["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "-o", str(out)]) == 2
     assert "missing" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_warm_up_stores_the_walk_of_a_sample_document(tmp_path, capsys):
+    import indexc_runtime
+
+    tokenizer = str(bundled_tokenizer_file("gpt2"))
+    grammar_file, sample = tmp_path / "list.gbnf", tmp_path / "sample.txt"
+    grammar_file.write_text(GRAMMAR)
+    sample.write_text("[1, 22, 333,4]")
+    plain, warm = tmp_path / "plain.idx", tmp_path / "warm.idx"
+    assert main(["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "-o", str(plain), "-q"]) == 0
+    assert main(["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "--warm-up", str(sample),
+                 "-o", str(warm), "-q"]) == 0
+    assert indexc_runtime.load(plain).section("memo_config_mask").size == 0
+    index = indexc_runtime.load(warm, verify=True)
+    stats = index.header["stats"]["warm_up"]
+    assert stats["walked"] == stats["tokens"] > 3 and index.section("memo_config_mask").size == stats["configurations"]
+    assert main(["check", str(warm), "--tokenizer", tokenizer, "--text", "[1, 22,333]", "-q"]) == 0
+
+
+def test_warm_up_is_ignored_with_a_warning_on_the_dfa_path_and_a_missing_file_exits_2(tmp_path, capsys):
+    tokenizer = str(bundled_tokenizer_file("gpt2"))
+    sample, out = tmp_path / "sample.txt", tmp_path / "r.idx"
+    sample.write_text("aaa")
+    assert main(["compile", "--tokenizer", tokenizer, "--regex", "a+", "--warm-up", str(sample), "-o", str(out), "-q"]) == 0
+    assert "--warm-up" in capsys.readouterr().err and out.exists()
+    out.unlink()
+    assert main(["compile", "--tokenizer", tokenizer, "--regex", "a+", "--warm-up", str(tmp_path / "none.txt"),
+                 "-o", str(out), "-q"]) == 2
+    assert "warm-up file" in capsys.readouterr().err and not out.exists()
