@@ -97,7 +97,7 @@ def measure(kind: str, name: str) -> dict:
     found = compiled_case(kind, name)
     if isinstance(found, dict):
         return found
-    index, documents = found
+    index, documents, _ = found
     logged: list[tuple[float, bytes, list]] = []
     computed = walker_module.MaskWalker._computed
 

@@ -103,7 +103,7 @@ def measure(kind: str, name: str) -> dict:
     found = compiled_case(kind, name)
     if isinstance(found, dict):
         return found
-    index, documents = found
+    index, documents, _ = found
     cold, computed, repeat, seen = [], [], [], set()
     for ids in documents:
         cold += _walk(index, ids, record=computed, repeats=(repeat, seen))
@@ -115,9 +115,9 @@ def measure(kind: str, name: str) -> dict:
 
 
 def compiled_case(kind: str, name: str):
-    """A case compiled and loaded, with its documents' token ids: ``(index, documents)``, or
-    ``{"path": ...}`` for a MaskBench schema that does not take the grammar path.  Also
-    ``bench/key_bounds.py``'s cases."""
+    """A case compiled and loaded, with its documents' token ids and the compile's figures:
+    ``(index, documents, extra)``, or ``{"path": ...}`` for a MaskBench schema that does not
+    take the grammar path.  Also ``bench/key_bounds.py``'s and ``bench/stored_memo.py``'s cases."""
     import indexc_runtime
     from bench.bench_regex import resolve_eos_ids
     from bench.maskbench.worker import text_encoder
@@ -143,7 +143,7 @@ def compiled_case(kind: str, name: str):
         if compiled.extra.get("path") != "cfg":
             return {"path": compiled.extra.get("path")}
         documents = [encode(instance.text) for instance in case.instances]
-    return indexc_runtime.load(str(compiled.handle)), documents
+    return indexc_runtime.load(str(compiled.handle)), documents, compiled.extra
 
 
 def _walk(index, ids: list[int], *, record: list[bool] | None = None,

@@ -11,7 +11,8 @@ instances are walked cold on two loads of the same artifact,
 
 and the first matcher's creation is timed on each (with the memo, that is the merge: a cost
 paid once per memo, at the first request).  The warm-up's own figures come from the artifact's
-header (``stats.warm_up``: tokens walked of those given, configurations stored, compile ms).
+header (``stats.warm_up``: tokens walked of those given, configurations stored) and from the
+compile (``warm_up_ms``).
 Grammar cases have no warm-up (no synthetic instance) and are reported as such.
 
     .venv/bin/python -m bench.stored_memo [--maskbench NAME ... | @LIST] [--json OUT]
@@ -43,8 +44,9 @@ def measure(kind: str, name: str) -> dict:
     found = compiled_case(kind, name)
     if isinstance(found, dict):
         return found
-    index, documents = found
-    row = {"path": "cfg", **{f"warm_up_{k}": v for k, v in index.header["stats"].get("warm_up", {}).items()}}
+    index, documents, extra = found
+    row = {"path": "cfg", **{f"warm_up_{k}": v for k, v in index.header["stats"].get("warm_up", {}).items()},
+           "warm_up_ms": extra.get("warm_up_ms") or 0.0}
     for label, use in (("without", False), ("with", True)):
         loaded = indexc_runtime.load(index.source)  # a memo of its own
         loaded.use_stored_memo = use

@@ -91,7 +91,8 @@ def _indexc_engine():
             compile_ms = (time.perf_counter() - started) * 1000.0
             settle_collector()
             states = getattr(result.table, "n_states", None)  # the grammar path's tables may differ
-            extra = {"path": result.constraint.get("path"), "route": result.constraint.get("reason")}
+            extra = {"path": result.constraint.get("path"), "route": result.constraint.get("reason"),
+                     "warm_up_ms": result.stage_timings.get("warm_up_ms")}
             return Compiled(output, serialized_bytes=int(summary.bytes), states=states,
                             compile_ms=compile_ms, extra=extra)
 

@@ -60,7 +60,7 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     arrays.update(undecided_sections(table))
     arrays["loop_region_token_ids"] = loop_region_token_ids(table, vocab["size"])
     arrays["start_mask"] = start_mask_row(fields, arrays)
-    memo, masks, warm_up = warm_memo(fields, arrays, masks, table.warm_up_tokens)
+    memo, masks, warm_up, warm_up_ms = warm_memo(fields, arrays, masks, table.warm_up_tokens)
     arrays.update(_file_dtypes(masks.sections()))
     arrays.update(memo.arrays())
     fields["n_masks"] = len(masks.form)
@@ -71,7 +71,7 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     return ArtifactSummary(path=path, bytes=size, raw_bytes=plan.size, compressed=compressed,
                            header_bytes=len(plan.header),
                            section_bytes={name: int(array.nbytes) for name, array in arrays.items()},
-                           mask_forms=masks.form_counts())
+                           mask_forms=masks.form_counts(), stage_ms={"warm_up_ms": warm_up_ms} if warm_up else {})
 
 
 def _file_dtypes(sections: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -14,8 +14,10 @@ pipeline); the walk stops at the first token its mask refuses (the synthetic ins
 honour every keyword), at a runtime limit (``GrammarLimitExceeded``) and before its memo holds
 half the limits (where a matcher moves to a fresh memo); what was walked up to there is kept.
 The walk is deterministic, so the same inputs give the same file.  Its cost is compile time:
-16-2,266 ms a file on the 34 grammar-path files of every 4th MaskBench file (session 19), in
-the header's stats (``warm_up``: tokens given and walked, configurations, sets, masks, ms).
+16-2,266 ms a file on the 34 grammar-path files of every 4th MaskBench file (session 19),
+reported by the compile (``warm_up_ms``, inside ``write_ms``); the header's stats say what was
+walked and stored (``warm_up``: tokens given and walked, configurations, sets, masks; no time,
+so that the same inputs give the same bytes).
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ MAX_WARM_UP_TOKENS = 2048
 
 
 def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
-              tokens: np.ndarray | None) -> tuple[StoredMemo, EncodedMasks, dict]:
-    """(the memo, the masks with the memo's appended, stats) of a walk of ``tokens`` over the
-    version 6 ``arrays``; an empty memo and the masks unchanged when there are no tokens."""
+              tokens: np.ndarray | None) -> tuple[StoredMemo, EncodedMasks, dict, float]:
+    """(the memo, the masks with the memo's appended, the header's stats, the walk's ms) of a walk
+    of ``tokens`` over the version 6 ``arrays``; an empty memo and the masks unchanged when there
+    are no tokens."""
     if tokens is None or not len(tokens):
-        return StoredMemo.empty(), masks, {}
+        return StoredMemo.empty(), masks, {}, 0.0
     started = time.perf_counter()
     from indexc_runtime.grammar.index import load_grammar_index
     from indexc_runtime.grammar.matcher import shared_memo
@@ -58,8 +61,8 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
     vocab_size = fields["vocab"]["size"]
     new_masks = encode_masks([_token_ids(row, vocab_size) for row in distinct], vocab_size)
     stats = {"tokens": int(len(tokens)), "walked": walked, "configurations": stored.n_configs,
-             "sets": stored.n_sets, "masks": len(distinct), "ms": round((time.perf_counter() - started) * 1000, 3)}
-    return stored, masks.concatenated(new_masks), stats
+             "sets": stored.n_sets, "masks": len(distinct)}  # no time: the header stays byte-reproducible
+    return stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3)
 
 
 def _walk(index, memo, tokens: np.ndarray) -> tuple[dict[int, np.ndarray], int]:

@@ -52,6 +52,7 @@ class ArtifactSummary:
     header_bytes: int
     section_bytes: dict[str, int] = field(default_factory=dict)
     mask_forms: dict[str, int] = field(default_factory=dict)
+    stage_ms: dict[str, float] = field(default_factory=dict)  # compile work done by the writer (a warm-up walk)
 
 
 def write_artifact(

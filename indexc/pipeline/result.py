@@ -58,6 +58,7 @@ def write(result: CompileResult, vocab: Vocabulary, path: str, *, compress: bool
         durable=durable,
     )
     result.timings["write_ms"] = elapsed_ms(t0, time.perf_counter())
+    result.stage_timings.update(summary.stage_ms)  # inside write_ms (the grammar path's warm-up walk)
     return summary
 
 

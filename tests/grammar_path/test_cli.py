@@ -57,3 +57,23 @@ def test_warm_up_is_ignored_with_a_warning_on_the_dfa_path_and_a_missing_file_ex
     assert main(["compile", "--tokenizer", tokenizer, "--regex", "a+", "--warm-up", str(tmp_path / "none.txt"),
                  "-o", str(out), "-q"]) == 2
     assert "warm-up file" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_warm_up_compile_gives_the_same_bytes_in_any_process(tmp_path):
+    """The stored memo is part of the artifact: two processes with other hash seeds write it alike."""
+    import os
+    import subprocess
+    import sys
+
+    tokenizer = str(bundled_tokenizer_file("gpt2"))
+    grammar_file, sample = tmp_path / "list.gbnf", tmp_path / "sample.txt"
+    grammar_file.write_text(GRAMMAR)
+    sample.write_text("[1, 22, 333,4, 5]")
+    written = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"warm{seed}.idx"
+        subprocess.run([sys.executable, "-m", "indexc", "compile", "--tokenizer", tokenizer, "--grammar",
+                        str(grammar_file), "--warm-up", str(sample), "-o", str(out), "-q"],
+                       check=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        written.append(out.read_bytes())
+    assert written[0] == written[1]
