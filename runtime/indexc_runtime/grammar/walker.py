@@ -165,6 +165,7 @@ class MaskWalker:
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
         self._stored: dict[int, int] = {}  # configuration -> its mask id in the file (``pin_stored``)
         self.computed = 0  # masks computed so far, not read from a memo (``bench/parser_floor.py``)
+        self.part_one_only = 0  # of those, the ones no token could cross: their precomputed OR (``stored_memo``'s writer)
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
         self._jump_marks = np.zeros(0, dtype=np.int8)  # per configuration, see _jumpable
         self._jump_known = 0  # configurations whose mark is set
@@ -215,6 +216,8 @@ class MaskWalker:
             row, mask_ids, walked = self._computed(config)
             if walked:  # a part-1 mask is its precomputed OR again: nothing worth keeping
                 self._futures.put(future, row, mask_ids)
+            else:
+                self.part_one_only += 1
         self._memo[config] = row
         if len(self._memo) > MASK_MEMO:
             self._memo.popitem(last=False)
