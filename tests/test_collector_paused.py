@@ -54,7 +54,8 @@ def test_the_artifact_write_runs_with_the_collector_paused(monkeypatch):
     import indexc.pipeline.result as result
 
     seen = []
-    monkeypatch.setattr(result, "write_artifact", lambda *args, **kwargs: seen.append(gc.isenabled()))
+    monkeypatch.setattr(result, "write_artifact",
+                        lambda *args, **kwargs: seen.append(gc.isenabled()) or types.SimpleNamespace(stage_ms={}))
     table = types.SimpleNamespace(stats={})
     result.write(result.CompileResult(table, {}, result.CompileOptions()), None, "unused.idx")
     assert seen == [False] and gc.isenabled()
