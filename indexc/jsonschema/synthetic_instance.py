@@ -33,6 +33,7 @@ from indexc.jsonschema.errors import JsonSchemaError
 from indexc.jsonschema.patterns import PatternError, TranslatedPattern, translate_format, translate_pattern
 
 MAX_DEPTH = 64  # nested values before the generator stops descending (a guard, not a policy)
+MAX_VALUES = 4_096  # values made before objects keep their required properties only (``_Generator``)
 OBJECT_KEYWORDS = ("properties", "patternProperties", "additionalProperties")
 SAMPLE_MAX_STATES = 2_000  # a pattern or format whose DFA is larger gets "x" (the walk then stops there)
 SAMPLE_BYTES = tuple(b"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-_.:/ @+=,;!#$%&'()*<>?[]^`{|}~")
@@ -46,65 +47,93 @@ def synthetic_text(schema: Any, *, item_separator: str = ",", key_separator: str
     return json.dumps(synthetic_instance(schema), separators=(item_separator + space, key_separator + space))
 
 
-def synthetic_instance(schema: Any, root: Any = None, refs: tuple[str, ...] = (), minimal: bool = False,
-                       depth: int = 0) -> Any:
+def synthetic_instance(schema: Any) -> Any:
     """A JSON value shaped like a typical instance of ``schema`` (see the module note)."""
-    root = schema if root is None else root
-    if not isinstance(schema, dict) or depth > MAX_DEPTH:
-        return None if schema is False else "x"
-    if "$ref" in schema:
-        ref = schema["$ref"]
-        target = _resolved(root, ref)
-        rest = {k: v for k, v in schema.items() if k != "$ref"}
-        merged = {**target, **rest} if isinstance(target, dict) else rest
-        return synthetic_instance(merged, root, refs + (ref,), minimal or ref in refs, depth + 1)
-    if "const" in schema:
-        return schema["const"]
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return schema["enum"][0]
-    for key in ("anyOf", "oneOf", "allOf"):
-        if isinstance(schema.get(key), list) and schema[key]:
-            parts = schema[key][:1] if key != "allOf" else schema[key]
-            merged = {k: v for k, v in schema.items() if k != key}
-            for part in parts:
-                if isinstance(part, dict):
-                    merged.update(part)
-            return synthetic_instance(merged, root, refs, minimal, depth + 1)
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind == "object" or (kind is None and any(isinstance(schema.get(k), dict) for k in OBJECT_KEYWORDS)):
-        return _object(schema, root, refs, minimal, depth)
-    if kind == "array":
-        items = schema.get("prefixItems", schema.get("items", {}))
-        if isinstance(items, list):
-            return [synthetic_instance(item, root, refs, minimal, depth + 1) for item in items]
-        count = _count(schema.get("minItems"), 0 if minimal else 1)
-        return [synthetic_instance(items, root, refs, minimal, depth + 1) for _ in range(count)]
-    return _scalar(kind, schema)
+    return _Generator(schema).value(schema, (), False, 0)
 
 
-def _object(schema: dict, root: Any, refs: tuple[str, ...], minimal: bool, depth: int) -> dict:
-    """Every property in schema order (the required ones only when ``minimal``); with no
-    properties, one entry of the first ``patternProperties`` pattern (its shortest key) or of
-    ``additionalProperties`` (key ``"key"``)."""
-    required = schema.get("required", ())
-    required = set(required) if isinstance(required, list) else set()
-    properties = schema.get("properties")
-    if isinstance(properties, dict) and properties:
-        return {key: synthetic_instance(value, root, refs, minimal, depth + 1)
-                for key, value in properties.items() if not minimal or key in required}
-    if minimal:
+class _Generator:
+    """One schema's generator: its document (``$ref`` lookups) and what is left of ``MAX_VALUES``.
+
+    The budget matters for schemas whose ``$ref``s form a wide DAG: expanded in full, every
+    property of every level, their instance grows exponentially with the depth (Github_ultra
+    o39449: 202,333 characters and 8.5 s before the budget, for a walk that reads at most 2,048
+    tokens).  Once it is spent, objects keep their required properties only and arrays their
+    ``minItems``."""
+
+    def __init__(self, root: Any):
+        self.root = root
+        self.document: SchemaDocument | None = None
+        self.left = MAX_VALUES
+
+    def value(self, schema: Any, refs: tuple[str, ...], minimal: bool, depth: int) -> Any:
+        self.left -= 1
+        minimal = minimal or self.left <= 0
+        if not isinstance(schema, dict) or depth > MAX_DEPTH:
+            return None if schema is False else "x"
+        if "$ref" in schema:
+            ref = schema["$ref"]
+            target = self.resolved(ref)
+            rest = {k: v for k, v in schema.items() if k != "$ref"}
+            merged = {**target, **rest} if isinstance(target, dict) else rest
+            return self.value(merged, refs + (ref,), minimal or ref in refs, depth + 1)
+        if "const" in schema:
+            return schema["const"]
+        if isinstance(schema.get("enum"), list) and schema["enum"]:
+            return schema["enum"][0]
+        for key in ("anyOf", "oneOf", "allOf"):
+            if isinstance(schema.get(key), list) and schema[key]:
+                parts = schema[key][:1] if key != "allOf" else schema[key]
+                merged = {k: v for k, v in schema.items() if k != key}
+                for part in parts:
+                    if isinstance(part, dict):
+                        merged.update(part)
+                return self.value(merged, refs, minimal, depth + 1)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            kind = next((k for k in kind if k != "null"), "null")
+        if kind == "object" or (kind is None and any(isinstance(schema.get(k), dict) for k in OBJECT_KEYWORDS)):
+            return self.object(schema, refs, minimal, depth)
+        if kind == "array":
+            items = schema.get("prefixItems", schema.get("items", {}))
+            if isinstance(items, list):
+                return [self.value(item, refs, minimal, depth + 1) for item in items]
+            count = _count(schema.get("minItems"), 0 if minimal else 1)
+            return [self.value(items, refs, minimal, depth + 1) for _ in range(count)]
+        return _scalar(kind, schema)
+
+    def object(self, schema: dict, refs: tuple[str, ...], minimal: bool, depth: int) -> dict:
+        """Every property in schema order (the required ones only when ``minimal``); with no
+        properties, one entry of the first ``patternProperties`` pattern (its shortest key) or
+        of ``additionalProperties`` (key ``"key"``)."""
+        required = schema.get("required", ())
+        required = set(required) if isinstance(required, list) else set()
+        properties = schema.get("properties")
+        if isinstance(properties, dict) and properties:
+            return {key: self.value(value, refs, minimal, depth + 1)
+                    for key, value in properties.items() if not minimal or key in required}
+        if minimal:
+            return {}
+        patterns = schema.get("patternProperties")
+        if isinstance(patterns, dict) and patterns:
+            pattern, value = next(iter(patterns.items()))
+            key = _sample_string([_translated(pattern)]) if isinstance(pattern, str) else None
+            return {key or "key": self.value(value, refs, minimal, depth + 1)}
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict):
+            return {"key": self.value(extra, refs, minimal, depth + 1)}
         return {}
-    patterns = schema.get("patternProperties")
-    if isinstance(patterns, dict) and patterns:
-        pattern, value = next(iter(patterns.items()))
-        key = _sample_string([_translated(pattern)]) or "key"
-        return {key: synthetic_instance(value, root, refs, minimal, depth + 1)}
-    extra = schema.get("additionalProperties")
-    if isinstance(extra, dict):
-        return {"key": synthetic_instance(extra, root, refs, minimal, depth + 1)}
-    return {}
+
+    def resolved(self, ref: Any) -> Any:
+        """The node ``ref`` names, as the compiler resolves it, or ``{}`` where it cannot."""
+        if not isinstance(ref, str):
+            return {}
+        try:
+            if self.document is None:  # built once: its id and anchor tables walk the whole schema
+                self.document = SchemaDocument(self.root)
+            return self.document.resolve(ref, pointer="#")[1]
+        except JsonSchemaError:
+            return {}
 
 
 def _scalar(kind: str | None, schema: dict) -> Any:
@@ -182,13 +211,3 @@ def _count(value: Any, default: int, most: int = 64) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         return default
     return min(max(value, default), most)
-
-
-def _resolved(root: Any, ref: Any) -> Any:
-    """The node ``ref`` names, as the compiler resolves it, or ``{}`` where it cannot."""
-    if not isinstance(ref, str):
-        return {}
-    try:
-        return SchemaDocument(root).resolve(ref, pointer="#")[1]
-    except JsonSchemaError:
-        return {}

@@ -50,3 +50,18 @@ def test_the_text_uses_the_constraints_separators():
     assert synthetic_text({"properties": {"a": {"const": 1}, "b": {"const": 2}}}, item_separator=";",
                           key_separator="=", flexible_whitespace=False) == '{"a"=1;"b"=2}'
     assert json.loads(synthetic_text(LIST)) == synthetic_instance(LIST)
+
+
+def test_a_wide_ref_dag_is_cut_by_the_value_budget():
+    """Twelve levels of four properties naming the next level: 4**12 values in full, not here."""
+    from indexc.jsonschema.synthetic_instance import MAX_VALUES
+
+    levels = {f"l{i}": {"type": "object", "required": ["a"],
+                        "properties": {name: {"$ref": f"#/$defs/l{i + 1}"} for name in "abcd"}} for i in range(12)}
+    levels["l12"] = {"type": "integer"}
+    value = synthetic_instance({"$defs": levels, "$ref": "#/$defs/l0"})
+
+    def count(v):
+        return 1 + sum(count(x) for x in v.values()) if isinstance(v, dict) else 1
+
+    assert 1_000 < count(value) <= MAX_VALUES  # values and $ref steps both spend the budget; leaves still reached
