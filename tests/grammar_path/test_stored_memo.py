@@ -150,8 +150,21 @@ def test_a_limit_hit_inside_the_merge_stops_it_without_an_error(compiled, monkey
             memo = ParserMemo(index, GrammarLimits(max_set_items=most))
         except GrammarLimitExceeded:  # the initial set itself is over the limit: not the merge's doing
             continue
+        memo.merge_stored()
         if memo.walker._stored:
             merged = most
             break
         stopped.append(most)
     assert stopped and merged is not None  # limits where the merge stopped (no mask served), then one where it ran
+
+
+def test_the_merge_waits_for_the_first_step_past_the_start_mask(compiled):
+    """A load's first mask is the file's start mask: the merge comes with the first ``advance``."""
+    data, vocab = compiled
+    index = indexc_runtime.load(data)
+    matcher = index.matcher()
+    memo = shared_memo(index, index.limits).current
+    matcher.allowed_token_ids()
+    assert len(memo.configs) == 1 and not memo.walker._stored
+    matcher.advance(int(greedy_token_ids(vocab, WARM_UP.encode(), limit=1)[0]))
+    assert len(memo.configs) > index._stored_memo.n_configs // 2 and memo.walker._stored

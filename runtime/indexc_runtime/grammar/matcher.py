@@ -18,7 +18,9 @@ one ``GrammarLimits``): an Earley set's content is a pure function of its items 
 origins' sets, a configuration's of its threads, a mask's of its configuration, so what one
 sequence computed answers every later one: a second request on the same document is served
 from the memo (the first document of an index still pays its parser rows and walks: the
-"cold" figures).  ``SharedMemo`` holds the current memo and one re-entrant lock that every
+"cold" figures; a version 7 file's stored memo, ``stored_memo``, is merged into each memo
+before its first step past the start and serves what a compile-time walk already met).
+``SharedMemo`` holds the current memo and one re-entrant lock that every
 matcher of the index takes around the calls that may grow the memo (``fill_bitmask``,
 ``advance``, ``forced_tokens``, ...): matchers of one index used from several threads are
 safe, and serialised there.  A matcher itself is not thread-safe.
@@ -59,17 +61,21 @@ class ParserMemo:
                                  index._undecided, index._terminal_lengths, self.configs, index.eos_token_ids, limits)
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
-        if stored and index.use_stored_memo:
-            self._merge_stored(index._stored_memo, limits)
         self._limits = limits
+        self._stored = index._stored_memo if stored and index.use_stored_memo else None
 
-    def _merge_stored(self, memo, limits: GrammarLimits) -> None:
-        """Start from a version 7 file's stored memo (``stored_memo``), where the limits hold it.
+    def merge_stored(self) -> None:
+        """Merge a version 7 file's stored memo (``stored_memo``) once, where the limits hold it.
 
-        ``fits`` bounds the counts; a set whose predictions take it past ``max_set_items`` (a
-        limit smaller than the compiler's) stops the merge there: what was interned is valid
-        content, and no stored mask is served."""
-        if not memo.fits(self.sets, self.configs, limits):
+        Called before the first parser work (a matcher's first ``advance``, or a mask away from
+        the start), not when the memo is made: a load's first mask is the file's start mask, so
+        "load + first mask" does not pay the merge (up to ~50 ms for MaskBench's largest
+        memos).  Merging appends: no id a matcher holds changes.  ``fits`` bounds the counts; a
+        set whose predictions take it past ``max_set_items`` (a limit smaller than the
+        compiler's) stops the merge there: what was interned is valid content, and no stored
+        mask is served."""
+        memo, self._stored = self._stored, None
+        if memo is None or not memo.fits(self.sets, self.configs, self._limits):
             return
         try:
             config_ids = memo.merge_into(self.sets, self.configs)
@@ -164,7 +170,7 @@ class GrammarMatcher:
             out[row] = 0
             return
         with self._shared.lock:
-            self._compact_if_large()
+            self._ready(first_mask=self._config == self._configs.initial)
             out[row] = self._walker.mask(self._config)
 
     def allowed_token_ids(self) -> np.ndarray:
@@ -172,7 +178,7 @@ class GrammarMatcher:
         if self._finished:
             return np.zeros(0, dtype=np.int32)
         with self._shared.lock:
-            self._compact_if_large()
+            self._ready(first_mask=self._config == self._configs.initial)
             return self._allowed(self._config).astype(np.int32)
 
     def advance(self, token_id: int) -> None:
@@ -189,13 +195,20 @@ class GrammarMatcher:
             self._finished = True
             return
         with self._shared.lock:
-            self._compact_if_large()
+            self._ready()
             after = self._walk(self._config, token)
         if after == DEAD:
             raise self._refusal(token, "its bytes cannot continue the text in the grammar")
         self._history.append(self._config)
         self._tokens.append(token)
         self._config = after
+
+    def _ready(self, first_mask: bool = False) -> None:
+        """Before a step on the memo (the lock held): a fresh memo when this one is large, and
+        the stored memo merged, except for the start's mask (the file's, see ``merge_stored``)."""
+        self._compact_if_large()
+        if not first_mask:
+            self._memo.merge_stored()
 
     def _compact_if_large(self) -> None:
         """Move to a fresh memo when this one holds half its limit, replaying the accepted tokens
@@ -238,6 +251,7 @@ class GrammarMatcher:
         if self._finished:
             return []
         with self._shared.lock:
+            self._memo.merge_stored()
             return self._forced_chain()
 
     def _forced_chain(self) -> list[int]:

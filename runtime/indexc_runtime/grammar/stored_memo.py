@@ -35,7 +35,8 @@ them, so that a set refers only to *earlier* sets):
     memo_transitions (n, 3)                 configuration, byte class, the configuration after
     memo_config_mask (n_memo_configs,)      the configuration's mask id (the file's mask sections)
 
-Merging (``merge_into``) re-interns each stored set and configuration *by content* into the
+Merging (``merge_into``, called by ``ParserMemo.merge_stored`` before a memo's first step past
+the start) re-interns each stored set and configuration *by content* into the
 live memo, mapping stored numbers to live ids as it goes: a memo that already holds some of
 them gets the same ids, nothing is duplicated and no live id changes; the scans and
 transitions are then written where the live memo does not know them, and each configuration's
