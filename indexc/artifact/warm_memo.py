@@ -72,6 +72,7 @@ def _walk(index, memo, tokens: np.ndarray) -> tuple[dict[int, np.ndarray], int]:
     A configuration whose mask is its precomputed masks' OR (no token may cross a lexeme
     boundary there: ``MaskWalker.part_one_only``) is left out: ~20 µs to compute (o39444's
     warm-up: 199 of its 976 masks, against ~214 µs a walked one), less than its merge costs.
+    So is the start (the file's start mask, format 4).
 
     It stops before ``memo`` holds half its limits: the matcher would then move to a fresh memo
     (``GrammarMatcher._compact_if_large``), and the ids gathered so far would name another's."""
@@ -85,7 +86,8 @@ def _walk(index, memo, tokens: np.ndarray) -> tuple[dict[int, np.ndarray], int]:
                 break
             cheap = memo.walker.part_one_only
             matcher.fill_bitmask(out)
-            if memo.walker.part_one_only == cheap:  # a mask no token crosses is an OR of a few stored ones
+            # a mask no token crosses is an OR of a few stored ones; the start's is stored already
+            if memo.walker.part_one_only == cheap and matcher.state != memo.configs.initial:
                 rows.setdefault(matcher.state, out[0].copy())
             if not (int(out[0, token >> 5]) >> (token & 31)) & 1:
                 break
