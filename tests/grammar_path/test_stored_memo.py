@@ -41,7 +41,7 @@ def test_the_memo_is_stored_and_every_mask_agrees_with_the_oracle(compiled):
     data, vocab = compiled
     index = indexc_runtime.load(data, verify=True)  # verify: every stored scan, transition and mask recomputed
     assert index.format_version == 7 and index.header["stats"]["warm_up"]["walked"] > 5
-    assert index.section("memo_config_mask").size > 5 and index.section("memo_transitions").size
+    assert index.section("memo_config_mask").size >= 5 and index.section("memo_transitions").size
     assert assert_walks_agree(index, GrammarOracle(IR), vocab, walks=12, steps=25, seed=5) > 150
 
 
