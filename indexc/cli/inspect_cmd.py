@@ -65,7 +65,21 @@ def describe(index, path: str) -> dict:
         "masks": _mask_statistics(index),
         "live_tokens": index.n_live_tokens,
         "special_tokens": int(index.special_token_ids.size),
+        "stored_memo": _stored_memo(index),
     }
+
+
+def _stored_memo(index) -> dict | None:
+    """A format 7 grammar artifact's parser memo computed ahead of time: its counts, and how many
+    of the masks (the last ones) and bytes are its own; None for other artifacts."""
+    names = {s.name for s in index.sections}
+    if "memo_config_mask" not in names:
+        return None
+    mask_ids = index.section("memo_config_mask")
+    first = int(mask_ids.min()) if mask_ids.size else index.n_masks
+    memo_bytes = sum(s.nbytes for s in index.sections if s.name.startswith("memo_"))
+    return {"configurations": int(mask_ids.size), "sets": int(index.section("memo_set_accepting").size),
+            "masks": index.n_masks - first, "first_mask": first, "section_bytes": memo_bytes}
 
 
 def _mask_statistics(index) -> dict:
@@ -113,6 +127,11 @@ def render(report: dict) -> list[str]:
         f"live tokens {report['live_tokens']:,}",
         f"stats       {_pairs(header.get('stats', {}))}",
     ]
+    memo = report.get("stored_memo")
+    if memo is not None:
+        lines.append(f"memo        {memo['configurations']:,} configurations, {memo['sets']:,} Earley sets, "
+                     f"{memo['masks']:,} masks (ids {memo['first_mask']:,} on), {memo['section_bytes']:,} bytes of "
+                     "memo sections: merged into each parser memo at its first step (format 7)")
     width = max([22, *(len(section["name"]) for section in report["sections"])])  # format 7's memo_* names are longer
     lines.append(f"sections    {'name':{width}s} dtype  shape                bytes")
     for section in report["sections"]:

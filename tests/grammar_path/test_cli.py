@@ -45,6 +45,9 @@ def test_warm_up_stores_the_walk_of_a_sample_document(tmp_path, capsys):
     stats = index.header["stats"]["warm_up"]
     assert stats["walked"] == stats["tokens"] > 3 and index.section("memo_config_mask").size == stats["configurations"]
     assert main(["check", str(warm), "--tokenizer", tokenizer, "--text", "[1, 22,333]", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["inspect", str(warm)]) == 0
+    assert f"memo        {stats['configurations']:,} configurations" in capsys.readouterr().out
 
 
 def test_warm_up_is_ignored_with_a_warning_on_the_dfa_path_and_a_missing_file_exits_2(tmp_path, capsys):
