@@ -7,7 +7,8 @@ nesting), so most slow masks are in a schema's *first* request: Github_hard o394
 instances had 603, 6 and 0 masks over 200 µs (session 18; ``bench/stored_memo.py`` measures it now).  The
 compiler therefore walks a synthetic instance of the schema
 (``indexc.jsonschema.synthetic_instance``) with this runtime, and stores the configurations at
-which it asked for a mask (a token boundary), each one's mask (appended to the file's masks),
+which it asked for a mask (a token boundary) that a token may cross (``indexc.artifact.warm_memo``:
+a precomputed OR is cheaper to compute than to merge), each one's mask (appended to the file's masks),
 the Earley sets those configurations need (their threads' origins, and those sets' origins and
 Leo tops, transitively) and the scans and transitions between what is stored.
 
