@@ -53,11 +53,8 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
     index.use_stored_memo = False
     memo = shared_memo(index, index.limits).current
     rows, walked = _walk(index, memo, tokens[:MAX_WARM_UP_TOKENS])
-    distinct: dict[bytes, int] = {}
-    for row in rows.values():
-        distinct.setdefault(row.tobytes(), len(distinct))
-    first_id = len(masks.form)
-    mask_ids = [first_id + distinct[row.tobytes()] for row in rows.values()]
+    distinct: dict[bytes, int] = {}  # row bytes -> its place among the memo's masks
+    mask_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) for row in rows.values()]
     stored = StoredMemo.export(memo.sets, memo.configs, list(rows), mask_ids)
     vocab_size = fields["vocab"]["size"]
     new_masks = encode_masks([_token_ids(row, vocab_size) for row in distinct], vocab_size)

@@ -72,10 +72,12 @@ def run(args: argparse.Namespace) -> int:
     options = CompileOptions(masks=masks) if args.max_states is None else CompileOptions(masks, args.max_states)
     limits = CompileLimits(options.max_states, args.max_memory, args.time_limit)
     with collector_paused():  # one pause over the compile and its write (``pipeline.collector``)
+        warm_up = None if args.warm_up is None else read_text_file(args.warm_up, "warm-up file")
         with enforced(limits):
-            result = compile_constraint(args, vocab, trie, options)
-            if args.warm_up is not None:
-                _give_warm_up(args, result, vocab)
+            result = compile_constraint(args, vocab, trie, options, warm_up)
+        if warm_up is not None and result.constraint.get("path") == "dfa":
+            print(f"indexc compile: warning: --warm-up {args.warm_up} ignored: this constraint took the DFA path, "
+                  "whose artifact stores every mask already", file=sys.stderr)
         summary = write(result, vocab, args.output, compress=args.compress, durable=args.fsync)
     report = {
         "path": result.constraint["path"],
@@ -104,19 +106,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _give_warm_up(args: argparse.Namespace, result, vocab) -> None:
-    """``--warm-up FILE``: the grammar path walks it (``pipeline.grammar.with_warm_up``); a DFA-path
-    artifact's masks are lookups already, so there it is ignored, with a warning."""
-    from indexc.pipeline.grammar import with_warm_up
-
-    text = read_text_file(args.warm_up, "warm-up file")
-    if result.constraint.get("path") == "dfa" or not hasattr(result.table, "warm_up_tokens"):
-        print(f"indexc compile: warning: --warm-up {args.warm_up} ignored: this constraint took the DFA path, "
-              "whose artifact stores every mask already", file=sys.stderr)
-        return
-    with_warm_up(result, vocab, text)
-
-
 def _size(text: str) -> int:
     try:
         return parse_size(text)
@@ -134,12 +123,13 @@ def _seconds(text: str) -> float:
     return seconds
 
 
-def compile_constraint(args: argparse.Namespace, vocab, trie, options):
-    """Dispatch on the constraint kind given on the command line -> CompileResult."""
+def compile_constraint(args: argparse.Namespace, vocab, trie, options, warm_up: str | None = None):
+    """Dispatch on the constraint kind given on the command line -> CompileResult (``warm_up``:
+    the grammar path's warm-up text, ``--warm-up``; a regex has no use for one)."""
     if args.json_schema is not None:
-        return schema_args.compile_from_args(args, vocab, trie, options)
+        return schema_args.compile_from_args(args, vocab, trie, options, warm_up)
     if args.grammar is not None:
-        return grammar_args.compile_from_args(args, vocab, trie, options)
+        return grammar_args.compile_from_args(args, vocab, trie, options, warm_up)
     from indexc.pipeline import compile_regex
 
     if args.regex is not None:

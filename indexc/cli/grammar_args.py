@@ -13,9 +13,10 @@ def add_arguments(group) -> None:
                        help="the grammar's syntax (default: from the file name, .lark or .gbnf)")
 
 
-def compile_from_args(args: argparse.Namespace, vocab, trie, options):
+def compile_from_args(args: argparse.Namespace, vocab, trie, options, warm_up: str | None = None):
     """Read the grammar file and compile it (Lark or GBNF front end, then the Earley path)."""
     from indexc.pipeline.grammar import compile_grammar
 
     text = read_text_file(args.grammar, "grammar file")
-    return compile_grammar(text, vocab, trie, options, syntax=args.grammar_syntax, source=args.grammar)
+    return compile_grammar(text, vocab, trie, options, syntax=args.grammar_syntax, source=args.grammar,
+                           warm_up=warm_up)

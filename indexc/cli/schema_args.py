@@ -44,12 +44,12 @@ def schema_options_from_args(args: argparse.Namespace):
     )
 
 
-def compile_from_args(args: argparse.Namespace, vocab, trie, options):
+def compile_from_args(args: argparse.Namespace, vocab, trie, options, warm_up: str | None = None):
     from indexc.pipeline.json_schema import compile_json_schema
 
     text = read_text_file(args.json_schema, "JSON Schema file")
     result = compile_json_schema(text, vocab, trie, options, schema_options=schema_options_from_args(args),
-                                 source=args.json_schema)
+                                 source=args.json_schema, warm_up=warm_up)
     for warning in result.constraint.get("warnings", []):
         print(f"{args.json_schema}: warning: {warning}", file=sys.stderr)
     return result

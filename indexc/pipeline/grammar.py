@@ -45,8 +45,13 @@ def compile_grammar_ir(
     source: str,
     min_wide_tokens: int | None = None,
     dfas: TerminalDFAs | None = None,
+    warm_up: str | None = None,
 ) -> CompileResult:
     """IR -> ``GrammarTable`` (in ``CompileResult.table``); ``source`` is the text recorded in the header.
+
+    ``warm_up``: a typical document, cut into tokens here (``warm_up_tokens``) and walked by the
+    writer, whose parser memo and masks the artifact stores (format 7, ``indexc.artifact.warm_memo``):
+    a JSON Schema's synthetic instance, or ``indexc compile --warm-up FILE``.
 
     ``min_wide_tokens``: lexemes whose start mask holds at least this many tokens get boundary
     masks (``boundary_masks``; 0 builds them for every pair, which tests use on small
@@ -80,6 +85,8 @@ def compile_grammar_ir(
                                 masks.n_classes, trie, vocab, options.masks)
     t5 = time.perf_counter()
     table = build_grammar_table(lexer, masks, earley, trie, vocab, products, product_masks, undecided)
+    if warm_up is not None:
+        table = replace(table, warm_up_tokens=warm_up_tokens(vocab, warm_up))
     t6 = time.perf_counter()
     constraint = {
         "kind": "grammar",
@@ -118,21 +125,21 @@ def compile_grammar(
     *,
     syntax: str | None = None,
     source: str = "<grammar>",
+    warm_up: str | None = None,
 ) -> CompileResult:
-    """Lark or GBNF text (``syntax``: ``"lark"``, ``"gbnf"`` or None to tell from ``source``) -> CompileResult."""
+    """Lark or GBNF text (``syntax``: ``"lark"``, ``"gbnf"`` or None to tell from ``source``) -> CompileResult
+    (``warm_up``: see ``compile_grammar_ir``)."""
     from indexc.grammar import load_grammar  # the front ends' entry point
 
     grammar = load_grammar(text, syntax=syntax, source=source)
-    return compile_grammar_ir(grammar, vocab, trie, options, source=text)
+    return compile_grammar_ir(grammar, vocab, trie, options, source=text, warm_up=warm_up)
 
 
-def with_warm_up(result: CompileResult, vocab: Vocabulary, text: str) -> None:
-    """Give a grammar-path result a warm-up text: its tokens (longest match, at most
-    ``MAX_WARM_UP_TOKENS``) are walked by the writer, whose parser memo and masks the artifact
-    stores (format 7, ``indexc.artifact.warm_memo``).  A JSON Schema's default text is its
-    synthetic instance; ``indexc compile --warm-up FILE`` gives one for a grammar or a schema."""
+
+def warm_up_tokens(vocab: Vocabulary, text: str) -> np.ndarray:
+    """A warm-up text's token ids: longest match (the compiler has no BPE merges), at most
+    ``MAX_WARM_UP_TOKENS``."""
     from indexc.artifact.warm_memo import MAX_WARM_UP_TOKENS
     from indexc.vocab.greedy_tokens import greedy_token_ids
 
-    tokens = greedy_token_ids(vocab, text.encode("utf-8"), limit=MAX_WARM_UP_TOKENS)
-    result.table = replace(result.table, warm_up_tokens=tokens)
+    return greedy_token_ids(vocab, text.encode("utf-8"), limit=MAX_WARM_UP_TOKENS)

@@ -18,13 +18,13 @@ constraint dict as ``warnings``.
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from dataclasses import dataclass, field
 
 from indexc.automaton import ByteDFA
 from indexc.errors import LimitError, NFASizeError
 from indexc.jsonschema import JsonSchemaError, JsonSchemaOptions, LoweredSchema, lower_schema
+from indexc.jsonschema.document import parse_schema_text
 from indexc.jsonschema.expr import NotRegular
 from indexc.jsonschema.to_automaton import expr_to_dfa
 from indexc.jsonschema.to_grammar import MAX_LEXER_STATES, schema_grammar
@@ -60,10 +60,15 @@ def compile_json_schema(
     *,
     schema_options: JsonSchemaOptions = JsonSchemaOptions(),
     source: str = "<schema>",
+    warm_up: str | None = None,
 ) -> CompileResult:
-    """Schema text -> CompileResult (a mask table on the DFA path, grammar tables on the cfg path)."""
+    """Schema text -> CompileResult (a mask table on the DFA path, grammar tables on the cfg path).
+
+    ``warm_up``: the grammar path's warm-up text (``compile_grammar_ir``) instead of the schema's
+    synthetic instance; the DFA path has no use for one."""
     t0 = time.perf_counter()
-    lowered = lower_schema(schema_text, schema_options, source=source)
+    document = parse_schema_text(schema_text, source=source)  # parsed once: the lowering and the synthetic instance
+    lowered = lower_schema(document, schema_options, source=source)
     t1 = time.perf_counter()
     header_options = SchemaCompileOptions(options.masks, options.max_states, json_schema=lowered.options.as_dict())
     dfa, route = build_dfa_or_route(lowered, options, source=source)
@@ -74,7 +79,7 @@ def compile_json_schema(
         timings = {"dfa_ms": elapsed_ms(t1, t2), "masks_ms": elapsed_ms(t2, time.perf_counter())}
         result = CompileResult(table, {}, header_options, timings, stage_timings)
     else:
-        result = _compile_cfg(lowered, schema_text, vocab, trie, header_options, route, source)
+        result = _compile_cfg(lowered, document, schema_text, vocab, trie, header_options, route, source, warm_up)
         result.timings = {"routing_ms": elapsed_ms(t1, t2), **result.timings}
     result.timings = {"lower_ms": elapsed_ms(t0, t1), **result.timings}
     result.constraint = {
@@ -134,28 +139,27 @@ def _dfa_with_embedded_definitions(lowered: LoweredSchema, options: CompileOptio
     return expr_to_dfa(lowered, max_states=max_states, source=source, embed_definitions=True)
 
 
-def _compile_cfg(lowered: LoweredSchema, schema_text: str, vocab, trie, options: SchemaCompileOptions,
-                 route: Route, source: str) -> CompileResult:
+def _compile_cfg(lowered: LoweredSchema, document: object, schema_text: str, vocab, trie,
+                 options: SchemaCompileOptions, route: Route, source: str, warm_up: str | None) -> CompileResult:
     try:
         from indexc.grammar.lexemes import TerminalDFAs
-        from indexc.pipeline.grammar import compile_grammar_ir, with_warm_up
+        from indexc.pipeline.grammar import compile_grammar_ir
     except ImportError:
         raise JsonSchemaError(f"this schema needs the grammar path ({route.reason}), which is not available",
                               pointer="#", source=source) from None
     dfas: TerminalDFAs = {}  # the terminal DFAs compiled to size the lexer, reused by the compile
     grammar = schema_grammar(lowered, source=source, max_lexer_states=MAX_LEXER_STATES, max_states=options.max_states,
                              dfas=dfas)
-    result = compile_grammar_ir(grammar, vocab, trie, options, source=schema_text, dfas=dfas)
-    with_warm_up(result, vocab, _synthetic_text(lowered, schema_text))
-    return result
+    warm_up = _synthetic_text(lowered, document) if warm_up is None else warm_up
+    return compile_grammar_ir(grammar, vocab, trie, options, source=schema_text, dfas=dfas, warm_up=warm_up)
 
 
-def _synthetic_text(lowered: LoweredSchema, schema_text: str) -> str:
+def _synthetic_text(lowered: LoweredSchema, document: object) -> str:
     """The schema's synthetic instance (``synthetic_instance``) with the constraint's separators:
     the grammar path's default warm-up text (format 7)."""
     from indexc.jsonschema.synthetic_instance import synthetic_text
 
     options = lowered.options
-    return synthetic_text(json.loads(schema_text), item_separator=options.item_separator or ",",
+    return synthetic_text(document, item_separator=options.item_separator or ",",
                           key_separator=options.key_separator or ":",
                           flexible_whitespace=bool(options.whitespace_flexible) and options.whitespace_pattern is None)

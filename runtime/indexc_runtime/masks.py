@@ -148,11 +148,15 @@ class MaskStore:
             return form == MASK_COMPLEMENT
         return (self._value_bits[position] >> (token & 31)) & 1 == 1
 
-    def token_ids(self, mask_id: int) -> np.ndarray:
-        """Sorted int32 ids of the mask's tokens."""
+    def row(self, mask_id: int) -> np.ndarray:
+        """The mask as a new int32 row of ``W`` words."""
         rows = np.empty((1, self.words), dtype=np.int32)
         self.fill(mask_id, rows, 0)
-        bits = np.unpackbits(rows[0].astype("<i4", copy=False).view(np.uint8), bitorder="little")
+        return rows[0]
+
+    def token_ids(self, mask_id: int) -> np.ndarray:
+        """Sorted int32 ids of the mask's tokens."""
+        bits = np.unpackbits(self.row(mask_id).astype("<i4", copy=False).view(np.uint8), bitorder="little")
         return np.flatnonzero(bits).astype(np.int32)
 
     def forced(self, mask_id: int) -> int:

@@ -166,23 +166,18 @@ class GrammarIndex:
         """A stored start mask is the one a walk gives (a fresh memo, nothing pinned)."""
         if self._start_mask is None:
             return
-        walked = ParserMemo(self, self.limits, pin_start=False, stored=False)
+        walked = ParserMemo(self, self.limits, pin_start=False)
         if not np.array_equal(walked.walker.mask(walked.configs.initial), self._start_mask):
             raise ArtifactError("the stored start mask differs from the grammar's", source=self.source)
 
     def _check_stored_memo(self) -> None:
         """The stored memo's scans, transitions and masks are the ones its contents give (each
-        recomputed on a fresh memo that holds the contents alone)."""
+        recomputed on a fresh memo that holds the contents alone: a memo merges the stored one
+        only when a matcher advances on it, ``ParserMemo.merge_stored``)."""
         if not self._stored_memo.n_configs:
             return
-        fresh = ParserMemo(self, self.limits, pin_start=False, stored=False)
-        out = np.empty((1, self.mask_words), dtype=np.int32)
-
-        def stored_mask(mask_id: int) -> np.ndarray:
-            self._masks.fill(mask_id, out, 0)
-            return out[0]
-
-        problem = self._stored_memo.check_derived(fresh.sets, fresh.configs, fresh.walker.mask, stored_mask)
+        fresh = ParserMemo(self, self.limits, pin_start=False)
+        problem = self._stored_memo.check_derived(fresh.sets, fresh.configs, fresh.walker.mask, self._masks.row)
         if problem is not None:
             raise ArtifactError(f"the stored parser memo is not the grammar's: {problem}", source=self.source)
 

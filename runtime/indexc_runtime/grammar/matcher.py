@@ -54,7 +54,7 @@ MAX_FORCED = 256
 class ParserMemo:
     """One generation of an index's parser memo: its Earley sets, configurations and masks."""
 
-    def __init__(self, index, limits: GrammarLimits, *, pin_start: bool = True, stored: bool = True):
+    def __init__(self, index, limits: GrammarLimits, *, pin_start: bool = True):
         self.sets = EarleySets(index._rules, limits)
         self.configs = Configs(index._lexer, self.sets, index._rules.ignore, index.n_classes, limits)
         self.walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, index._loop_exits,
@@ -62,19 +62,20 @@ class ParserMemo:
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
         self._limits = limits
-        self._stored = index._stored_memo if stored and index.use_stored_memo else None
+        self.stored_pending = index._stored_memo if index.use_stored_memo else None  # see merge_stored
 
     def merge_stored(self) -> None:
         """Merge a version 7 file's stored memo (``stored_memo``) once, where the limits hold it.
 
-        Called before the first parser work (a matcher's first ``advance``, or a mask away from
-        the start), not when the memo is made: a load's first mask is the file's start mask, so
-        "load + first mask" does not pay the merge (up to ~50 ms for MaskBench's largest
-        memos).  Merging appends: no id a matcher holds changes.  ``fits`` bounds the counts; a
-        set whose predictions take it past ``max_set_items`` (a limit smaller than the
-        compiler's) stops the merge there: what was interned is valid content, and no stored
-        mask is served."""
-        memo, self._stored = self._stored, None
+        Called by a matcher's ``advance`` (and ``forced_tokens``) while ``stored_pending``, not
+        when the memo is made: before its first ``advance`` a matcher is at the start, whose mask
+        is the file's, so "load + first mask" does not pay the merge (up to ~50-80 ms for
+        MaskBench's largest memos), and the mask calls test nothing for it.  (A memo a matcher
+        compacted into is merged at its next ``advance``.)  Merging appends: no id a matcher
+        holds changes.  ``fits`` bounds the counts; a set whose predictions take it past
+        ``max_set_items`` (a limit smaller than the compiler's) stops the merge there: what was
+        interned is valid content, and no stored mask is served."""
+        memo, self.stored_pending = self.stored_pending, None
         if memo is None or not memo.fits(self.sets, self.configs, self._limits):
             return
         try:
@@ -170,7 +171,7 @@ class GrammarMatcher:
             out[row] = 0
             return
         with self._shared.lock:
-            self._ready(first_mask=self._config == self._configs.initial)
+            self._compact_if_large()
             out[row] = self._walker.mask(self._config)
 
     def allowed_token_ids(self) -> np.ndarray:
@@ -178,7 +179,7 @@ class GrammarMatcher:
         if self._finished:
             return np.zeros(0, dtype=np.int32)
         with self._shared.lock:
-            self._ready(first_mask=self._config == self._configs.initial)
+            self._compact_if_large()
             return self._allowed(self._config).astype(np.int32)
 
     def advance(self, token_id: int) -> None:
@@ -195,20 +196,15 @@ class GrammarMatcher:
             self._finished = True
             return
         with self._shared.lock:
-            self._ready()
+            self._compact_if_large()
+            if self._memo.stored_pending is not None:
+                self._memo.merge_stored()
             after = self._walk(self._config, token)
         if after == DEAD:
             raise self._refusal(token, "its bytes cannot continue the text in the grammar")
         self._history.append(self._config)
         self._tokens.append(token)
         self._config = after
-
-    def _ready(self, first_mask: bool = False) -> None:
-        """Before a step on the memo (the lock held): a fresh memo when this one is large, and
-        the stored memo merged, except for the start's mask (the file's, see ``merge_stored``)."""
-        self._compact_if_large()
-        if not first_mask:
-            self._memo.merge_stored()
 
     def _compact_if_large(self) -> None:
         """Move to a fresh memo when this one holds half its limit, replaying the accepted tokens

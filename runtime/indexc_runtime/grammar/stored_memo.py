@@ -155,7 +155,7 @@ class StoredMemo:
     def from_container(cls, c: Container, rules: EarleyRules, lexer: LexerTables, n_masks: int) -> "StoredMemo":
         """The memo sections of a format 7 file, every number bounded (``ArtifactError`` naming
         the section otherwise); an empty memo for older files."""
-        if "memo_config_mask" not in c.header.sections:
+        if not c.header.dims.get("n_memo_configs"):  # before format 7, or no warm-up: read nothing
             return cls.empty()
         memo = cls(*(c.array(name) for name in MEMO_SECTION_NAMES))
         memo._check(rules, lexer, n_masks, c.source)
@@ -167,7 +167,6 @@ class StoredMemo:
                 raise ArtifactError(f"section {section!r} {what}", source=source)
 
         T, S = rules.n_terminals, len(rules.nullable)
-        owners = {}
         for name, n, rows in (("set_item_offsets", self.n_sets, len(self.set_items)),
                               ("set_leo_offsets", self.n_sets, len(self.set_leo)),
                               ("set_wanted_offsets", self.n_sets, len(self.set_wanted)),
@@ -176,7 +175,8 @@ class StoredMemo:
             require(offsets.size == n + 1 and offsets[0] == 0 and offsets[-1] == rows
                     and bool((np.diff(offsets) >= 0).all()), "memo_" + name,
                     f"does not rise from 0 to {rows} in {n + 1} entries")
-            owners[name] = np.repeat(np.arange(n), np.diff(offsets))
+        owners = {name: np.repeat(np.arange(self.n_sets), np.diff(getattr(self, name)))  # each row's set
+                  for name in ("set_item_offsets", "set_leo_offsets")}
         rule, dot, origin = self.set_items.T.astype(np.int64)
         first = np.asarray(rules.first, dtype=np.int64)
         lengths = np.diff(np.append(first, len(rules.dotted))) - 1  # each rule's symbols (COMPLETE ends it)

@@ -209,8 +209,16 @@ class MaskWalker:
         if row is not None:
             return row
         mask_id = self._stored.get(config)
-        future = None if mask_id is not None else future_key(self._configs, self._lexer, config, self._horizon)
-        row = self._stored_row(mask_id) if mask_id is not None else self._futures.get(future)
+        row = self._masks.row(mask_id) if mask_id is not None else self._future_or_computed(config)
+        self._memo[config] = row
+        if len(self._memo) > MASK_MEMO:
+            self._memo.popitem(last=False)
+        return row
+
+    def _future_or_computed(self, config: int) -> np.ndarray:
+        """``config``'s mask from a configuration with the same future, else computed."""
+        future = future_key(self._configs, self._lexer, config, self._horizon)
+        row = self._futures.get(future)
         if row is None:
             self.computed += 1
             row, mask_ids, walked = self._computed(config)
@@ -218,15 +226,7 @@ class MaskWalker:
                 self._futures.put(future, row, mask_ids)
             else:
                 self.part_one_only += 1
-        self._memo[config] = row
-        if len(self._memo) > MASK_MEMO:
-            self._memo.popitem(last=False)
         return row
-
-    def _stored_row(self, mask_id: int) -> np.ndarray:
-        out = np.empty((1, self._masks.words), dtype=np.int32)
-        self._masks.fill(mask_id, out, 0)
-        return out[0]
 
     def _computed(self, config: int) -> tuple[np.ndarray, tuple[int, ...], bool]:
         """``config``'s mask row, computed (the precomputed masks, and the live walk where a
