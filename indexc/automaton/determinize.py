@@ -46,6 +46,16 @@ relation-extraction regex 5.2 ms either way, ``json_person`` 0.49 -> 0.42, ``url
 (``complex_phone`` 0.67 -> 0.56 ms) except ``email``, 9% slower (68 -> 74 us).  Before that
 (best of 7-200 runs): "any JSON value" (5,640 NFA states, 2,632 subsets over 29 atoms) 22 ->
 15 ms against per-atom rows, ``(x|y){0,20000}`` (120,002 NFA states, 20,001 subsets) 0.18 s.
+
+A subset that is one plain state of an embedded automaton (no epsilon move: not accepting) is
+queued as that int and walked with the rest of its copy by ``block_subsets``, a level at a time
+in numpy; its row is written into the table at the end (``BlockSubsets.fill``).  A table's rows
+are grouped for the ordinary path only when a subset holds them (``_TableRows``).  The second
+DFA attempt of the large MaskBench schemas (definitions embedded as their own DFAs), process
+time, min of 2 interleaved, same DFAs (sha256 of the routed byte DFA): kb_711 9.96 -> 7.26 s
+(84% of its 363,842 subsets are one block state), o58218 3.76 -> 2.51 s, sp_152 2.09 -> 1.93
+s, o12291 1.38 s either way, o65415 11.20 -> 10.97 s (its block subsets mostly hold two copies
+at once, which take the ordinary path).
 """
 
 from __future__ import annotations
@@ -56,6 +66,7 @@ import numpy as np
 
 from indexc import limits as compile_limits
 from indexc.automaton.atom_partition import AtomPartition
+from indexc.automaton.block_subsets import BlockSubsets
 from indexc.automaton.byte_dfa import DEAD
 from indexc.automaton.limits import AutomatonLimits
 from indexc.automaton.nfa import NFA, TableBlock
@@ -130,13 +141,13 @@ class _StateMoves:
         self.set_masks = [sum(1 << atom for atom in atoms.tolist()) for atoms in set_atoms]
         self.single: list[Group | None] = self._single_edges(nfa)  # the one group of a one-edge state
         self.memo: list[tuple[list[Group], int] | None] = [None] * nfa.n_states  # the other states'
-        self.in_block: list[tuple[int, list[RowMoves]] | None] = [None] * nfa.n_states
-        tables: dict[tuple[int, tuple[int, ...]], list[RowMoves]] = {}
+        self.in_block: list[tuple[int, _TableRows] | None] = [None] * nfa.n_states
+        tables: dict[tuple[int, tuple[int, ...]], _TableRows] = {}
         for block in nfa.blocks:
             key = (id(block.table), block.set_indices)
             rows = tables.get(key)
             if rows is None:
-                rows = tables[key] = self._rows(block)
+                rows = tables[key] = _TableRows(block, self.set_masks)
             self.in_block[block.first:block.first + block.n_states] = [(block.first, rows)] * block.n_states
 
     def _single_edges(self, nfa: NFA) -> list[Group | None]:
@@ -179,14 +190,24 @@ class _StateMoves:
         groups = [(atoms, of(target)) for atoms, target in row_groups]
         return (_merged(groups) if overlap else groups), mask
 
-    def _rows(self, block: TableBlock) -> list[RowMoves]:
-        """Each row's moves joined by (relative) target."""
-        sources, columns = np.nonzero(block.table != DEAD)
-        targets = block.table[sources, columns].tolist()
-        set_indices = np.asarray(block.set_indices, dtype=np.int64)[columns].tolist()
-        bounds = np.searchsorted(sources, np.arange(block.n_states + 1)).tolist()
-        edges = list(zip(set_indices, targets))
-        return [_joined(self.set_masks, edges[bounds[s]:bounds[s + 1]]) for s in range(block.n_states)]
+
+
+class _TableRows:
+    """A table's rows as ``RowMoves`` (moves joined by relative target), each made when a subset
+    first holds its state: since ``block_subsets`` walks the subsets of one block state, most
+    rows never are (grouping every row up front was 4.3 of kb_711's 21 s under cProfile)."""
+
+    def __init__(self, block: TableBlock, set_masks: list[int]):
+        self.table, self.set_indices, self.set_masks = block.table, block.set_indices, set_masks
+        self.rows: list[RowMoves | None] = [None] * block.n_states
+
+    def __getitem__(self, row: int) -> RowMoves:
+        found = self.rows[row]
+        if found is None:
+            set_indices = self.set_indices
+            edges = [(set_indices[c], t) for c, t in enumerate(self.table[row].tolist()) if t != DEAD]
+            found = self.rows[row] = _joined(self.set_masks, edges)
+        return found
 
 
 def _joined(set_masks: list[int], edges: list[tuple[int, int]]) -> RowMoves:
@@ -208,35 +229,82 @@ def determinize(
     """The DFA of the reachable subsets, numbered in discovery order (start = 0); not trimmed."""
     closures = _Closures(nfa)
     moves = _StateMoves(nfa, closures, partition.set_atoms)
-    start = closures.of(nfa.start)
-    index = {start: 0}
-    order = [start]
+    blocks = BlockSubsets(nfa, closures.epsilon, closures.important, moves.set_masks)
+    subsets = _Subsets(blocks, limits, partition.n_atoms, source)
+    subsets.number_of(closures.of(nfa.start))
+    index, order, expanded = subsets.index, subsets.order, blocks.expanded
     group_masks: list[int] = []  # every state's groups in turn: their atoms (a bit set), target
     group_targets: list[int] = []
     groups_per_state: list[int] = []
-    n_atoms = partition.n_atoms
-    max_states = min(limits.max_subset_states, limits.max_table_cells // max(n_atoms, 1))
-    guard, subset_items = compile_limits.current(), 0
+    guard = compile_limits.current()
     for subset in order:  # grows while iterating: breadth-first
         guard.check_time("subset construction")
+        if type(subset) is int:  # one plain state of a block: its rows are written by ``blocks.fill``
+            if not expanded[subset]:
+                blocks.expand(subset, subsets, closures.of)
+            groups_per_state.append(0)
+            continue
         groups = _subset_moves(subset, moves)
         for mask, target in groups:
             t = index.get(target)
             if t is None:
-                t = index[target] = len(order)
-                order.append(target)
-                subset_items += len(target)
-                if len(order) > max_states:
-                    raise _too_many_states(limits, n_atoms, source)
-                if len(order) % 1024 == 0:
-                    guard.check_memory(_estimated_bytes(len(order), n_atoms, subset_items),
-                                       "the subset construction")
+                t = subsets.number_of(target)
             group_masks.append(mask)
             group_targets.append(t)
         groups_per_state.append(len(groups))
-    transitions = _table(len(order), n_atoms, group_masks, group_targets, groups_per_state)
-    accepting = np.array([nfa.accept in s for s in order], dtype=bool)
+    transitions = _table(len(order), partition.n_atoms, group_masks, group_targets, groups_per_state)
+    blocks.fill(transitions, partition.set_atoms)
+    accepting = np.array([type(s) is not int and nfa.accept in s for s in order], dtype=bool)
     return AtomDFA(transitions, accepting)
+
+
+class _Subsets:
+    """The subsets found so far, numbered in discovery order, under the construction's limits.
+
+    A subset that is one plain state of a block (``block_subsets``) is queued as that int and
+    numbered in ``blocks.closure_number``; every other one as its frozenset, numbered in
+    ``index``.  The same subset always gets the same number, whichever path finds it first."""
+
+    def __init__(self, blocks: BlockSubsets, limits: AutomatonLimits, n_atoms: int, source: str):
+        self.blocks, self.limits, self.n_atoms, self.source = blocks, limits, n_atoms, source
+        self.index: dict[frozenset[int], int] = {}
+        self.order: list[frozenset[int] | int] = []
+        self.items = 0  # states in all subsets, for the memory estimate
+        self.max_states = min(limits.max_subset_states, limits.max_table_cells // max(n_atoms, 1))
+        self.guard = compile_limits.current()
+
+    def number_of(self, closure: frozenset[int]) -> int:
+        """The number of ``closure``, numbering it if new."""
+        found = self.index.get(closure)
+        if found is not None:
+            return found
+        if len(closure) == 1:
+            (q,) = closure
+            if self.blocks.plain_list[q]:
+                number = int(self.blocks.closure_number[q])
+                if number < 0:
+                    number = self.blocks.closure_number[q] = self.add_plain([q])
+                self.index[closure] = number  # later lookups of this frozenset hit
+                return number
+        number = self.index[closure] = len(self.order)
+        self._grow([closure], len(closure))
+        return number
+
+    def add_plain(self, states: list[int]) -> int:
+        """Number plain block states (new ones), in order; the first one's number."""
+        first = len(self.order)
+        self._grow(states, len(states))
+        return first
+
+    def _grow(self, subsets: list, items: int) -> None:
+        before = len(self.order)
+        self.order.extend(subsets)
+        self.items += items
+        if len(self.order) > self.max_states:
+            raise _too_many_states(self.limits, self.n_atoms, self.source)
+        if len(self.order) // 1024 > before // 1024:
+            self.guard.check_memory(_estimated_bytes(len(self.order), self.n_atoms, self.items),
+                                    "the subset construction")
 
 
 def _table(n_states: int, n_atoms: int, group_masks: list[int], group_targets: list[int],
