@@ -35,8 +35,8 @@ Code map, in reading order:
                        states that move as a ready DFA's rows (embedded automata)
 - ``atom_partition``   code points the regex cannot tell apart -> atoms
 - ``determinize``      subset construction over atoms
-- ``block_subsets``    its subsets that are one state of an embedded automaton, a level at a
-                       time in numpy
+- ``block_subsets``    its subsets that are one row of embedded automata in lockstep, a level
+                       at a time in numpy
 - ``liveness``         trim to reachable and live states, canonical breadth-first numbering
 - ``minimize``         Hopcroft partition refinement
 - ``round_refinement`` the same refinement in numpy rounds (every pending splitter at once),

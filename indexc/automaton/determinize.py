@@ -47,15 +47,16 @@ relation-extraction regex 5.2 ms either way, ``json_person`` 0.49 -> 0.42, ``url
 (best of 7-200 runs): "any JSON value" (5,640 NFA states, 2,632 subsets over 29 atoms) 22 ->
 15 ms against per-atom rows, ``(x|y){0,20000}`` (120,002 NFA states, 20,001 subsets) 0.18 s.
 
-A subset that is one plain state of an embedded automaton (no epsilon move: not accepting) is
-queued as that int and walked with the rest of its copy by ``block_subsets``, a level at a time
-in numpy; its row is written into the table at the end (``BlockSubsets.fill``).  A table's rows
-are grouped for the ordinary path only when a subset holds them (``_TableRows``).  The second
-DFA attempt of the large MaskBench schemas (definitions embedded as their own DFAs), process
-time, min of 2 interleaved, same DFAs (sha256 of the routed byte DFA): kb_711 9.96 -> 7.26 s
-(84% of its 363,842 subsets are one block state), o58218 3.76 -> 2.51 s, sp_152 2.09 -> 1.93
-s, o12291 1.38 s either way, o65415 11.20 -> 10.97 s (its block subsets mostly hold two copies
-at once, which take the ordinary path).
+A subset that is one plain row (no epsilon move: not accepting) of copies of an embedded
+automaton in lockstep is queued as ``(lane, row)`` and walked with the rest of those copies by
+``block_subsets``, a level at a time in numpy; its row is written into the table at the end
+(``BlockSubsets.fill``).  A table's rows are grouped for the ordinary path only when a subset
+holds them (``_TableRows``).  The routes of the large MaskBench schemas (the second DFA attempt:
+definitions embedded as their own DFAs), process time, min of 2 interleaved runs, the same
+routed byte DFAs (sha256) before and after: o65415 9.48 -> 6.03 s (81% of its subsets are
+lane rows, half of them two copies at once), kb_148 10.89 -> 7.98, kb_711 9.96 -> 7.26, kb_675
+5.39 -> 4.27, o83390 5.86 -> 4.63, o6353 3.64 -> 2.30, o58218 3.76 -> 2.51 s; sp_152, o12291,
+o9901 and the 10 median DFA-path files the same within noise.
 """
 
 from __future__ import annotations
@@ -232,16 +233,17 @@ def determinize(
     blocks = BlockSubsets(nfa, closures.epsilon, closures.important, moves.set_masks)
     subsets = _Subsets(blocks, limits, partition.n_atoms, source)
     subsets.number_of(closures.of(nfa.start))
-    index, order, expanded = subsets.index, subsets.order, blocks.expanded
+    index, order, lanes = subsets.index, subsets.order, blocks.lanes
     group_masks: list[int] = []  # every state's groups in turn: their atoms (a bit set), target
     group_targets: list[int] = []
     groups_per_state: list[int] = []
     guard = compile_limits.current()
     for subset in order:  # grows while iterating: breadth-first
         guard.check_time("subset construction")
-        if type(subset) is int:  # one plain state of a block: its rows are written by ``blocks.fill``
-            if not expanded[subset]:
-                blocks.expand(subset, subsets, closures.of)
+        if type(subset) is tuple:  # a plain row of a lane of blocks: its row is written by ``blocks.fill``
+            lane, row = subset
+            if not lanes[lane].expanded[row]:
+                blocks.expand(lane, row, subsets, closures.of)
             groups_per_state.append(0)
             continue
         groups = _subset_moves(subset, moves)
@@ -254,21 +256,21 @@ def determinize(
         groups_per_state.append(len(groups))
     transitions = _table(len(order), partition.n_atoms, group_masks, group_targets, groups_per_state)
     blocks.fill(transitions, partition.set_atoms)
-    accepting = np.array([type(s) is not int and nfa.accept in s for s in order], dtype=bool)
+    accepting = np.array([type(s) is not tuple and nfa.accept in s for s in order], dtype=bool)
     return AtomDFA(transitions, accepting)
 
 
 class _Subsets:
     """The subsets found so far, numbered in discovery order, under the construction's limits.
 
-    A subset that is one plain state of a block (``block_subsets``) is queued as that int and
-    numbered in ``blocks.closure_number``; every other one as its frozenset, numbered in
-    ``index``.  The same subset always gets the same number, whichever path finds it first."""
+    A subset that is a plain row of a lane of blocks (``block_subsets``) is queued as ``(lane,
+    row)`` and numbered in its lane; every other one as its frozenset, numbered in ``index``.
+    The same subset always gets the same number, whichever path finds it first."""
 
     def __init__(self, blocks: BlockSubsets, limits: AutomatonLimits, n_atoms: int, source: str):
         self.blocks, self.limits, self.n_atoms, self.source = blocks, limits, n_atoms, source
         self.index: dict[frozenset[int], int] = {}
-        self.order: list[frozenset[int] | int] = []
+        self.order: list[frozenset[int] | tuple[int, int]] = []
         self.items = 0  # states in all subsets, for the memory estimate
         self.max_states = min(limits.max_subset_states, limits.max_table_cells // max(n_atoms, 1))
         self.guard = compile_limits.current()
@@ -278,22 +280,23 @@ class _Subsets:
         found = self.index.get(closure)
         if found is not None:
             return found
-        if len(closure) == 1:
-            (q,) = closure
-            if self.blocks.plain_list[q]:
-                number = int(self.blocks.closure_number[q])
-                if number < 0:
-                    number = self.blocks.closure_number[q] = self.add_plain([q])
-                self.index[closure] = number  # later lookups of this frozenset hit
-                return number
-        number = self.index[closure] = len(self.order)
-        self._grow([closure], len(closure))
+        lane_row = self.blocks.lane_row(closure) if closure else None
+        if lane_row is not None:
+            lane, row = lane_row
+            numbers = self.blocks.lanes[lane].numbers
+            number = int(numbers[row])
+            if number < 0:
+                number = numbers[row] = self.add_lane_rows(lane, [row], len(closure))
+        else:
+            number = len(self.order)
+            self._grow([closure], len(closure))
+        self.index[closure] = number  # later lookups of this frozenset hit
         return number
 
-    def add_plain(self, states: list[int]) -> int:
-        """Number plain block states (new ones), in order; the first one's number."""
+    def add_lane_rows(self, lane: int, rows: list[int], copies: int) -> int:
+        """Number new plain rows of a lane, in order; the first one's number."""
         first = len(self.order)
-        self._grow(states, len(states))
+        self._grow([(lane, row) for row in rows], copies * len(rows))
         return first
 
     def _grow(self, subsets: list, items: int) -> None:

@@ -99,8 +99,7 @@ class _OrdinaryOnly(BlockSubsets):
 
     def __init__(self, *args):
         super().__init__(*args)
-        self.plain[:] = False
-        self.plain_list = [False] * len(self.plain_list)
+        self.plain = [False] * len(self.plain)
 
 
 def _built(tree: rt.Node, monkeypatch=None, ordinary: bool = False):
@@ -111,11 +110,12 @@ def _built(tree: rt.Node, monkeypatch=None, ordinary: bool = False):
         monkeypatch.setattr(determinize_module, "BlockSubsets", _OrdinaryOnly)
     else:
         original = BlockSubsets.expand
-        monkeypatch.setattr(BlockSubsets, "expand", lambda self, *a: (expanded.append(1), original(self, *a))[1])
+        monkeypatch.setattr(BlockSubsets, "expand",  # records the copies of each lane it walks
+                            lambda self, lane, *a: (expanded.append(len(self.lanes[lane].firsts)), original(self, lane, *a))[1])
     dfa = determinize(nfa, partition, AutomatonLimits())
     monkeypatch.undo()
     atom_of = {c: int(partition.set_atoms[i][0]) for i, c in enumerate(ALPHABET)}
-    return nfa, dfa, atom_of, len(expanded)
+    return nfa, dfa, atom_of, expanded
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -133,18 +133,20 @@ def test_block_subsets_keep_the_language_and_the_subsets(seed, monkeypatch):
 
 
 def test_the_fast_path_is_taken(monkeypatch):
-    """A long chain inside one embedded DFA: one expansion walks it all."""
+    """A long chain inside an embedded DFA used twice, with two continuations: the two copies
+    move in lockstep from the start, and one expansion walks both."""
     n = 200
     table = np.full((n, 3), -1, dtype=np.int32)
-    table[np.arange(n - 1), 0] = np.arange(1, n)  # "a" * (n - 1), then "b" or "c" ends it
+    table[np.arange(n - 1), 0] = np.arange(1, n)  # "a" * (n - 1); the last state accepts
     accepting = np.zeros(n, dtype=bool)
     accepting[-1] = True
     chain = EmbeddedDFA(CharDFA(table, accepting, ()), (0, 1, 2))
-    tree = rt.Alternation((rt.Concat((rt.Chars(0), chain)), rt.Concat((rt.Chars(1), chain))))
+    tree = rt.Alternation((rt.Concat((chain, rt.Chars(1))), rt.Concat((chain, rt.Chars(2)))))
     nfa, dfa, atom_of, expansions = _built(tree, monkeypatch)
-    assert 1 <= expansions <= 2  # one per copy the construction enters alone
-    assert _dfa_accepts(dfa.transitions, dfa.accepting, atom_of, "a" * n)
-    assert not _dfa_accepts(dfa.transitions, dfa.accepting, atom_of, "a" * (n - 1))
+    assert expansions == [2]
+    for text, accepted in [("a" * (n - 1) + "b", True), ("a" * (n - 1) + "c", True), ("a" * (n - 1), False),
+                           ("a" * n + "b", False)]:
+        assert _dfa_accepts(dfa.transitions, dfa.accepting, atom_of, text) is accepted
 
 
 def test_the_subset_limit_counts_block_subsets():
@@ -163,6 +165,8 @@ def test_the_subset_limit_counts_block_subsets():
 
 
 def test_most_random_trees_take_the_fast_path(monkeypatch):
-    """So that the language test above checks the fast path, not only the ordinary one."""
-    expanding = [_built(_random_tree(np.random.default_rng(seed)), monkeypatch)[3] > 0 for seed in range(40)]
-    assert sum(expanding) >= 30
+    """So that the language test above checks the fast path (lanes of one copy and of several),
+    not only the ordinary one."""
+    lanes = [_built(_random_tree(np.random.default_rng(seed)), monkeypatch)[3] for seed in range(40)]
+    assert sum(1 for copies in lanes if copies) >= 30
+    assert sum(1 for copies in lanes if any(n > 1 for n in copies)) >= 10
