@@ -24,17 +24,20 @@ def reachable_pairs(a: np.ndarray, b: np.ndarray, *, column_a: np.ndarray | None
     """Sorted codes of the pairs reachable from (0, 0) in the tables ``a`` and ``b``; ``None``
     past ``max_pairs`` pairs (the caller says which limit that is)."""
     width = np.int64(b.shape[0])
-    seen = np.zeros(1, dtype=np.int64)
-    frontier = seen
+    frontier = np.zeros(1, dtype=np.int64)
+    seen = {0}  # every code found: one set lookup per distinct code a level reaches
+    levels = [frontier]
     while frontier.size:
         next_a, next_b = _moves(a, b, frontier, width, column_a, column_b)
         live = (next_a != DEAD) & (next_b != DEAD)
-        reached = np.unique(next_a[live].astype(np.int64) * width + next_b[live], return_inverse=True)[0]
-        frontier = np.setdiff1d(reached, seen, assume_unique=True)
-        seen = np.union1d(seen, frontier)
-        if seen.size > max_pairs:
+        reached = np.unique(next_a[live].astype(np.int64) * width + next_b[live])
+        new = [code for code in reached.tolist() if code not in seen]
+        seen.update(new)
+        if len(seen) > max_pairs:
             return None
-    return seen
+        frontier = np.array(new, dtype=np.int64)
+        levels.append(frontier)
+    return np.sort(np.concatenate(levels))
 
 
 def product(a: np.ndarray, a_accepting: np.ndarray, b: np.ndarray, b_accepting: np.ndarray, *,
