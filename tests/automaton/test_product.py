@@ -37,3 +37,25 @@ def test_reachable_pairs_stop_at_the_limit_and_start_at_code_zero():
     assert reachable_pairs(a.transitions, b.transitions, max_pairs=5) is None
     codes = reachable_pairs(a.transitions, b.transitions, max_pairs=1000)
     assert codes[0] == 0 and np.all(np.diff(codes) > 0)
+
+
+def _pairs_by_python(a: np.ndarray, b: np.ndarray) -> list[int]:
+    """The reachable pair codes by a plain breadth-first search over bytes (the reference)."""
+    width = b.shape[0]
+    seen, queue = {0}, [0]
+    for code in queue:
+        s, t = divmod(code, width)
+        for byte in range(256):
+            s2, t2 = int(a[s, byte]), int(b[t, byte])
+            if s2 >= 0 and t2 >= 0 and s2 * width + t2 not in seen:
+                seen.add(s2 * width + t2)
+                queue.append(s2 * width + t2)
+    return sorted(seen)
+
+
+def test_a_deep_product_reaches_the_same_pairs_as_a_plain_search():
+    """Thousands of levels of a few pairs each: the shape that made the search quadratic."""
+    a, b = compile_regex("[0-9x]{0,1500}"), compile_regex("(x[0-9]|[0-9]x){0,700}")
+    codes = reachable_pairs(a.transitions, b.transitions, max_pairs=100_000)
+    assert codes.tolist() == _pairs_by_python(a.transitions, b.transitions)
+    assert len(codes) > 1500
