@@ -135,7 +135,8 @@ class _StateMoves:
     atoms of each edge as a bit set, the closure of each target) leaves the subset
     construction one dictionary lookup per group when the states' atoms do not overlap.
     The states of a ``TableBlock`` take their groups from the table's rows, grouped once per
-    table (``_rows``) for all the copies of an embedded automaton."""
+    table (``_TableRows``, a row when a subset first holds it) for all the copies of an embedded
+    automaton."""
 
     def __init__(self, nfa: NFA, closures: _Closures, set_atoms: tuple[np.ndarray, ...]):
         self.edges, self.closures = nfa.edges, closures
@@ -190,7 +191,6 @@ class _StateMoves:
         of = self.closures.of
         groups = [(atoms, of(target)) for atoms, target in row_groups]
         return (_merged(groups) if overlap else groups), mask
-
 
 
 class _TableRows:
