@@ -20,6 +20,12 @@ hands the other targets (accepting rows, whose closures reach outside) to the or
 closures.  ``fill`` writes the walked rows' transitions into the finished table, one gather
 per lane by the column each atom falls in.
 
+Each lane holds two arrays of its table's rows (9 bytes a row).  The lanes' rows are bounded
+(``max_lane_rows``: ``determinize`` gives four times its subset limit, 14 MB at the default);
+past it, new lanes are not made and their subsets take the ordinary path.  The large MaskBench
+schemas stay far below: o65415's largest construction has 2 lanes of 93,280 rows in all
+(93,760 subsets), kb_711's 4 lanes of 81,507.
+
 The subsets are the same ones as before, only numbered in another order (a minimal DFA is one
 up to its numbering, and every caller numbers its result again), so the limits on subsets
 stop the same constructions.  Tables whose columns share an atom (their rows would need
@@ -62,8 +68,11 @@ class Lane:
 class BlockSubsets:
     """The plain block states of an NFA, the lanes found so far, and their walks."""
 
-    def __init__(self, nfa: NFA, epsilon: list[list[int]], important: list[bool], set_masks: list[int]):
+    def __init__(self, nfa: NFA, epsilon: list[list[int]], important: list[bool], set_masks: list[int],
+                 max_lane_rows: int):
         self.blocks = nfa.blocks
+        self.max_lane_rows = max_lane_rows  # rows of all lanes' arrays: past it, new lanes take the ordinary path
+        self.lane_rows = 0
         self.block_of = np.full(nfa.n_states, -1, dtype=np.int64)
         self._table_key: list[tuple[int, tuple[int, ...]]] = []
         self._plain_rows: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}  # per table and columns
@@ -80,7 +89,7 @@ class BlockSubsets:
             self.block_of[lo:hi] = i
         self.plain = plain  # per NFA state: read per new subset by ``lane_row``
         self.lanes: list[Lane] = []
-        self._lane_of: dict[tuple[int, ...], int] = {}  # block indices -> lane
+        self._lane_of: dict[tuple[int, ...], int | None] = {}  # block indices -> lane (None: refused)
 
     def lane_row(self, closure: frozenset[int]) -> tuple[int, int] | None:
         """(lane, row) if ``closure`` is one plain row of copies of one table, else None."""
@@ -97,17 +106,24 @@ class BlockSubsets:
             blocks.append(b)
         if len(blocks) > 1 and len({self._table_key[b] for b in blocks}) > 1:
             return None
-        return self._lane(tuple(sorted(blocks))), row
+        lane = self._lane(tuple(sorted(blocks)))
+        return None if lane is None else (lane, row)
 
-    def _lane(self, blocks: tuple[int, ...]) -> int:
-        found = self._lane_of.get(blocks)
-        if found is None:
-            block = self.blocks[blocks[0]]
-            n = block.n_states
-            found = self._lane_of[blocks] = len(self.lanes)
-            self.lanes.append(Lane(tuple(self.blocks[b].first for b in blocks), block.table, block.set_indices,
-                                   self._plain_rows[self._table_key[blocks[0]]],
-                                   np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)))
+    def _lane(self, blocks: tuple[int, ...]) -> int | None:
+        """The lane of these copies, made if the lanes' rows stay within ``max_lane_rows``
+        (None: never, then, for these copies, so a subset is always numbered one way)."""
+        if blocks in self._lane_of:
+            return self._lane_of[blocks]
+        block = self.blocks[blocks[0]]
+        n = block.n_states
+        if self.lane_rows + n > self.max_lane_rows:
+            self._lane_of[blocks] = None
+            return None
+        self.lane_rows += n
+        found = self._lane_of[blocks] = len(self.lanes)
+        self.lanes.append(Lane(tuple(self.blocks[b].first for b in blocks), block.table, block.set_indices,
+                               self._plain_rows[self._table_key[blocks[0]]],
+                               np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)))
         return found
 
     def expand(self, lane_index: int, row: int, numbering: Numbering,

@@ -230,7 +230,8 @@ def determinize(
     """The DFA of the reachable subsets, numbered in discovery order (start = 0); not trimmed."""
     closures = _Closures(nfa)
     moves = _StateMoves(nfa, closures, partition.set_atoms)
-    blocks = BlockSubsets(nfa, closures.epsilon, closures.important, moves.set_masks)
+    blocks = BlockSubsets(nfa, closures.epsilon, closures.important, moves.set_masks,
+                          max_lane_rows=4 * limits.max_subset_states)
     subsets = _Subsets(blocks, limits, partition.n_atoms, source)
     subsets.number_of(closures.of(nfa.start))
     index, order, lanes = subsets.index, subsets.order, blocks.lanes

@@ -97,17 +97,24 @@ def _dfa_accepts(transitions: np.ndarray, accepting: np.ndarray, atom_of: dict[s
 class _OrdinaryOnly(BlockSubsets):
     """No state is plain: every subset takes the ordinary path, as before ``block_subsets``."""
 
-    def __init__(self, *args):
-        super().__init__(*args)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
         self.plain = [False] * len(self.plain)
 
 
-def _built(tree: rt.Node, monkeypatch=None, ordinary: bool = False):
+class _FewLaneRows(BlockSubsets):
+    """Lanes of at most 6 rows in all: the first small tables get theirs, later ones do not."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{**kwargs, "max_lane_rows": 6})
+
+
+def _built(tree: rt.Node, monkeypatch=None, ordinary: bool = False, lanes_class=None):
     nfa = SharedNFABuilder(1_000_000).build(tree)
     partition = AtomPartition.of_sets(SETS)
     expanded = []
-    if ordinary:
-        monkeypatch.setattr(determinize_module, "BlockSubsets", _OrdinaryOnly)
+    if ordinary or lanes_class is not None:
+        monkeypatch.setattr(determinize_module, "BlockSubsets", lanes_class or _OrdinaryOnly)
     else:
         original = BlockSubsets.expand
         monkeypatch.setattr(BlockSubsets, "expand",  # records the copies of each lane it walks
@@ -123,13 +130,14 @@ def test_block_subsets_keep_the_language_and_the_subsets(seed, monkeypatch):
     tree = _random_tree(np.random.default_rng(seed))
     nfa, dfa, atom_of, expansions = _built(tree, monkeypatch)
     _, ordinary, _, _ = _built(tree, monkeypatch, ordinary=True)
-    assert dfa.n_states == ordinary.n_states  # the same subsets, numbered in another order
+    _, few_lanes, _, _ = _built(tree, monkeypatch, lanes_class=_FewLaneRows)  # some lanes refused
+    assert dfa.n_states == ordinary.n_states == few_lanes.n_states  # the same subsets, numbered in other orders
     for length in range(7):
         for letters in itertools.product(ALPHABET, repeat=length):
             text = "".join(letters)
             expected = _nfa_accepts(nfa, text)
-            assert _dfa_accepts(dfa.transitions, dfa.accepting, atom_of, text) is expected, text
-            assert _dfa_accepts(ordinary.transitions, ordinary.accepting, atom_of, text) is expected, text
+            for built in (dfa, ordinary, few_lanes):
+                assert _dfa_accepts(built.transitions, built.accepting, atom_of, text) is expected, text
 
 
 def test_the_fast_path_is_taken(monkeypatch):
