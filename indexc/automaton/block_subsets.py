@@ -9,7 +9,7 @@ until an accepting row (whose epsilon moves to the copies' continuations open th
 ``determinize`` walked those one at a time, a dictionary lookup and two list appends per move,
 re-tracing the table it was given.  On the second DFA attempt of the large MaskBench schemas
 they are most subsets: kb_711 304,533 of 363,842 are one copy's row (84%), o65415 121,839 one
-copy's and 123,731 two or more copies' of 303,115 (81%).
+copy's and 123,731 two or more copies' of 305,494 (80%).
 
 Here a *plain* row is one with moves and no epsilon move (not accepting): the subset of a
 plain row of a set of copies (a ``Lane``) is its row's own closure.  Such a subset is queued

@@ -53,7 +53,7 @@ automaton in lockstep is queued as ``(lane, row)`` and walked with the rest of t
 (``BlockSubsets.fill``).  A table's rows are grouped for the ordinary path only when a subset
 holds them (``_TableRows``).  The routes of the large MaskBench schemas (the second DFA attempt:
 definitions embedded as their own DFAs), process time, min of 2 interleaved runs, the same
-routed byte DFAs (sha256) before and after: o65415 9.48 -> 6.03 s (81% of its subsets are
+routed byte DFAs (sha256) before and after: o65415 9.48 -> 6.03 s (80% of its subsets are
 lane rows, half of them two copies at once), kb_148 10.89 -> 7.98, kb_711 9.96 -> 7.26, kb_675
 5.39 -> 4.27, o83390 5.86 -> 4.63, o6353 3.64 -> 2.30, o58218 3.76 -> 2.51 s; sp_152, o12291,
 o9901 and the 10 median DFA-path files the same within noise.
