@@ -29,8 +29,8 @@ schemas stay far below: o65415's largest construction has 2 lanes of 93,280 rows
 The subsets are the same ones as before, only numbered in another order (a minimal DFA is one
 up to its numbering, and every caller numbers its result again), so the limits on subsets
 stop the same constructions.  Tables whose columns share an atom (their rows would need
-``determinize._merged``) are left to the ordinary path; a regex's NFA has no blocks, so this
-path costs it nothing.
+``determinize._merged``) are left to the ordinary path.  A regex's NFA has no blocks: this
+path allocates nothing for it and the construction does not ask it about any subset.
 """
 
 from __future__ import annotations
@@ -73,10 +73,11 @@ class BlockSubsets:
         self.blocks = nfa.blocks
         self.max_lane_rows = max_lane_rows  # rows of all lanes' arrays: past it, new lanes take the ordinary path
         self.lane_rows = 0
-        self.block_of = np.full(nfa.n_states, -1, dtype=np.int64)
+        n = nfa.n_states if nfa.blocks else 0  # a regex's NFA has no blocks: nothing to allocate
+        self.block_of = np.full(n, -1, dtype=np.int64)
         self._table_key: list[tuple[int, tuple[int, ...]]] = []
         self._plain_rows: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}  # per table and columns
-        plain = [False] * nfa.n_states
+        plain = [False] * n
         for i, block in enumerate(nfa.blocks):
             key = (id(block.table), block.set_indices)
             self._table_key.append(key)

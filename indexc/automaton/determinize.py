@@ -251,7 +251,7 @@ def determinize(
         for mask, target in groups:
             t = index.get(target)
             if t is None:
-                t = subsets.number_of(target)
+                t = subsets.number_new(target)
             group_masks.append(mask)
             group_targets.append(t)
         groups_per_state.append(len(groups))
@@ -279,9 +279,11 @@ class _Subsets:
     def number_of(self, closure: frozenset[int]) -> int:
         """The number of ``closure``, numbering it if new."""
         found = self.index.get(closure)
-        if found is not None:
-            return found
-        lane_row = self.blocks.lane_row(closure) if closure else None
+        return found if found is not None else self.number_new(closure)
+
+    def number_new(self, closure: frozenset[int]) -> int:
+        """The number of a closure not in ``index`` yet (new, or a lane row numbered by a walk)."""
+        lane_row = self.blocks.lane_row(closure) if closure and self.blocks.blocks else None
         if lane_row is not None:
             lane, row = lane_row
             numbers = self.blocks.lanes[lane].numbers

@@ -135,7 +135,6 @@ def compile_grammar(
     return compile_grammar_ir(grammar, vocab, trie, options, source=text, warm_up=warm_up)
 
 
-
 def warm_up_tokens(vocab: Vocabulary, text: str) -> np.ndarray:
     """A warm-up text's token ids: longest match (the compiler has no BPE merges), at most
     ``MAX_WARM_UP_TOKENS``."""
