@@ -7,10 +7,13 @@ cases and command line, ``bench/parser_floor.py``): the case is compiled once, t
 instances are walked cold on two loads of the same artifact,
 
 - **without**: ``use_stored_memo`` off, the memo starts empty (the walks before format 7);
-- **with**: the stored memo merged into the memo before its first `advance`, as a server gets it;
+- **with**: the memo matched against the stored one from its first `advance` on, as a server
+  gets it (``ParserMemo.use_stored``, ``indexc_runtime.grammar.stored_match``: each set and
+  configuration the walks make is looked up, inside the timed fills);
 
-and the merge of the stored memo is timed on each (``ParserMemo.merge_stored``: what a
-memo's first ``advance`` does first, once per memo; without the memo it does nothing).  The warm-up's own figures come from the artifact's
+and what the first ``advance`` does first is timed on each (``use_stored``: the stored memo
+hashed, once per loaded file, and the memo's content so far matched; without the memo it does
+nothing; before session 21 it was the merge of the whole stored memo).  The warm-up's own figures come from the artifact's
 header (``stats.warm_up``: tokens walked of those given, configurations stored) and from the
 compile (``warm_up_ms``).
 Grammar cases have no warm-up (no synthetic instance) and are reported as such.
@@ -53,20 +56,20 @@ def measure(kind: str, name: str) -> dict:
         loaded.use_stored_memo = use
         loaded.matcher()
         started = time.perf_counter()
-        shared_memo(loaded, loaded.limits).current.merge_stored()  # what the first advance does first
+        shared_memo(loaded, loaded.limits).current.use_stored()  # what the first advance does first
         row[f"{label}_merge_ms"] = (time.perf_counter() - started) * 1000
         row[f"{label}_us"] = [us for ids in documents for us in _walk(loaded, ids)]
     return row
 
 
 COLUMNS = ["case", "masks", "without: over 200 µs / over 1 ms", "with: over 200 µs / over 1 ms",
-           "merge ms (with)", "warm-up: tokens walked / given", "stored configurations", "warm-up ms"]
+           "first advance's use_stored ms (with)", "warm-up: tokens walked / given", "stored configurations", "warm-up ms"]
 POOLED = ("without_us", "with_us", "with_merge_ms", "warm_up_walked", "warm_up_tokens",
           "warm_up_configurations", "warm_up_ms")
 
 
 def render_table(rows: list[dict]) -> str:
-    """One line per case and the MaskBench files pooled (the merge: the largest)."""
+    """One line per case and the MaskBench files pooled (``use_stored``: the largest)."""
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
     pooled: dict = {key: [] if key.endswith("_us") else 0 for key in POOLED}
     files = 0

@@ -1,4 +1,4 @@
-"""Format 7's stored parser memo: exact masks, a merge that keeps ids, checks at load and in ``verify``."""
+"""Format 7's stored parser memo: exact masks, matched by content as a live memo grows, checks at load and in ``verify``."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from indexc.pipeline.grammar import compile_grammar_ir
 from indexc.trie import build_trie
 from indexc.vocab.greedy_tokens import greedy_token_ids
 from indexc_runtime.errors import ArtifactError
-from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar import stored_match
 from indexc_runtime.grammar.matcher import ParserMemo, shared_memo
+from indexc_runtime.grammar.stored_match import StoredMatch
 from tests.grammar_path.helpers import assert_walks_agree, bitmask_ids, grammar, vocabulary_from_text
 from tests.reference.grammar_oracle import GrammarOracle
 from tests.runtime.surgery import rewrite_section, setting
@@ -62,28 +63,60 @@ def test_the_warm_up_positions_are_served_from_the_file(compiled):
     assert masks[False][1] > 3 and masks[True][1] == 0
 
 
-def test_merging_again_adds_nothing_and_keeps_every_live_id(compiled):
+def test_matching_adds_nothing_and_finds_the_stored_positions_a_memo_already_holds(compiled):
+    """Attached to a memo that walked the whole sample without it, the match pins the stored
+    mask of every configuration the warm-up met, each the mask the memo computed, and the memo
+    keeps its size and ids."""
     data, vocab = compiled
     index = indexc_runtime.load(data)
+    index.use_stored_memo = False
     matcher = index.matcher()
-    for token in greedy_token_ids(vocab, SAMPLE.encode(), limit=1000).tolist():  # the live memo grows past the stored one
+    for token in greedy_token_ids(vocab, SAMPLE.encode(), limit=1000).tolist():  # the sample begins as the warm-up
         matcher.allowed_token_ids()
         matcher.advance(token)
     memo = shared_memo(index, index.limits).current
-    sizes, state = (len(memo.sets), len(memo.configs)), matcher.state
-    first = index._stored_memo.merge_into(memo.sets, memo.configs)
-    assert index._stored_memo.merge_into(memo.sets, memo.configs) == first
-    assert (len(memo.sets), len(memo.configs)) == sizes and matcher.state == state
+    computed = {config: memo.walker.mask(config).copy() for config in range(len(memo.configs))}
+    sizes, state = (len(memo.sets), len(memo.configs)), matcher.state  # the masks' walks made more
+    pinned = {}
+    StoredMatch(index._stored_memo.lookup, pinned.__setitem__).attach(memo.sets, memo.configs)
+    assert len(pinned) >= 5 and (len(memo.sets), len(memo.configs)) == sizes and matcher.state == state
+    for config, mask_id in pinned.items():
+        assert np.array_equal(index._masks.row(mask_id), computed[config])
 
 
-def test_limits_too_small_for_the_memo_leave_it_unmerged_and_the_masks_unchanged(compiled):
-    data, vocab = compiled
+def test_every_stored_set_and_configuration_is_found_by_its_content(compiled):
+    """The numpy hashes of the stored rows and the Python hashes of live content agree: a memo
+    that interns every stored content (``_adopted``, as ``verify`` does) matches all of them."""
+    data, _ = compiled
     index = indexc_runtime.load(data)
     stored = index._stored_memo
-    limits = GrammarLimits(max_configs=2 * stored.n_configs)  # merging would reach half: a matcher would move on
-    memo = ParserMemo(index, limits)
-    assert len(memo.configs) == 1 and not stored.fits(memo.sets, memo.configs, limits)
-    assert assert_walks_agree(index, GrammarOracle(IR), vocab, walks=3, steps=15, seed=1) > 20
+    memo = ParserMemo(index, index.limits, pin_start=False)
+    pinned = {}
+    match = StoredMatch(stored.lookup, pinned.__setitem__)
+    match.attach(memo.sets, memo.configs)
+    set_ids, config_ids = stored._adopted(memo.sets, memo.configs)
+    assert sorted(match._stored_set.items()) == sorted((live, s) for s, live in enumerate(set_ids))
+    assert pinned == {live: int(stored.config_mask[c]) for c, live in enumerate(config_ids)}
+
+
+def test_a_hash_collision_costs_a_match_never_a_mask(compiled, monkeypatch):
+    """Every content hashed alike: the lookup holds one candidate per kind, the exact comparison
+    refuses the others, and every mask is the one computed without the stored memo."""
+    data, vocab = compiled
+    monkeypatch.setattr(stored_match, "content_hash", lambda rows, accepting: 0)
+    monkeypatch.setattr(stored_match, "mix_array", lambda values: np.zeros(len(values), dtype=np.uint64))
+    masks = {}
+    for use in (False, True):
+        index = indexc_runtime.load(data)
+        index.use_stored_memo = use
+        matcher, seen = index.matcher(), []
+        for token in greedy_token_ids(vocab, SAMPLE.encode(), limit=1000).tolist():
+            seen.append(bitmask_ids(index, matcher))
+            matcher.advance(token)
+        masks[use] = seen
+    assert masks[True] == masks[False]
+    lookup = index._stored_memo.lookup  # one key per accepting flag at most
+    assert len(lookup.config_of_hash) <= 2 and len(lookup.set_of_hash) <= 2
 
 
 def test_a_file_without_a_warm_up_has_empty_memo_sections(tmp_path):
@@ -138,33 +171,22 @@ def test_verify_finds_a_stored_fact_that_is_not_the_grammars(compiled):
         indexc_runtime.load(rewrite_section(data, "memo_config_mask", setting(len(masks) - 1, other_mask)), verify=True)
 
 
-def test_a_limit_hit_inside_the_merge_stops_it_without_an_error(compiled, monkeypatch):
-    """``fits`` bounds a set's own items, not its predictions: a smaller ``max_set_items`` than the
-    compiler's may still stop the merge part-way (here ``fits`` is bypassed to reach that)."""
-    data, _ = compiled
-    index = indexc_runtime.load(data)
-    monkeypatch.setattr(type(index._stored_memo), "fits", lambda *args: True)
-    stopped, merged = [], None
-    for most in range(1, 200):
-        try:
-            memo = ParserMemo(index, GrammarLimits(max_set_items=most))
-        except GrammarLimitExceeded:  # the initial set itself is over the limit: not the merge's doing
-            continue
-        memo.merge_stored()
-        if memo.walker._stored:
-            merged = most
-            break
-        stopped.append(most)
-    assert stopped and merged is not None  # limits where the merge stopped (no mask served), then one where it ran
-
-
-def test_the_merge_waits_for_the_first_step_past_the_start_mask(compiled):
-    """A load's first mask is the file's start mask: the merge comes with the first ``advance``."""
+def test_matching_starts_with_the_first_step_past_the_start_mask(compiled):
+    """A load's first mask is the file's start mask: the stored memo is hashed and matched from
+    the first ``advance``, and nothing of it is added to the memo."""
     data, vocab = compiled
-    index = indexc_runtime.load(data)
-    matcher = index.matcher()
-    memo = shared_memo(index, index.limits).current
+    first = int(greedy_token_ids(vocab, WARM_UP.encode(), limit=1)[0])
+    sizes = {}
+    for use in (False, True):
+        index = indexc_runtime.load(data)
+        index.use_stored_memo = use
+        matcher = index.matcher()
+        memo = shared_memo(index, index.limits).current
+        matcher.allowed_token_ids()
+        assert len(memo.configs) == 1 and memo.stored_match is None and "lookup" not in vars(index._stored_memo)
+        matcher.advance(first)
+        assert (memo.stored_match is not None) == use
+        sizes[use] = (len(memo.sets), len(memo.configs))
+    assert sizes[True] == sizes[False]
     matcher.allowed_token_ids()
-    assert len(memo.configs) == 1 and not memo.walker._stored
-    matcher.advance(int(greedy_token_ids(vocab, WARM_UP.encode(), limit=1)[0]))
-    assert len(memo.configs) > index._stored_memo.n_configs // 2 and memo.walker._stored
+    assert matcher.state in memo.walker._stored  # the position after the first token was met by the warm-up

@@ -34,8 +34,10 @@ Code map, in reading order:
     horizon.py  TokenHorizon: Earley sets told apart only as far as one token reads (long strings' chunks)
     futures.py  future_key, FutureMasks: one mask for configurations with the same future
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
-    stored_memo.py StoredMemo: a parser memo and masks computed ahead of time (format 7), merged into
-                each new parser memo by content
+    stored_match.py StoredLookup, StoredMatch: a stored memo's sets and configurations by hash, and
+                a live memo's new ones looked up in it as they are made
+    stored_memo.py StoredMemo: a parser memo and masks computed ahead of time (format 7), read and
+                checked; its configurations' masks served where a live one has their content
     matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting;
                 SharedMemo: the parser memo all matchers of one index share (one lock)
     index.py    load_grammar_index (grammar_index_from_raw: an artifact load() opened) and GrammarIndex

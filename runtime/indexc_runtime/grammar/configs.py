@@ -42,6 +42,7 @@ which 395 distinct (configuration, next states) pairs; now 494 (session 10).
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 
 import numpy as np
 
@@ -75,6 +76,8 @@ class Configs:
         self._unsynced_cells: tuple[list[int], list[int], list[int]] = ([], [], [])  # their cells filled since
         self._row_templates: dict[int, array] = {}  # live-class bits -> a new row
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
+        # called with each new configuration's threads and flag (``stored_match.StoredMatch.new_config``), if set
+        self.on_new: Callable[[int, set, bool], None] | None = None
         self.initial = self._intern(set(self.fresh(sets.initial)), sets.accepting[sets.initial])
 
     def __len__(self) -> int:
@@ -215,6 +218,8 @@ class Configs:
         if self.loop_state[config] >= 0:
             self._loop_to_itself(config, self.loop_state[config], row)
         self.rows.append(row)
+        if self.on_new is not None:
+            self.on_new(config, threads, accepting)
         return config
 
     def _loop_state(self, threads: set, accepting: bool) -> int:
@@ -255,10 +260,3 @@ class Configs:
     def adopt(self, threads: set, accepting: bool) -> int:
         """The id of a stored configuration (its threads' origins already live set ids)."""
         return self._intern(threads, accepting)
-
-    def adopt_transition(self, config: int, byte_class: int, after: int) -> None:
-        """Record a stored transition where the live memo has none yet."""
-        row = self.rows[config]
-        if row[byte_class] == UNKNOWN:
-            row[byte_class] = after
-            self._record(config, byte_class, after)

@@ -52,6 +52,8 @@ path through an item whose rest is nullable (``A -> alpha . B C``, ``C`` nullabl
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.tables import COMPLETE, EarleyRules
 
@@ -67,10 +69,11 @@ class Predictions:
     handful of groups per grammar): computed, grouped and counted once, never hashed again
     when a set is interned."""
 
-    __slots__ = ("number", "waiting", "terminals", "size", "accepting")
+    __slots__ = ("number", "wanted", "waiting", "terminals", "size", "accepting")
 
     def __init__(self, rules: EarleyRules, wanted: frozenset[int], number: int):
         self.number = number  # part of a set's interning key
+        self.wanted = wanted
         first, dotted = rules.first, rules.dotted
         items = {item for x in wanted for item in rules.predictions(x)}
         waiting: dict[int, list[tuple[int, int]]] = {}
@@ -100,6 +103,8 @@ class EarleySets:
         self.accepting: list[bool] = []
         self._scans: dict[tuple[int, int], int] = {}
         self._closed: dict[tuple[frozenset, frozenset[int], bool], int] = {}  # _close's answer -> set id
+        # called with each new set's content (``stored_match.StoredMatch.new_set``), if set
+        self.on_new: Callable[[int, frozenset, dict, frozenset[int], bool], None] | None = None
         self.initial = self._intern(frozenset(), frozenset((0,)), False)
 
     def __len__(self) -> int:
@@ -261,7 +266,15 @@ class EarleySets:
         self._predicted.append(block)
         self.expected.append(tuple(sorted(block.terminals.union(s for s in waiting if s < T))))
         self.accepting.append(accepting)
+        if self.on_new is not None:
+            self.on_new(set_id, items, leo, block.wanted, accepting)
         return set_id
+
+    def content(self, set_id: int) -> tuple[list, dict[int, tuple[int, int, bool]], frozenset[int], bool]:
+        """A set's interning key as ``on_new`` receives it: its own items, Leo entries, wanted
+        nonterminals and accepting flag."""
+        items = [item for found in self._own[set_id].values() for item in found]
+        return items, self._leo[set_id], self._predicted[set_id].wanted, self.accepting[set_id]
 
     # -- a memo computed ahead of time (``stored_memo``) ------------------------------------------
 
@@ -271,10 +284,6 @@ class EarleySets:
         origins and tops already live ids): the same key ``_intern`` makes, without recomputing
         the Leo entries."""
         return self._add(items, self._waiting(items), leo, self._block(wanted), accepting)
-
-    def adopt_scan(self, set_id: int, terminal: int, after: int) -> None:
-        """Record a stored scan (kept if the live memo already knows it)."""
-        self._scans.setdefault((set_id, terminal), after)
 
     def stored_form(self) -> tuple[list, list, list, list, list, list, list]:
         """The sets (in id order) and scans as plain lists, for ``StoredMemo.export``: per set its

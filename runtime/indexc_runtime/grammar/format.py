@@ -48,8 +48,9 @@ Format version 7 stores a *parser memo computed ahead of time* (``memo_*``;
 ``indexc_runtime.grammar.stored_memo``): the Earley sets, scans, configurations and
 transitions a warm-up walk built at the positions where it asked for a mask (a JSON Schema's
 synthetic instance), and each such configuration's mask, appended to the mask sections (ids
-from the in-lexeme and boundary masks' count up).  A load merges them into each new parser
-memo, so a request's first positions find their masks instead of walking the trie.  A file
+from the in-lexeme and boundary masks' count up).  Each new parser memo looks up
+the sets and configurations it makes among them (``stored_match``), so a request's positions
+that a compile-time walk met find their masks instead of walking the trie.  A file
 without a warm-up has empty memo sections.  Versions 2-6 are still read.
 
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,

@@ -172,8 +172,8 @@ class GrammarIndex:
 
     def _check_stored_memo(self) -> None:
         """The stored memo's scans, transitions and masks are the ones its contents give (each
-        recomputed on a fresh memo that holds the contents alone: a memo merges the stored one
-        only when a matcher advances on it, ``ParserMemo.merge_stored``)."""
+        recomputed on a fresh memo that holds the contents alone: a memo starts matching the
+        stored one only when a matcher advances on it, ``ParserMemo.use_stored``)."""
         if not self._stored_memo.n_configs:
             return
         fresh = ParserMemo(self, self.limits, pin_start=False)

@@ -18,8 +18,8 @@ one ``GrammarLimits``): an Earley set's content is a pure function of its items 
 origins' sets, a configuration's of its threads, a mask's of its configuration, so what one
 sequence computed answers every later one: a second request on the same document is served
 from the memo (the first document of an index still pays its parser rows and walks: the
-"cold" figures; a version 7 file's stored memo, ``stored_memo``, is merged into each memo
-before its first step past the start and serves what a compile-time walk already met).
+"cold" figures; a version 7 file's stored memo, ``stored_memo``, is matched by each memo from
+its first step past the start, ``stored_match``, and serves what a compile-time walk already met).
 ``SharedMemo`` holds the current memo and one re-entrant lock that every
 matcher of the index takes around the calls that may grow the memo (``fill_bitmask``,
 ``advance``, ``forced_tokens``, ...): matchers of one index used from several threads are
@@ -45,6 +45,7 @@ from indexc_runtime.errors import TokenNotAllowed
 from indexc_runtime.grammar.configs import DEAD, Configs
 from indexc_runtime.grammar.earley import EarleySets
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.stored_match import StoredMatch
 from indexc_runtime.grammar.walker import MaskWalker
 
 _INT32 = np.dtype(np.int32)
@@ -62,28 +63,22 @@ class ParserMemo:
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
         self._limits = limits
-        self.stored_pending = index._stored_memo if index.use_stored_memo else None  # see merge_stored
+        self.stored_pending = index._stored_memo if index.use_stored_memo else None  # see use_stored
+        self.stored_match: StoredMatch | None = None
 
-    def merge_stored(self) -> None:
-        """Merge a version 7 file's stored memo (``stored_memo``) once, where the limits hold it.
+    def use_stored(self) -> None:
+        """Match this memo's sets and configurations against a version 7 file's stored memo from
+        now on (``stored_match``): a configuration whose content is stored reads its stored mask.
 
         Called by a matcher's ``advance`` (and ``forced_tokens``) while ``stored_pending``, not
         when the memo is made: before its first ``advance`` a matcher is at the start, whose mask
-        is the file's, so "load + first mask" does not pay the merge (up to ~50-80 ms for
-        MaskBench's largest memos), and the mask calls test nothing for it.  (A memo a matcher
-        compacted into is merged at its next ``advance``.)  Merging appends: no id a matcher
-        holds changes.  ``fits`` bounds the counts; a set whose predictions take it past
-        ``max_set_items`` (a limit smaller than the compiler's) stops the merge there: what was
-        interned is valid content, and no stored mask is served."""
+        is the file's, so "load + first mask" does not pay the stored memo's hashing (once per
+        loaded file, numpy).  Nothing is added to the memo, so no limit is at stake.  (A memo a
+        matcher compacted into starts matching at its next ``advance``.)"""
         memo, self.stored_pending = self.stored_pending, None
-        if memo is None or not memo.fits(self.sets, self.configs, self._limits):
-            return
-        try:
-            config_ids = memo.merge_into(self.sets, self.configs)
-        except GrammarLimitExceeded:
-            return
-        for config, mask_id in zip(config_ids, memo.config_mask.tolist()):
-            self.walker.pin_stored(config, mask_id)
+        if memo is not None and memo.n_configs:
+            self.stored_match = StoredMatch(memo.lookup, self.walker.pin_stored)
+            self.stored_match.attach(self.sets, self.configs)
 
     def is_large(self) -> bool:
         """Does it hold half of a limit (time to move to a fresh one)?"""
@@ -198,7 +193,7 @@ class GrammarMatcher:
         with self._shared.lock:
             self._compact_if_large()
             if self._memo.stored_pending is not None:
-                self._memo.merge_stored()
+                self._memo.use_stored()
             after = self._walk(self._config, token)
         if after == DEAD:
             raise self._refusal(token, "its bytes cannot continue the text in the grammar")
@@ -247,7 +242,7 @@ class GrammarMatcher:
         if self._finished:
             return []
         with self._shared.lock:
-            self._memo.merge_stored()
+            self._memo.use_stored()
             return self._forced_chain()
 
     def _forced_chain(self) -> list[int]:

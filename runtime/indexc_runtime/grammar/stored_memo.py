@@ -1,4 +1,4 @@
-"""StoredMemo: a parser memo computed ahead of time (format 7), merged into each new live memo.
+"""StoredMemo: a parser memo computed ahead of time (format 7), matched by each new live memo.
 
 Why.  On the grammar path a cold mask is mostly first-seen work: new Earley sets, new
 configurations, their transitions, and the walk of the trie for a configuration never seen
@@ -8,7 +8,7 @@ instances had 603, 6 and 0 masks over 200 µs (session 18; ``bench/stored_memo.p
 compiler therefore walks a synthetic instance of the schema
 (``indexc.jsonschema.synthetic_instance``) with this runtime, and stores the configurations at
 which it asked for a mask (a token boundary) that a token may cross (``indexc.artifact.warm_memo``:
-a precomputed OR is cheaper to compute than to merge), each one's mask (appended to the file's masks),
+a precomputed OR is cheaper to compute than to look up and decode), each one's mask (appended to the file's masks),
 the Earley sets those configurations need (their threads' origins, and those sets' origins and
 Leo tops, transitively) and the scans and transitions between what is stored.
 
@@ -36,21 +36,19 @@ them, so that a set refers only to *earlier* sets):
     memo_transitions (n, 3)                 configuration, byte class, the configuration after
     memo_config_mask (n_memo_configs,)      the configuration's mask id (the file's mask sections)
 
-Merging (``merge_into``, called by ``ParserMemo.merge_stored`` before a memo's first step past
-the start) re-interns each stored set and configuration *by content* into the
-live memo, mapping stored numbers to live ids as it goes: a memo that already holds some of
-them gets the same ids, nothing is duplicated and no live id changes; the scans and
-transitions are then written where the live memo does not know them, and each configuration's
-mask id is handed to the walker (``MaskWalker.pin_stored``: decoded on first use).  A live
-position whose configuration has the content of a stored one is then that configuration, and
-its mask a lookup.
+Using it (``stored_match``, from a memo's first step past the start: ``ParserMemo.use_stored``):
+nothing is merged.  The stored sets and configurations are hashed once per loaded file, and
+each set and configuration the live memo makes is looked up by content; a configuration with
+the content of a stored one reads its stored mask (``MaskWalker.pin_stored``: decoded on first
+use).  Until session 21 the whole memo was merged at that first step instead (``adopt``: ~10-40
+µs a stored set or configuration, up to ~80 ms on MaskBench's largest memos); the scans and
+transitions it wrote are not read now: ``verify`` still checks them.
 
 Checks.  Every number is bounded when the sections are read (``from_container``, vectorised,
 before any is used): rules and dots inside their rule and not at its end, every reference to an
 *earlier* set, terminals, lexer states of the thread's own terminal, classes, configurations,
-mask ids, flags 0/1.  The memo is not merged at all where it would take the live memo past half
-of ``GrammarLimits`` (the point where a matcher moves to a fresh memo) or holds a set or a
-configuration over the per-set or per-thread limit.  That the stored scans, transitions and
+mask ids, flags 0/1.  Matching adds nothing to a live memo, so no limit is at stake.  That the
+stored scans, transitions and
 masks are the ones the parser and the walk compute from the stored contents is
 ``GrammarIndex.verify``'s check (``check_derived``: every one recomputed on a memo that holds
 the contents alone).
@@ -62,6 +60,7 @@ and ``_top`` caches, the fresh threads of a set.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -69,7 +68,7 @@ from indexc_runtime.container import Container
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.configs import DEAD, Configs
 from indexc_runtime.grammar.earley import EarleySets
-from indexc_runtime.grammar.errors import GrammarLimits
+from indexc_runtime.grammar.stored_match import StoredLookup
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables
 
 MEMO_SECTION_NAMES = (
@@ -96,6 +95,11 @@ class StoredMemo:
     config_accepting: np.ndarray
     transitions: np.ndarray
     config_mask: np.ndarray
+
+    @cached_property
+    def lookup(self) -> StoredLookup:
+        """The stored sets and configurations by hash (``stored_match``), made on first use."""
+        return StoredLookup.of(self)
 
     @property
     def n_sets(self) -> int:
@@ -204,55 +208,29 @@ class StoredMemo:
         for name, flags in (("memo_set_accepting", self.set_accepting), ("memo_config_accepting", self.config_accepting)):
             require(_within(flags, 0, 2), name, "holds a flag other than 0 or 1")
 
-    def fits(self, sets: EarleySets, configs: Configs, limits: GrammarLimits) -> bool:
-        """Is there a memo, and would merging it keep the live one under half its limits (and
-        every set and configuration under its own)?"""
-        if not self.n_configs:
-            return False
-        items = np.diff(self.set_item_offsets) + np.diff(self.set_leo_offsets)
-        threads = np.diff(self.config_thread_offsets)
-        return (len(sets) + self.n_sets < limits.max_sets // 2
-                and len(configs) + self.n_configs < limits.max_configs // 2
-                and int(items.max(initial=0)) <= limits.max_set_items
-                and int(threads.max(initial=0)) <= limits.max_threads)
-
-    def merge_into(self, sets: EarleySets, configs: Configs) -> list[int]:
-        """Intern every stored set and configuration into the live memo and write the stored scans
-        and transitions it does not know yet; the live id of each stored configuration (see the
-        module note)."""
-        return self._merge(sets, configs, derived=True)[1]
-
-    def _merge(self, sets: EarleySets, configs: Configs, derived: bool) -> tuple[list[int], list[int]]:
-        set_ids = self._merge_sets(sets)
-        if derived:
-            for s, terminal, after in self.scans.tolist():
-                sets.adopt_scan(set_ids[s], terminal, set_ids[after] if after >= 0 else -1)
-        threads, at = self.config_threads.tolist(), self.config_thread_offsets.tolist()
-        config_ids = [configs.adopt({(set_ids[o], t, q) for o, t, q in threads[at[c]:at[c + 1]]}, bool(flag))
-                      for c, flag in enumerate(self.config_accepting.tolist())]
-        if derived:
-            for config, byte_class, after in self.transitions.tolist():
-                configs.adopt_transition(config_ids[config], byte_class, config_ids[after])
-        return set_ids, config_ids
-
-    def _merge_sets(self, sets: EarleySets) -> list[int]:
+    def _adopted(self, sets: EarleySets, configs: Configs) -> tuple[list[int], list[int]]:
+        """Intern every stored set and configuration into a fresh memo by content (``check_derived``):
+        the live id of each stored set and configuration."""
         items, leo, wanted = self.set_items.tolist(), self.set_leo.tolist(), self.set_wanted.tolist()
         item_at, leo_at, wanted_at = (o.tolist() for o in (self.set_item_offsets, self.set_leo_offsets,
                                                              self.set_wanted_offsets))
-        ids: list[int] = []
+        set_ids: list[int] = []
         for s, accepting in enumerate(self.set_accepting.tolist()):
-            own = frozenset((r, d, ids[o]) for r, d, o in items[item_at[s]:item_at[s + 1]])
-            entries = {symbol: (ids[top], top_symbol, bool(through))
+            own = frozenset((r, d, set_ids[o]) for r, d, o in items[item_at[s]:item_at[s + 1]])
+            entries = {symbol: (set_ids[top], top_symbol, bool(through))
                        for symbol, top, top_symbol, through in leo[leo_at[s]:leo_at[s + 1]]}
-            ids.append(sets.adopt(own, entries, frozenset(wanted[wanted_at[s]:wanted_at[s + 1]]), bool(accepting)))
-        return ids
+            set_ids.append(sets.adopt(own, entries, frozenset(wanted[wanted_at[s]:wanted_at[s + 1]]), bool(accepting)))
+        threads, at = self.config_threads.tolist(), self.config_thread_offsets.tolist()
+        config_ids = [configs.adopt({(set_ids[o], t, q) for o, t, q in threads[at[c]:at[c + 1]]}, bool(flag))
+                      for c, flag in enumerate(self.config_accepting.tolist())]
+        return set_ids, config_ids
 
     def check_derived(self, sets: EarleySets, configs: Configs, computed_mask, stored_mask) -> str | None:
-        """Recompute every stored scan, transition and mask from the stored contents alone, merged
-        into the fresh memo ``sets``/``configs`` without the derived facts
+        """Recompute every stored scan, transition and mask from the stored contents alone, interned
+        into the fresh memo ``sets``/``configs``
         (``computed_mask(config)``: the walk's row; ``stored_mask(mask_id)``: the file's); the
         first difference, described, or None."""
-        set_ids, config_ids = self._merge(sets, configs, derived=False)
+        set_ids, config_ids = self._adopted(sets, configs)
         for s, terminal, after in self.scans.tolist():
             if sets.scan(set_ids[s], terminal) != (set_ids[after] if after >= 0 else -1):
                 return f"its scan of set {s} by terminal {terminal} is not the parser's"
