@@ -13,10 +13,11 @@ def test_measure_walks_the_sample_document_twice(engine):
     assert row["accepted"], row["failure"]
     assert len(row["cold_mask_us"]) == len(row["warm_mask_us"]) == row["tokens"] + 1  # + the EOS check
     assert len(row["advance_us"]) == row["tokens"]
+    assert row["cold_walk_ms"] * 1000 == pytest.approx(sum(row["cold_mask_us"]) + sum(row["advance_us"]), abs=1)
     assert row["compile_ms"] > 0 and row["load_first_mask_ms"] > 0
     assert (row["bytes"] is None) == (engine == "llguidance")  # llguidance has no serialized form
     table = render_table([{"grammar": "sql", "engine": engine, **row}])
-    assert f"| sql | {engine} | {row['tokens']} |" in table and table.rstrip().endswith("| yes |")
+    assert f"| sql | {engine} | {row['tokens']} |" in table and table.rstrip().endswith(f"| {row['cold_walk_ms']:,.2f} | yes |")
 
 
 def test_a_rejected_document_says_where():
