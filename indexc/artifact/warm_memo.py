@@ -2,7 +2,8 @@
 
 The grammar writer plans the version 6 sections in memory, loads them with ``indexc_runtime``
 and walks the warm-up tokens (``GrammarTable.warm_up_tokens``: a JSON Schema's synthetic
-instance, ``indexc.jsonschema.synthetic_instance``) as a request would: at each position the
+instance, ``indexc.jsonschema.synthetic_instance``; a grammar's sampled sentences,
+``indexc.grammar.sentences``; ``--warm-up FILE``; each text from the start) as a request would: at each position the
 mask, then the token if the mask holds it.  What it keeps (``StoredMemo.export``): every
 configuration at which it asked for a mask that a token may cross (``_walk``), in first-seen
 order, that mask (distinct rows
@@ -34,6 +35,7 @@ from indexc_runtime.grammar.format import GRAMMAR_SECTIONS_V6
 from indexc_runtime.grammar.stored_memo import StoredMemo
 
 MAX_WARM_UP_TOKENS = 2048
+TEXT_END = -1  # in the warm-up tokens: one text ends, the next is walked from the start
 
 
 def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
@@ -58,7 +60,7 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
     stored = StoredMemo.export(memo.sets, memo.configs, list(rows), mask_ids)
     vocab_size = fields["vocab"]["size"]
     new_masks = encode_masks([_token_ids(row, vocab_size) for row in distinct], vocab_size)
-    stats = {"tokens": int(len(tokens)), "walked": walked, "configurations": stored.n_configs,
+    stats = {"texts": len(_texts(tokens)), "tokens": int((tokens != TEXT_END).sum()), "walked": walked, "configurations": stored.n_configs,
              "sets": stored.n_sets, "masks": len(distinct)}  # no time: the header stays byte-reproducible
     return stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3)
 
@@ -66,33 +68,50 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
 def _walk(index, memo, tokens: np.ndarray) -> tuple[dict[int, np.ndarray], int]:
     """{configuration: its mask row} in first-seen order along the tokens, and how many were taken.
 
+    ``tokens`` holds one or more texts, each ended by ``TEXT_END`` (a grammar's sampled
+    sentences): each text is walked from the start by a new matcher on the same memo, up to
+    the first token its mask refuses.
+
     A configuration whose mask is its precomputed masks' OR (no token may cross a lexeme
     boundary there: ``MaskWalker.part_one_only``) is left out: ~20 µs to compute (o39444's
-    warm-up: 199 of its 976 masks, against ~214 µs a walked one), less than its merge costs.
+    warm-up: 199 of its 976 masks, against ~214 µs a walked one), less than its storing costs.
     So is the start (the file's start mask, format 4).
 
     It stops before ``memo`` holds half its limits: the matcher would then move to a fresh memo
     (``GrammarMatcher._compact_if_large``), and the ids gathered so far would name another's."""
-    matcher = index.matcher()
     out = np.zeros((1, index.mask_words), dtype=np.int32)
     rows: dict[int, np.ndarray] = {}
     walked = 0
     try:
-        for token in tokens.tolist():
-            if memo.is_large():
-                break
-            cheap = memo.walker.part_one_only
-            matcher.fill_bitmask(out)
-            # a mask no token crosses is an OR of a few stored ones; the start's is stored already
-            if memo.walker.part_one_only == cheap and matcher.state != memo.configs.initial:
-                rows.setdefault(matcher.state, out[0].copy())
-            if not (int(out[0, token >> 5]) >> (token & 31)) & 1:
-                break
-            matcher.advance(token)
-            walked += 1
+        for text in _texts(tokens):
+            matcher = index.matcher()
+            for token in text:
+                if memo.is_large():
+                    return rows, walked
+                cheap = memo.walker.part_one_only
+                matcher.fill_bitmask(out)
+                # a mask no token crosses is an OR of a few stored ones; the start's is stored already
+                if memo.walker.part_one_only == cheap and matcher.state != memo.configs.initial:
+                    rows.setdefault(matcher.state, out[0].copy())
+                if not (int(out[0, token >> 5]) >> (token & 31)) & 1:
+                    break
+                matcher.advance(token)
+                walked += 1
     except GrammarLimitExceeded:
         pass  # the memo holds what was made before the limit: kept
     return rows, walked
+
+
+def _texts(tokens: np.ndarray) -> list[list[int]]:
+    """The texts of ``tokens``: split at ``TEXT_END`` (a last text need not end with one)."""
+    texts, current = [], []
+    for token in tokens.tolist():
+        if token == TEXT_END:
+            texts.append(current)
+            current = []
+        else:
+            current.append(token)
+    return [text for text in texts + [current] if text]
 
 
 def _token_ids(row: bytes, vocab_size: int) -> np.ndarray:

@@ -18,8 +18,7 @@ from indexc.vocab.model import Vocabulary
 def greedy_token_ids(vocab: Vocabulary, text: bytes, *, limit: int) -> np.ndarray:
     """At most ``limit`` text-token ids whose bytes spell a prefix of ``text``, each the longest
     token at its position (the lowest id among equal bytes); stops early where no token starts."""
-    by_bytes = _text_tokens(vocab)
-    longest = max(map(len, by_bytes), default=0)
+    by_bytes, longest = _text_tokens(vocab)
     ids, position = [], 0
     while position < len(text) and len(ids) < limit:
         for end in range(min(len(text), position + longest), position, -1):
@@ -33,14 +32,16 @@ def greedy_token_ids(vocab: Vocabulary, text: bytes, *, limit: int) -> np.ndarra
     return np.array(ids, dtype=np.int32)
 
 
-def _text_tokens(vocab: Vocabulary) -> dict[bytes, int]:
-    """bytes -> lowest text-token id, built once per vocabulary (~40 ms for Llama-3)."""
+def _text_tokens(vocab: Vocabulary) -> tuple[dict[bytes, int], int]:
+    """(bytes -> lowest text-token id, the longest token's length), built once per vocabulary
+    (~40 ms for Llama-3; a grammar's sampled warm-up cuts dozens of sentences)."""
     cached = vocab.__dict__.get("_greedy_tokens")
     if cached is None:
-        cached = {}
+        by_bytes: dict[bytes, int] = {}
         for token_id in np.flatnonzero(vocab.text_token_mask()).tolist():
             data = vocab.token_bytes[token_id]
             if data:
-                cached.setdefault(data, token_id)
+                by_bytes.setdefault(data, token_id)
+        cached = (by_bytes, max(map(len, by_bytes), default=0))
         object.__setattr__(vocab, "_greedy_tokens", cached)
     return cached

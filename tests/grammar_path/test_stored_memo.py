@@ -10,6 +10,7 @@ import pytest
 import indexc_runtime
 from indexc.pipeline import write
 from indexc.pipeline.grammar import compile_grammar_ir
+from indexc.artifact.warm_memo import TEXT_END
 from indexc.trie import build_trie
 from indexc.vocab.greedy_tokens import greedy_token_ids
 from indexc_runtime.errors import ArtifactError
@@ -103,8 +104,8 @@ def test_a_hash_collision_costs_a_match_never_a_mask(compiled, monkeypatch):
     """Every content hashed alike: the lookup holds one candidate per kind, the exact comparison
     refuses the others, and every mask is the one computed without the stored memo."""
     data, vocab = compiled
-    monkeypatch.setattr(stored_match, "content_hash", lambda rows, accepting: 0)
-    monkeypatch.setattr(stored_match, "mix_array", lambda values: np.zeros(len(values), dtype=np.uint64))
+    monkeypatch.setattr(stored_match, "row_hash", lambda value: 0)
+    monkeypatch.setattr(stored_match, "rows_hash", lambda rows, tag: np.zeros(len(rows), dtype=np.uint64))
     masks = {}
     for use in (False, True):
         index = indexc_runtime.load(data)
@@ -190,3 +191,19 @@ def test_matching_starts_with_the_first_step_past_the_start_mask(compiled):
     assert sizes[True] == sizes[False]
     matcher.allowed_token_ids()
     assert matcher.state in memo.walker._stored  # the position after the first token was met by the warm-up
+
+
+def test_each_warm_up_text_is_walked_from_the_start_and_a_refused_one_stops_alone(tmp_path):
+    """Several texts (a grammar's sampled sentences): a token the masks refuse ends its own text,
+    and the next text is walked from the start."""
+    vocab = vocabulary_from_text(SAMPLE, pieces=80, seed=3)
+    bad, good = (greedy_token_ids(vocab, text.encode(), limit=1000) for text in ("[1]]]", WARM_UP))
+    end = np.array([TEXT_END], dtype=np.int32)
+    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="texts", min_wide_tokens=0)
+    result.table = replace(result.table, warm_up_tokens=np.concatenate([bad, end, good, end]))
+    write(result, vocab, str(tmp_path / "g.idx"))
+    stats = indexc_runtime.load(tmp_path / "g.idx", verify=True).header["stats"]["warm_up"]
+    refused_at = next(k for k in range(1, len(bad) + 1)
+                      if not GrammarOracle(IR).is_prefix(b"".join(vocab.token_bytes[t] for t in bad[:k])))
+    assert stats["texts"] == 2 and stats["tokens"] == len(bad) + len(good)
+    assert stats["walked"] == refused_at - 1 + len(good)

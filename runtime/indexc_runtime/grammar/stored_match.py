@@ -21,7 +21,10 @@ is at a stored configuration exactly when their contents are equal.
 
 What the merge gave that this does not: the stored scans and transitions.  A matched
 configuration's next step is computed by the parser (one token's path, not a mask's walk); the
-sections stay in the file, where ``GrammarIndex.verify`` checks them.
+sections stay in the file, where ``GrammarIndex.verify`` checks them.  Measured and dropped
+(session 21): reading them on demand (a matched set's or configuration's stored scan or
+transition, the set or configuration after adopted by content with the sets it names) left the
+7 files' masks over 200 µs / 1 ms at 693 / 285, against 667 / 245 without (interleaved runs).
 
 Hash collisions cost a match, never a wrong mask: a candidate is compared in full, and of two
 stored contents with one hash the lookup keeps one.
@@ -35,49 +38,29 @@ from dataclasses import dataclass
 import numpy as np
 
 MASK64 = (1 << 64) - 1
-# multipliers of the row fields and a tag per kind of row (so that rows of two kinds with equal
-# fields differ)
-K1, K2, K3, K4 = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5
-ITEM, LEO, WANTED, THREAD = 1, 2, 3, 4
+# A row's value is its fields weighted by K1..K4 plus its kind's tag (mod 2**64); its hash that
+# value xor-shifted and multiplied by K5; a set's or configuration's hash the sum of its rows'
+# hashes, plus ACCEPTING if it accepts (order-free, so its rows need no sorting).  The Python
+# side (``StoredMatch``) and the numpy side (``StoredLookup.of``) must agree: a test checks it.
+K1, K2, K3, K4, K5 = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5,
+                      0xBF58476D1CE4E5B9)
+ITEM, LEO, WANTED, THREAD = 0x5851F42D4C957F2D, 0x14057B7EF767814F, 0x2545F4914F6CDD1D, 0x61C8864680B583EB
 ACCEPTING = 0xD6E8FEB86659FD93
 
 
-def mix(value: int) -> int:
-    """SplitMix64's finaliser of a 64-bit value (``mix_array`` is the same in numpy)."""
-    z = (value * 0x9E3779B97F4A7C15) & MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return z ^ (z >> 31)
+def row_hash(value: int) -> int:
+    """The hash of a row whose value (fields weighted, tag added) is ``value``."""
+    value &= MASK64
+    return ((value ^ (value >> 32)) * K5) & MASK64
 
 
-def mix_array(values: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        z = values.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
-
-
-def row_value(a: int, b: int, c: int, d: int, tag: int) -> int:
-    """One row's value before mixing: its fields weighted, its kind added (mod 2**64)."""
-    return (a * K1 + b * K2 + c * K3 + d * K4 + tag) & MASK64
-
-
-def rows_value(rows: np.ndarray, tag: int) -> np.ndarray:
-    """``row_value`` of each row of ``rows`` (up to 4 int columns), in uint64."""
-    out = np.full(len(rows), tag, dtype=np.uint64)
+def rows_hash(rows: np.ndarray, tag: int) -> np.ndarray:
+    """``row_hash`` of each row of ``rows`` (up to 4 int columns), in uint64."""
+    value = np.full(len(rows), tag, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for column, weight in zip(rows.T, (K1, K2, K3, K4)):
-            out += column.astype(np.int64).astype(np.uint64) * np.uint64(weight)
-    return out
-
-
-def content_hash(rows: Iterable[tuple[int, int, int, int, int]], accepting: bool) -> int:
-    """The hash of a set or configuration given as its rows ``(a, b, c, d, tag)``."""
-    total = ACCEPTING if accepting else 0
-    for a, b, c, d, tag in rows:
-        total += mix(row_value(a, b, c, d, tag))
-    return total & MASK64
+            value += column.astype(np.int64).astype(np.uint64) * np.uint64(weight)
+        return (value ^ (value >> np.uint64(32))) * np.uint64(K5)
 
 
 def _sums(owners: np.ndarray, hashes: np.ndarray, n: int) -> np.ndarray:
@@ -94,6 +77,7 @@ class StoredLookup:
     set_of_hash: dict[int, int]
     config_of_hash: dict[int, int]
     memo: object  # the StoredMemo
+    offsets: tuple[list[int], list[int], list[int], list[int]]  # items, Leo entries, wanted, threads (CSR)
 
     @classmethod
     def of(cls, memo) -> "StoredLookup":
@@ -104,30 +88,37 @@ class StoredLookup:
                                    (memo.set_wanted_offsets, memo.set_wanted.reshape(-1, 1), WANTED)):
             owners = np.repeat(np.arange(n_sets), np.diff(offsets))
             with np.errstate(over="ignore"):
-                set_hash += _sums(owners, mix_array(rows_value(rows, tag)), n_sets)
+                set_hash += _sums(owners, rows_hash(rows, tag), n_sets)
         owners = np.repeat(np.arange(n_configs), np.diff(memo.config_thread_offsets))
         config_hash = np.where(memo.config_accepting.astype(bool), np.uint64(ACCEPTING), np.uint64(0))
         with np.errstate(over="ignore"):
-            config_hash += _sums(owners, mix_array(rows_value(memo.config_threads, THREAD)), n_configs)
+            config_hash += _sums(owners, rows_hash(memo.config_threads, THREAD), n_configs)
         return cls(dict(zip(set_hash.tolist(), range(n_sets))), dict(zip(config_hash.tolist(), range(n_configs))),
-                   memo)
+                   memo,
+                   tuple(o.tolist() for o in (memo.set_item_offsets, memo.set_leo_offsets, memo.set_wanted_offsets,
+                                              memo.config_thread_offsets)))
+
+    def set_rows(self, s: int) -> tuple[list, list, list, bool]:
+        """Stored set ``s``: its own items, Leo entries, wanted nonterminals (lists) and flag."""
+        memo, (items, leo, wanted, _) = self.memo, self.offsets
+        return (memo.set_items[items[s]:items[s + 1]].tolist(), memo.set_leo[leo[s]:leo[s + 1]].tolist(),
+                memo.set_wanted[wanted[s]:wanted[s + 1]].tolist(), bool(memo.set_accepting[s]))
 
     def set_content(self, s: int) -> tuple[frozenset, frozenset, frozenset, bool]:
-        memo = self.memo
-        items = memo.set_items[memo.set_item_offsets[s]:memo.set_item_offsets[s + 1]].tolist()
-        leo = memo.set_leo[memo.set_leo_offsets[s]:memo.set_leo_offsets[s + 1]].tolist()
-        wanted = memo.set_wanted[memo.set_wanted_offsets[s]:memo.set_wanted_offsets[s + 1]].tolist()
-        return frozenset(map(tuple, items)), frozenset(map(tuple, leo)), frozenset(wanted), bool(memo.set_accepting[s])
+        """``set_rows`` as ``StoredMatch.new_set`` compares them."""
+        items, leo, wanted, accepting = self.set_rows(s)
+        return frozenset(map(tuple, items)), frozenset(map(tuple, leo)), frozenset(wanted), accepting
 
     def config_content(self, c: int) -> tuple[frozenset, bool]:
-        memo = self.memo
-        threads = memo.config_threads[memo.config_thread_offsets[c]:memo.config_thread_offsets[c + 1]].tolist()
-        return frozenset(map(tuple, threads)), bool(memo.config_accepting[c])
+        """Stored configuration ``c``: its threads ``(origin set, terminal, lexer state)`` and flag."""
+        at = self.offsets[3]
+        threads = self.memo.config_threads[at[c]:at[c + 1]].tolist()
+        return frozenset(map(tuple, threads)), bool(self.memo.config_accepting[c])
 
 
 class StoredMatch:
-    """One live memo's matches: each live set's stored number, and the stored mask of each live
-    configuration whose content is stored (handed to ``pin``)."""
+    """One live memo's matches with the stored memo: the stored number of every matched live set,
+    and the stored mask of each matched configuration (handed to ``pin``)."""
 
     def __init__(self, lookup: StoredLookup, pin: Callable[[int, int], None]):
         self._lookup = lookup
@@ -147,28 +138,43 @@ class StoredMatch:
         configs.on_new = self.new_config
 
     def new_set(self, set_id: int, items: Iterable, leo: dict, wanted: frozenset, accepting: bool) -> None:
+        """Match a new live set: its content in stored numbers (none if an origin or Leo top
+        matches no stored set: then no stored set can have it), hashed, compared on a hit."""
         stored = self._stored_set
-        try:
-            own = frozenset((r, d, stored[o]) for r, d, o in items)
-            entries = frozenset((symbol, stored[top], top_symbol, int(through))
-                                for symbol, (top, top_symbol, through) in leo.items())
-        except KeyError:  # an origin or top no stored set matches: neither can this one
-            return
-        rows = [(r, d, o, 0, ITEM) for r, d, o in own]
-        rows += [(a, b, c, d, LEO) for a, b, c, d in entries]
-        rows += [(w, 0, 0, 0, WANTED) for w in wanted]
-        found = self._lookup.set_of_hash.get(content_hash(rows, accepting))
-        if found is not None and self._lookup.set_content(found) == (own, entries, frozenset(wanted), accepting):
+        total = ACCEPTING if accepting else 0
+        own = []
+        for r, d, o in items:
+            o = stored.get(o)
+            if o is None:
+                return
+            own.append((r, d, o))
+            total += row_hash(r * K1 + d * K2 + o * K3 + ITEM)
+        entries = []
+        for symbol, (top, top_symbol, through) in leo.items():
+            top = stored.get(top)
+            if top is None:
+                return
+            entries.append((symbol, top, top_symbol, int(through)))
+            total += row_hash(symbol * K1 + top * K2 + top_symbol * K3 + int(through) * K4 + LEO)
+        for w in wanted:
+            total += row_hash(w * K1 + WANTED)
+        found = self._lookup.set_of_hash.get(total & MASK64)
+        if found is not None and self._lookup.set_content(found) == (frozenset(own), frozenset(entries),
+                                                                      frozenset(wanted), accepting):
             stored[set_id] = found
 
     def new_config(self, config: int, threads: Iterable, accepting: bool) -> None:
+        """Match a new live configuration (as ``new_set``); a match reads its stored mask."""
         stored = self._stored_set
-        try:
-            translated = frozenset((stored[o], t, q) for o, t, q in threads)
-        except KeyError:
-            return
-        found = self._lookup.config_of_hash.get(content_hash([(o, t, q, 0, THREAD) for o, t, q in translated],
-                                                             accepting))
-        if found is not None and self._lookup.config_content(found) == (translated, accepting):
+        total = ACCEPTING if accepting else 0
+        translated = []
+        for o, t, q in threads:
+            o = stored.get(o)
+            if o is None:
+                return
+            translated.append((o, t, q))
+            total += row_hash(o * K1 + t * K2 + q * K3 + THREAD)
+        found = self._lookup.config_of_hash.get(total & MASK64)
+        if found is not None and self._lookup.config_content(found) == (frozenset(translated), accepting):
             self._pin(config, self._mask_of[found])
             self.matched_configs += 1
