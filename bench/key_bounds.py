@@ -98,6 +98,7 @@ def measure(kind: str, name: str) -> dict:
     if isinstance(found, dict):
         return found
     index, documents, _ = found
+    index.use_stored_memo = False  # the live path's keys: every mask computed, none read from the file's memo
     logged: list[tuple[float, bytes, list]] = []
     computed = walker_module.MaskWalker._computed
 

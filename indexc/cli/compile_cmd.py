@@ -45,7 +45,7 @@ def register(subparsers) -> None:
     p.add_argument("--warm-up", metavar="FILE",
                    help="grammar path: a typical document (or instance) walked at compile time; its parser memo "
                         "and masks are stored, so that requests like it find their masks ready (default: a JSON "
-                        "Schema's synthetic instance; none for a grammar)")
+                        "Schema's synthetic instance; for a grammar, sentences sampled from it: --warm-up-samples)")
     p.add_argument("--json", action="store_true", help="print one JSON object (last line)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     schema_args.add_arguments(p.add_argument_group("JSON Schema options"))

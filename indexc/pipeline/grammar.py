@@ -11,12 +11,19 @@ Steps, each timed into ``CompileResult.timings``:
 
 ``compile_grammar`` reads Lark or GBNF text through the front end (``indexc.grammar.load_grammar``);
 ``compile_grammar_ir`` takes an IR built elsewhere (recursive JSON Schemas, tests).
+
+The warm-up (format 7): the writer walks texts with the runtime and stores the parser memo and
+masks of the positions it met (``indexc.artifact.warm_memo``): a JSON Schema's synthetic
+instance, ``--warm-up FILE``, and for a Lark or GBNF grammar ``DEFAULT_WARM_UP_SAMPLES`` tokens of
+sentences sampled from the grammar (``indexc.grammar.sentences``; ``--warm-up-samples``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -27,12 +34,16 @@ from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
 from indexc.grammar.lexemes import TerminalDFAs, build_lexer, in_lexeme_masks
+from indexc.grammar.sentences import SentenceSampler
 from indexc.grammar.undecided_tokens import undecided_masks, undecided_terminals
+from indexc.limits import DEFAULT_WARM_UP_SAMPLES
 from indexc.masks.compute import masks_of_states
 from indexc.pipeline.collector import collector_paused
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
+
+MAX_SAMPLED_SENTENCES = 1024  # a grammar whose sentences are mostly empty still stops
 
 
 @collector_paused()
@@ -46,12 +57,14 @@ def compile_grammar_ir(
     min_wide_tokens: int | None = None,
     dfas: TerminalDFAs | None = None,
     warm_up: str | None = None,
+    sampled_warm_up: int = 0,
 ) -> CompileResult:
     """IR -> ``GrammarTable`` (in ``CompileResult.table``); ``source`` is the text recorded in the header.
 
     ``warm_up``: a typical document, cut into tokens here (``warm_up_tokens``) and walked by the
     writer, whose parser memo and masks the artifact stores (format 7, ``indexc.artifact.warm_memo``):
-    a JSON Schema's synthetic instance, or ``indexc compile --warm-up FILE``.
+    a JSON Schema's synthetic instance, or ``indexc compile --warm-up FILE``.  ``sampled_warm_up``:
+    how many tokens of sampled sentences the writer walks after it (0: none).
 
     ``min_wide_tokens``: lexemes whose start mask holds at least this many tokens get boundary
     masks (``boundary_masks``; 0 builds them for every pair, which tests use on small
@@ -85,8 +98,10 @@ def compile_grammar_ir(
                                 masks.n_classes, trie, vocab, options.masks)
     t5 = time.perf_counter()
     table = build_grammar_table(lexer, masks, earley, trie, vocab, products, product_masks, undecided)
-    if warm_up is not None:
-        table = replace(table, warm_up_tokens=warm_up_tokens(vocab, warm_up))
+    if warm_up is not None or sampled_warm_up:
+        sentences = SentenceSampler(grammar.start, rules, lexer, grammar.ignore).sentences()
+        table = replace(table, warm_up_tokens=warm_up_tokens(vocab, warm_up, sentences if sampled_warm_up else iter(()),
+                                                             sampled_warm_up))
     t6 = time.perf_counter()
     constraint = {
         "kind": "grammar",
@@ -126,19 +141,36 @@ def compile_grammar(
     syntax: str | None = None,
     source: str = "<grammar>",
     warm_up: str | None = None,
+    sampled_warm_up: int = DEFAULT_WARM_UP_SAMPLES,
 ) -> CompileResult:
     """Lark or GBNF text (``syntax``: ``"lark"``, ``"gbnf"`` or None to tell from ``source``) -> CompileResult
-    (``warm_up``: see ``compile_grammar_ir``)."""
+    (``warm_up``, ``sampled_warm_up``: see ``compile_grammar_ir``)."""
     from indexc.grammar import load_grammar  # the front ends' entry point
 
     grammar = load_grammar(text, syntax=syntax, source=source)
-    return compile_grammar_ir(grammar, vocab, trie, options, source=text, warm_up=warm_up)
+    return compile_grammar_ir(grammar, vocab, trie, options, source=text, warm_up=warm_up,
+                              sampled_warm_up=sampled_warm_up)
 
 
-def warm_up_tokens(vocab: Vocabulary, text: str) -> np.ndarray:
-    """A warm-up text's token ids: longest match (the compiler has no BPE merges), at most
-    ``MAX_WARM_UP_TOKENS``."""
-    from indexc.artifact.warm_memo import MAX_WARM_UP_TOKENS
+def warm_up_tokens(vocab: Vocabulary, text: str | None, sentences: Iterator[bytes] = iter(()),
+                   sampled: int = 0) -> np.ndarray:
+    """The warm-up's token ids, each text ended by ``TEXT_END``: ``text`` (at most
+    ``MAX_WARM_UP_TOKENS``), then ``sentences`` up to ``sampled`` tokens more (the one that
+    crosses it cut there; at most ``MAX_SAMPLED_SENTENCES`` drawn).  Longest match: the compiler
+    has no BPE merges, and a configuration depends on the text, not on its cut."""
+    from indexc.artifact.warm_memo import MAX_WARM_UP_TOKENS, TEXT_END
     from indexc.vocab.greedy_tokens import greedy_token_ids
 
-    return greedy_token_ids(vocab, text.encode("utf-8"), limit=MAX_WARM_UP_TOKENS)
+    end = np.array([TEXT_END], dtype=np.int32)
+    out: list[np.ndarray] = []
+    if text is not None:
+        ids = greedy_token_ids(vocab, text.encode("utf-8"), limit=MAX_WARM_UP_TOKENS)
+        out += [ids, end] if ids.size else []
+    room = sampled
+    for sentence in itertools.islice(sentences, MAX_SAMPLED_SENTENCES):
+        if room <= 0:
+            break
+        ids = greedy_token_ids(vocab, sentence, limit=room)
+        out += [ids, end] if ids.size else []
+        room -= ids.size
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int32)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from indexc.cli.main import main
 from tests.conftest import bundled_tokenizer_file
 
@@ -37,13 +39,15 @@ def test_warm_up_stores_the_walk_of_a_sample_document(tmp_path, capsys):
     grammar_file.write_text(GRAMMAR)
     sample.write_text("[1, 22, 333,4]")
     plain, warm = tmp_path / "plain.idx", tmp_path / "warm.idx"
-    assert main(["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "-o", str(plain), "-q"]) == 0
+    assert main(["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "-o", str(plain), "-q",
+                 "--warm-up-samples", "0"]) == 0
     assert main(["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "--warm-up", str(sample),
-                 "-o", str(warm), "-q"]) == 0
+                 "-o", str(warm), "-q", "--warm-up-samples", "0"]) == 0
     assert indexc_runtime.load(plain).section("memo_config_mask").size == 0
     index = indexc_runtime.load(warm, verify=True)
     stats = index.header["stats"]["warm_up"]
     assert stats["walked"] == stats["tokens"] > 3 and index.section("memo_config_mask").size == stats["configurations"]
+    assert stats["texts"] == 1
     assert main(["check", str(warm), "--tokenizer", tokenizer, "--text", "[1, 22,333]", "-q"]) == 0
     capsys.readouterr()
     assert main(["inspect", str(warm)]) == 0
@@ -80,3 +84,27 @@ def test_a_warm_up_compile_gives_the_same_bytes_in_any_process(tmp_path):
                        check=True, env={**os.environ, "PYTHONHASHSEED": seed})
         written.append(out.read_bytes())
     assert written[0] == written[1]
+
+
+def test_a_grammar_is_warmed_up_by_sampled_sentences_unless_told_not_to(tmp_path, capsys):
+    """By default the compile walks ``DEFAULT_WARM_UP_SAMPLES`` tokens of sentences sampled from
+    the grammar (every one in its language: all of them are walked to the end), after
+    ``--warm-up``'s text; a negative count is a usage error."""
+    import indexc_runtime
+    from indexc.limits import DEFAULT_WARM_UP_SAMPLES
+
+    tokenizer = str(bundled_tokenizer_file("gpt2"))
+    grammar_file, sample, out = tmp_path / "list.gbnf", tmp_path / "sample.txt", tmp_path / "g.idx"
+    grammar_file.write_text(GRAMMAR)
+    sample.write_text("[1, 22, 333,4]")
+    assert main(["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "-o", str(out), "-q"]) == 0
+    stats = indexc_runtime.load(out, verify=True).header["stats"]["warm_up"]
+    assert stats["texts"] > 1 and stats["walked"] == stats["tokens"] == DEFAULT_WARM_UP_SAMPLES
+    assert main(["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "--warm-up", str(sample),
+                 "--warm-up-samples", "40", "-o", str(out), "-q"]) == 0
+    stats = indexc_runtime.load(out, verify=True).header["stats"]["warm_up"]
+    assert stats["texts"] > 1 and stats["walked"] == stats["tokens"] > 40
+    with pytest.raises(SystemExit) as exited:
+        main(["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "--warm-up-samples", "-1",
+              "-o", str(out)])
+    assert exited.value.code == 2 and "--warm-up-samples" in capsys.readouterr().err

@@ -1,0 +1,1 @@
+int max(int a){if(a>0){return a;}return 0-a;}float scale(float v){float r = v*2;/* double it */return r/3;}int count(int n){int i = 0;for(i = 0; i<n; i = i+1){n = n-1;}return i;}
