@@ -66,6 +66,7 @@ Then the compile side of the Earley path, which reads the IR:
 - ``undecided_tokens`` per lexer state, the tokens those masks cannot decide (they may cross
                        two boundaries): the only ones the live walk looks at (format 5)
 - ``grammar_table``    everything a grammar artifact holds, before encoding
+- ``sentences``        random sentences of the grammar: the texts its compile-time warm-up walks
 """
 
 from indexc.grammar.gbnf import parse_gbnf
