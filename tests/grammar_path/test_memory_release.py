@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 
 import numpy as np
+import pytest
 
 from tests.grammar_path.helpers import compiled_index, small_vocabulary
 from tests.grammar_path.test_hand_written_vs_oracle import CASES
@@ -27,11 +28,15 @@ def _walk_every_mask(index, vocab, steps: int = 12) -> None:
     matcher.rollback(1)
 
 
-def test_a_dropped_index_leaves_no_cycle_behind(tmp_path):
+@pytest.mark.parametrize("warm_up", [0, 64], ids=["no_stored_memo", "stored_memo_matched"])
+def test_a_dropped_index_leaves_no_cycle_behind(tmp_path, warm_up):
+    """``warm_up``: tokens of sampled sentences stored (format 7): the memo's hooks that match
+    them (``stored_match``) must not close a cycle either."""
     for name in ("quoted_strings", "literal_then_body", "nested_brackets"):
         ir, pieces = CASES[name]
         vocab = small_vocabulary(pieces)
-        index = compiled_index(ir, vocab, tmp_path, f"{name}.idx")
+        index = compiled_index(ir, vocab, tmp_path, f"{name}.idx", sampled_warm_up=warm_up)
+        assert (index._stored_memo.n_configs > 0) == bool(warm_up)
         gc.collect()
         was_enabled = gc.isenabled()
         gc.disable()

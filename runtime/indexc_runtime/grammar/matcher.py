@@ -77,7 +77,7 @@ class ParserMemo:
         matcher compacted into starts matching at its next ``advance``.)"""
         memo, self.stored_pending = self.stored_pending, None
         if memo is not None and memo.n_configs:
-            self.stored_match = StoredMatch(memo.lookup, self.walker.pin_stored)
+            self.stored_match = StoredMatch(memo.lookup, self.walker.stored_pinner())
             self.stored_match.attach(self.sets, self.configs)
 
     def is_large(self) -> bool:

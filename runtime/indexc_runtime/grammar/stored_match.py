@@ -76,7 +76,15 @@ class StoredLookup:
 
     set_of_hash: dict[int, int]
     config_of_hash: dict[int, int]
-    memo: object  # the StoredMemo
+    # the StoredMemo's arrays it reads (not the memo: it caches this lookup, and a reference back
+    # would be a cycle only the collector frees)
+    set_items: np.ndarray
+    set_leo: np.ndarray
+    set_wanted: np.ndarray
+    set_accepting: np.ndarray
+    config_threads: np.ndarray
+    config_accepting: np.ndarray
+    config_mask: np.ndarray
     offsets: tuple[list[int], list[int], list[int], list[int]]  # items, Leo entries, wanted, threads (CSR)
 
     @classmethod
@@ -94,15 +102,16 @@ class StoredLookup:
         with np.errstate(over="ignore"):
             config_hash += _sums(owners, rows_hash(memo.config_threads, THREAD), n_configs)
         return cls(dict(zip(set_hash.tolist(), range(n_sets))), dict(zip(config_hash.tolist(), range(n_configs))),
-                   memo,
+                   memo.set_items, memo.set_leo, memo.set_wanted, memo.set_accepting, memo.config_threads,
+                   memo.config_accepting, memo.config_mask,
                    tuple(o.tolist() for o in (memo.set_item_offsets, memo.set_leo_offsets, memo.set_wanted_offsets,
                                               memo.config_thread_offsets)))
 
     def set_rows(self, s: int) -> tuple[list, list, list, bool]:
         """Stored set ``s``: its own items, Leo entries, wanted nonterminals (lists) and flag."""
-        memo, (items, leo, wanted, _) = self.memo, self.offsets
-        return (memo.set_items[items[s]:items[s + 1]].tolist(), memo.set_leo[leo[s]:leo[s + 1]].tolist(),
-                memo.set_wanted[wanted[s]:wanted[s + 1]].tolist(), bool(memo.set_accepting[s]))
+        items, leo, wanted, _ = self.offsets
+        return (self.set_items[items[s]:items[s + 1]].tolist(), self.set_leo[leo[s]:leo[s + 1]].tolist(),
+                self.set_wanted[wanted[s]:wanted[s + 1]].tolist(), bool(self.set_accepting[s]))
 
     def set_content(self, s: int) -> tuple[frozenset, frozenset, frozenset, bool]:
         """``set_rows`` as ``StoredMatch.new_set`` compares them."""
@@ -112,8 +121,8 @@ class StoredLookup:
     def config_content(self, c: int) -> tuple[frozenset, bool]:
         """Stored configuration ``c``: its threads ``(origin set, terminal, lexer state)`` and flag."""
         at = self.offsets[3]
-        threads = self.memo.config_threads[at[c]:at[c + 1]].tolist()
-        return frozenset(map(tuple, threads)), bool(self.memo.config_accepting[c])
+        threads = self.config_threads[at[c]:at[c + 1]].tolist()
+        return frozenset(map(tuple, threads)), bool(self.config_accepting[c])
 
 
 class StoredMatch:
@@ -123,7 +132,7 @@ class StoredMatch:
     def __init__(self, lookup: StoredLookup, pin: Callable[[int, int], None]):
         self._lookup = lookup
         self._pin = pin
-        self._mask_of = lookup.memo.config_mask.tolist()
+        self._mask_of = lookup.config_mask.tolist()
         self._stored_set: dict[int, int] = {}  # live set -> stored set
         self.matched_configs = 0
 

@@ -189,6 +189,12 @@ class MaskWalker:
         decoded on first use, then memoised like a computed one."""
         self._stored[config] = mask_id
 
+    def stored_pinner(self):
+        """``pin_stored`` as a callable that holds no reference to the walker (its dictionary's
+        own setter): the memo's hooks keep it (``stored_match``), and a walker they referred to
+        would close a cycle that only the collector frees (``test_memory_release``)."""
+        return self._stored.__setitem__
+
     def forget_mask(self, config: int) -> None:
         """Drop ``config``'s memoised mask (by configuration, by future, a pinned one) and keep
         the rest: the parser's sets, configurations and transitions, the ORs of precomputed
