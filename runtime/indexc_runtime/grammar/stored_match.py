@@ -150,14 +150,9 @@ class StoredMatch:
         """Match a new live set: its content in stored numbers (none if an origin or Leo top
         matches no stored set: then no stored set can have it), hashed, compared on a hit."""
         stored = self._stored_set
-        total = ACCEPTING if accepting else 0
-        own = []
-        for r, d, o in items:
-            o = stored.get(o)
-            if o is None:
-                return
-            own.append((r, d, o))
-            total += row_hash(r * K1 + d * K2 + o * K3 + ITEM)
+        own, total = _in_stored_numbers(items, 2, stored, ITEM)
+        if own is None:
+            return
         entries = []
         for symbol, (top, top_symbol, through) in leo.items():
             top = stored.get(top)
@@ -167,23 +162,32 @@ class StoredMatch:
             total += row_hash(symbol * K1 + top * K2 + top_symbol * K3 + int(through) * K4 + LEO)
         for w in wanted:
             total += row_hash(w * K1 + WANTED)
-        found = self._lookup.set_of_hash.get(total & MASK64)
+        found = self._lookup.set_of_hash.get((total + (ACCEPTING if accepting else 0)) & MASK64)
         if found is not None and self._lookup.set_content(found) == (frozenset(own), frozenset(entries),
                                                                       frozenset(wanted), accepting):
             stored[set_id] = found
 
     def new_config(self, config: int, threads: Iterable, accepting: bool) -> None:
         """Match a new live configuration (as ``new_set``); a match reads its stored mask."""
-        stored = self._stored_set
-        total = ACCEPTING if accepting else 0
-        translated = []
-        for o, t, q in threads:
-            o = stored.get(o)
-            if o is None:
-                return
-            translated.append((o, t, q))
-            total += row_hash(o * K1 + t * K2 + q * K3 + THREAD)
-        found = self._lookup.config_of_hash.get(total & MASK64)
+        translated, total = _in_stored_numbers(threads, 0, self._stored_set, THREAD)
+        if translated is None:
+            return
+        found = self._lookup.config_of_hash.get((total + (ACCEPTING if accepting else 0)) & MASK64)
         if found is not None and self._lookup.config_content(found) == (frozenset(translated), accepting):
             self._pin(config, self._mask_of[found])
             self.matched_configs += 1
+
+
+def _in_stored_numbers(rows: Iterable[tuple[int, int, int]], at: int, stored: dict[int, int],
+                       tag: int) -> tuple[list | None, int]:
+    """Three-field rows (items, threads) with the live set at place ``at`` written as its stored
+    number, and the sum of their hashes; (None, 0) if a set matches no stored one."""
+    out, total = [], 0
+    for row in rows:
+        found = stored.get(row[at])
+        if found is None:
+            return None, 0
+        row = row[:at] + (found,) + row[at + 1:]
+        out.append(row)
+        total += row_hash(row[0] * K1 + row[1] * K2 + row[2] * K3 + tag)
+    return out, total
