@@ -3,18 +3,19 @@
 The grammar writer plans the version 6 sections in memory, loads them with ``indexc_runtime``
 and walks the warm-up tokens (``GrammarTable.warm_up_tokens``: a JSON Schema's synthetic
 instance, ``indexc.jsonschema.synthetic_instance``; a grammar's sampled sentences,
-``indexc.grammar.sentences``; ``--warm-up FILE``; each text from the start) as a request would: at each position the
-mask, then the token if the mask holds it.  What it keeps (``StoredMemo.export``): every
-configuration at which it asked for a mask that a token may cross (``_walk``), in first-seen
-order, that mask (distinct rows
-appended to the file's masks, encoded as the in-lexeme ones are), the Earley sets those
-configurations need and the scans and transitions between them.  Why these and not the whole
-memo, with figures: ``indexc_runtime.grammar.stored_memo``.
+``indexc.grammar.sentences``; ``--warm-up FILE``; each text from the start) as a request
+would: at each position the mask, then the token if the mask holds it.  What it keeps
+(``StoredMemo.export``): every configuration at which it asked for a mask that a token may cross
+(``_walk``), in first-seen order, that mask (distinct rows appended to the file's masks, encoded
+as the in-lexeme ones are), the Earley sets those configurations need and the scans and
+transitions between them.  Why these and not the whole memo, with figures:
+``indexc_runtime.grammar.stored_memo``.
 
-Limits: at most ``MAX_WARM_UP_TOKENS`` tokens are walked (the text is cut to them by the
-pipeline); the walk stops at the first token its mask refuses (the synthetic instance does not
-honour every keyword), at a runtime limit (``GrammarLimitExceeded``) and before its memo holds
-half the limits (where a matcher moves to a fresh memo); what was walked up to there is kept.
+Limits: at most ``MAX_WARM_UP_TOKENS`` tokens in all (the pipeline cuts the texts to them, the
+given text first, ``indexc.pipeline.grammar.warm_up_tokens``); a text's walk stops at the first
+token its mask refuses (the synthetic instance does not honour every keyword); the whole walk
+at a runtime limit (``GrammarLimitExceeded``) and before its memo holds half the limits (where
+a matcher moves to a fresh memo); what was walked up to there is kept.
 The walk is deterministic, so the same inputs give the same file.  Its cost is compile time:
 16-2,266 ms a file on the 34 grammar-path files of every 4th MaskBench file (session 19),
 reported by the compile (``warm_up_ms``, inside ``write_ms``); the header's stats say what was
@@ -54,14 +55,15 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
     index = load_grammar_index(plan.to_bytes())
     index.use_stored_memo = False
     memo = shared_memo(index, index.limits).current
-    rows, walked = _walk(index, memo, tokens[:MAX_WARM_UP_TOKENS])
+    rows, walked = _walk(index, memo, tokens)
     distinct: dict[bytes, int] = {}  # row bytes -> its place among the memo's masks
     mask_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) for row in rows.values()]
     stored = StoredMemo.export(memo.sets, memo.configs, list(rows), mask_ids)
     vocab_size = fields["vocab"]["size"]
     new_masks = encode_masks([_token_ids(row, vocab_size) for row in distinct], vocab_size)
-    stats = {"texts": len(_texts(tokens)), "tokens": int((tokens != TEXT_END).sum()), "walked": walked, "configurations": stored.n_configs,
-             "sets": stored.n_sets, "masks": len(distinct)}  # no time: the header stays byte-reproducible
+    stats = {"texts": len(_texts(tokens)), "tokens": int((tokens != TEXT_END).sum()), "walked": walked,
+             "configurations": stored.n_configs, "sets": stored.n_sets,
+             "masks": len(distinct)}  # no time: the header stays byte-reproducible
     return stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3)
 
 

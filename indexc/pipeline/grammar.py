@@ -154,19 +154,21 @@ def compile_grammar(
 
 def warm_up_tokens(vocab: Vocabulary, text: str | None, sentences: Iterator[bytes] = iter(()),
                    sampled: int = 0) -> np.ndarray:
-    """The warm-up's token ids, each text ended by ``TEXT_END``: ``text`` (at most
-    ``MAX_WARM_UP_TOKENS``), then ``sentences`` up to ``sampled`` tokens more (the one that
-    crosses it cut there; at most ``MAX_SAMPLED_SENTENCES`` drawn).  Longest match: the compiler
-    has no BPE merges, and a configuration depends on the text, not on its cut."""
+    """The warm-up's token ids, each text ended by ``TEXT_END``: ``text``, then ``sentences`` up
+    to ``sampled`` tokens more (the one that crosses it cut there; at most
+    ``MAX_SAMPLED_SENTENCES`` drawn), ``MAX_WARM_UP_TOKENS`` in all.  Longest match: the
+    compiler has no BPE merges, and a configuration depends on the text, not on its cut."""
     from indexc.artifact.warm_memo import MAX_WARM_UP_TOKENS, TEXT_END
     from indexc.vocab.greedy_tokens import greedy_token_ids
 
     end = np.array([TEXT_END], dtype=np.int32)
     out: list[np.ndarray] = []
+    room = MAX_WARM_UP_TOKENS
     if text is not None:
-        ids = greedy_token_ids(vocab, text.encode("utf-8"), limit=MAX_WARM_UP_TOKENS)
+        ids = greedy_token_ids(vocab, text.encode("utf-8"), limit=room)
         out += [ids, end] if ids.size else []
-    room = sampled
+        room -= ids.size
+    room = min(room, sampled)
     for sentence in itertools.islice(sentences, MAX_SAMPLED_SENTENCES):
         if room <= 0:
             break

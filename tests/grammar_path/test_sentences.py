@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from indexc.artifact import warm_memo
 from indexc.artifact.warm_memo import TEXT_END
 from indexc.grammar import load_grammar
 from indexc.grammar.earley_tables import trimmed
@@ -63,7 +64,7 @@ def test_the_same_seed_gives_the_same_sentences_and_every_rule_is_taken():
     assert taken == {(rule.lhs, rule.rhs) for rule in rules}  # the least-used option first: all of them
 
 
-def test_warm_up_tokens_end_each_text_and_keep_to_the_budget():
+def test_warm_up_tokens_end_each_text_and_keep_to_the_budget(monkeypatch):
     vocab = vocabulary_from_text("[1, 22, 333]", pieces=30)
     sentences = iter([b"[1]", b"", b"[22, 333]", b"[1, 1]"])
     tokens = warm_up_tokens(vocab, "[333]", sentences, sampled=5)
@@ -72,3 +73,7 @@ def test_warm_up_tokens_end_each_text_and_keep_to_the_budget():
     assert [bytes(b"".join(vocab.token_bytes[t] for t in text[:-1])) for text in texts[:-1]][0] == b"[333]"
     assert (tokens != TEXT_END).sum() - len(texts[0][:-1]) == 5  # the sampled ones: cut at the budget
     assert warm_up_tokens(vocab, None, iter([b"[1]"]), sampled=0).size == 0
+    monkeypatch.setattr(warm_memo, "MAX_WARM_UP_TOKENS", 4)  # in all: the given text first, then samples
+    assert (warm_up_tokens(vocab, "[1, 22, 333]", iter([b"[1]"]), sampled=5) != TEXT_END).sum() == 4
+    capped = warm_up_tokens(vocab, "[1]", iter([b"[1]", b"[22]"]), sampled=5)
+    assert (capped != TEXT_END).sum() == 4 and (capped == TEXT_END).sum() == 2
