@@ -60,14 +60,14 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     arrays.update(undecided_sections(table))
     arrays["loop_region_token_ids"] = loop_region_token_ids(table, vocab["size"])
     arrays["start_mask"] = start_mask_row(fields, arrays)
-    memo, masks, warm_up, warm_up_ms = warm_memo(fields, arrays, masks, table.warm_up_tokens)
+    memo, masks, warm_up, warm_up_ms, walked_rows = warm_memo(fields, arrays, masks, table.warm_up_tokens)
     arrays.update(_file_dtypes(masks.sections()))
     arrays.update(memo.arrays())
     fields["n_masks"] = len(masks.form)
     if warm_up:
         fields["stats"] = {**fields["stats"], "warm_up": warm_up}
     plan = plan_container(fields, arrays, GRAMMAR_SECTIONS)
-    compressed, size = write_container(plan, path, compress)
+    compressed, size = write_container(plan, path, compress, stored_mask_rows=walked_rows)
     return ArtifactSummary(path=path, bytes=size, raw_bytes=plan.size, compressed=compressed,
                            header_bytes=len(plan.header),
                            section_bytes={name: int(array.nbytes) for name, array in arrays.items()},

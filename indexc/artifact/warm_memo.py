@@ -40,12 +40,12 @@ TEXT_END = -1  # in the warm-up tokens: one text ends, the next is walked from t
 
 
 def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
-              tokens: np.ndarray | None) -> tuple[StoredMemo, EncodedMasks, dict, float]:
-    """(the memo, the masks with the memo's appended, the header's stats, the walk's ms) of a walk
-    of ``tokens`` over the version 6 ``arrays``; an empty memo and the masks unchanged when there
-    are no tokens."""
+              tokens: np.ndarray | None) -> tuple[StoredMemo, EncodedMasks, dict, float, list[np.ndarray]]:
+    """(the memo, the masks with the memo's appended, the header's stats, the walk's ms, the walk's
+    row of each stored configuration, for the writer's self-check) of a walk of ``tokens`` over
+    the version 6 ``arrays``; an empty memo and the masks unchanged when there are no tokens."""
     if tokens is None or not len(tokens):
-        return StoredMemo.empty(), masks, {}, 0.0
+        return StoredMemo.empty(), masks, {}, 0.0, []
     started = time.perf_counter()
     from indexc_runtime.grammar.index import load_grammar_index
     from indexc_runtime.grammar.matcher import shared_memo
@@ -64,7 +64,8 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
     stats = {"texts": len(_texts(tokens)), "tokens": int((tokens != TEXT_END).sum()), "walked": walked,
              "configurations": stored.n_configs, "sets": stored.n_sets,
              "masks": len(distinct)}  # no time: the header stays byte-reproducible
-    return stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3)
+    return (stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3),
+            list(rows.values()))
 
 
 def _walk(index, memo, tokens: np.ndarray) -> tuple[dict[int, np.ndarray], int]:

@@ -13,6 +13,7 @@ below); the runtime recognises it by its magic number and inflates it into memor
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -102,13 +103,16 @@ default: the smallest).  Raises ``OutputError`` when the file cannot be written 
     )
 
 
-def write_container(plan, path: Path, compress: bool, *, durable: bool = False) -> tuple[bool, int]:
-    """Write a planned container, raw or as the zstandard shipping form; (compressed?, bytes on disk)."""
+def write_container(plan, path: Path, compress: bool, *, durable: bool = False,
+                    stored_mask_rows: list | None = None) -> tuple[bool, int]:
+    """Write a planned container, raw or as the zstandard shipping form; (compressed?, bytes on disk).
+    ``stored_mask_rows``: a grammar artifact's warm-up rows, for the self-check (``_self_check``)."""
     compressed = compress or path.name.endswith(".zst")
+    check = partial(_self_check, stored_mask_rows=stored_mask_rows)
     if compressed:
         payload = shipping_form(plan.to_bytes())
-        return True, write_atomically(path, lambda handle: handle.write(payload), _self_check, durable=durable)
-    return False, write_atomically(path, plan.write_to, _self_check, durable=durable)
+        return True, write_atomically(path, lambda handle: handle.write(payload), check, durable=durable)
+    return False, write_atomically(path, plan.write_to, check, durable=durable)
 
 
 def shipping_form(raw: bytes) -> bytes:
@@ -129,10 +133,16 @@ def vocab_fields(vocab_info) -> dict:
     return {"size": size, "fingerprint": fingerprint, "eos_ids": eos_ids}
 
 
-def _self_check(artifact: Path) -> None:
-    """Read the new artifact back as the runtime will; a refusal here is a compiler bug."""
+def _self_check(artifact: Path, stored_mask_rows: list | None = None) -> None:
+    """Read the new artifact back as the runtime will, every check of ``verify`` made; a refusal
+    here is a compiler bug.  ``stored_mask_rows``: the rows a grammar's warm-up walk gave its
+    stored configurations, compared with the stored masks instead of walking them again
+    (``GrammarIndex.verify``)."""
     try:
-        indexc_runtime.load(artifact, verify=True)
+        if stored_mask_rows is None:
+            indexc_runtime.load(artifact, verify=True)
+        else:
+            indexc_runtime.load(artifact).verify(stored_mask_rows=stored_mask_rows)
     except indexc_runtime.ArtifactError as exc:
         raise ValueError(f"internal error: the writer produced an artifact the runtime refuses: {exc}") from exc
 

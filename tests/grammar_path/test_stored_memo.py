@@ -207,3 +207,18 @@ def test_each_warm_up_text_is_walked_from_the_start_and_a_refused_one_stops_alon
                       if not GrammarOracle(IR).is_prefix(b"".join(vocab.token_bytes[t] for t in bad[:k])))
     assert stats["texts"] == 2 and stats["tokens"] == len(bad) + len(good)
     assert stats["walked"] == refused_at - 1 + len(good)
+
+
+def test_the_writers_check_compares_the_stored_masks_with_its_walks_rows(compiled):
+    """The compiler's self-check passes its warm-up walk's rows (``verify(stored_mask_rows=...)``):
+    a stored mask that is not its configuration's row, or a count that differs, is refused."""
+    data, _ = compiled
+    index = indexc_runtime.load(data)
+    rows = [index._masks.row(int(m)).copy() for m in index.section("memo_config_mask")]
+    index.verify(stored_mask_rows=rows)
+    other = next(k for k in range(1, len(rows)) if not np.array_equal(rows[k], rows[0]))
+    swapped = [rows[other]] + rows[1:other] + [rows[0]] + rows[other + 1:]
+    with pytest.raises(ArtifactError, match="mask of its configuration 0 is not the walk's"):
+        indexc_runtime.load(data).verify(stored_mask_rows=swapped)
+    with pytest.raises(ArtifactError, match="does not hold the walk's configurations"):
+        indexc_runtime.load(data).verify(stored_mask_rows=rows[1:])

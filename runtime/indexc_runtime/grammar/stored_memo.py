@@ -59,6 +59,7 @@ and ``_top`` caches, the fresh threads of a set.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -225,11 +226,13 @@ class StoredMemo:
                       for c, flag in enumerate(self.config_accepting.tolist())]
         return set_ids, config_ids
 
-    def check_derived(self, sets: EarleySets, configs: Configs, computed_mask, stored_mask) -> str | None:
+    def check_derived(self, sets: EarleySets, configs: Configs, computed_mask, stored_mask,
+                      walked_rows: Sequence[np.ndarray] | None = None) -> str | None:
         """Recompute every stored scan, transition and mask from the stored contents alone, interned
         into the fresh memo ``sets``/``configs``
         (``computed_mask(config)``: the walk's row; ``stored_mask(mask_id)``: the file's); the
-        first difference, described, or None."""
+        first difference, described, or None.  ``walked_rows``: each stored configuration's row
+        as the compiler's own walk gave it, compared instead of ``computed_mask``'s."""
         set_ids, config_ids = self._adopted(sets, configs)
         for s, terminal, after in self.scans.tolist():
             if sets.scan(set_ids[s], terminal) != (set_ids[after] if after >= 0 else -1):
@@ -238,7 +241,8 @@ class StoredMemo:
             if configs.next(config_ids[config], byte_class) != config_ids[after]:
                 return f"its transition of configuration {config} on class {byte_class} is not the parser's"
         for config, mask_id in enumerate(self.config_mask.tolist()):
-            if not np.array_equal(computed_mask(config_ids[config]), stored_mask(mask_id)):
+            expected = computed_mask(config_ids[config]) if walked_rows is None else walked_rows[config]
+            if not np.array_equal(expected, stored_mask(mask_id)):
                 return f"the mask of its configuration {config} is not the walk's"
         return None
 
