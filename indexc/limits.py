@@ -43,7 +43,7 @@ DEFAULT_MAX_STATES = 100_000  # a mask table of 100,000 rows; the benchmark's re
 DEFAULT_MAX_MEMORY = 4 << 30  # bytes: a sixth of this machine's 24 GB; real compiles peak at 0.1-0.5 GB
 SIZE_SUFFIXES = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 # tokens of sentences sampled from a Lark or GBNF grammar that its compile walks (``--warm-up-samples``;
-# ``indexc.grammar.sentences``): session 21, arithmetic's cold mask p50 needed 512; compile +0.05-0.8 s
+# ``indexc.grammar.sentences``): session 21, arithmetic's cold mask p50 needed 512; compile +0.05-1.0 s
 DEFAULT_WARM_UP_SAMPLES = 512
 
 

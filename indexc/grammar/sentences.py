@@ -15,11 +15,11 @@ their identifiers or numbers.  Measured before this module existed (session 21, 
 hand-written warm-up text unlike the bundled samples, Llama-3, cold mask p50 of the sample
 document on a slow host): C 448 -> 42 µs, arithmetic 250 -> 125 µs.  With it, 512 tokens
 (``DEFAULT_WARM_UP_SAMPLES``; BENCHMARKS.md, "Grammars", session 21's runs): arithmetic 273-459
--> 17 µs, JSON 40-43 -> 8-17, C 313-479 -> 203-331, and on documents written after this module
-arithmetic-other 247-442 -> 23-34, C-other 268-442 -> 104-106.  Not the first request's whole
-time (nine documents 162-201 -> 160-176 ms): the parser work a served mask's walk would have
-done moves to the next ``advance`` or computed mask.  Compile: the walk and the writer's check
-of it, +0.05-0.8 s on the bundled grammars.
+-> 17-29 µs, JSON 40-43 -> 8-17, C 313-542 -> 203-331, and on documents written after this
+module arithmetic-other 228-442 -> 23-37, C-other 268-442 -> 57-106.  Hardly the first
+request's whole time (nine documents 158-201 -> 152-176 ms): the parser work a served mask's
+walk would have done moves to the next ``advance`` or computed mask.  Compile: +0.05-1.0 s on
+the bundled grammars (the walk).
 
 How a sentence is made (``SentenceSampler``, seeded, so a compile is reproducible):
 
