@@ -11,13 +11,13 @@ its masks' p50 fell tenfold.  With this module the first ``advance`` takes 0.7-1
 0.6-2.5 ms on 7 grammar-path MaskBench files whose merge took 7.7-87 ms.
 
 How.  Nothing is merged.  The stored sets and configurations are hashed once per loaded file,
-in numpy (``StoredLookup``: a 64-bit sum of mixed rows per set or configuration, so the order of
-its items does not matter).  A live memo then asks, for each set and configuration it makes
+in numpy (``StoredLookup``: a 64-bit sum of per-row hashes per set or configuration, so the
+order of its items does not matter).  A live memo then asks, for each set and configuration it makes
 (``EarleySets.on_new``, ``Configs.on_new``), whether a stored one has its content: the live
 content is written in stored numbers (a live set is known by its stored number once matched;
 an origin that matches none means no stored set or configuration can have this content), hashed
 the same way in Python, looked up, and compared exactly on a hit.  A matched configuration's mask
-is the stored one (``MaskWalker.pin_stored``, decoded on first use).  The cost is a few µs per
+is the stored one (``MaskWalker.stored_pinner``, decoded on first use).  The cost is a few µs per
 set or configuration the request makes anyway, and the answers are the merge's: a live position
 is at a stored configuration exactly when their contents are equal.
 
@@ -136,7 +136,6 @@ class StoredMatch:
         self._pin = pin
         self._mask_of = lookup.config_mask.tolist()
         self._stored_set: dict[int, int] = {}  # live set -> stored set
-        self.matched_configs = 0
 
     def attach(self, sets, configs) -> None:
         """Match what the memo holds already, in id order (a set names earlier sets only), then
@@ -177,7 +176,6 @@ class StoredMatch:
         found = self._lookup.config_of_hash.get((total + (ACCEPTING if accepting else 0)) & MASK64)
         if found is not None and self._lookup.config_content(found) == (frozenset(translated), accepting):
             self._pin(config, self._mask_of[found])
-            self.matched_configs += 1
 
 
 def _in_stored_numbers(rows: Iterable[tuple[int, int, int]], at: int, stored: dict[int, int],
