@@ -16,8 +16,8 @@ At each step the int32 bitmask row is filled and timed, the document's token mus
 matcher advances (timed); at the end an EOS id must be allowed (``bench.engines.common.time_walk``):
 "document accepted".  Percentiles are nearest-rank over the walk's masks.  "cold walk ms" is the
 first request's whole constraint time, every cold fill and advance summed: it counts what a
-percentile of masks does not, one-time work done in an ``advance`` (indexc's stored memo is
-merged at the first one).
+percentile of masks does not, work done in an ``advance`` (indexc's stored memo is hashed at
+the first one; the parser work a served mask skipped is done by the next one).
 
     .venv-bench/bin/python -m bench.bench_grammar [--grammars json c] [--engines indexc,llguidance] [--json OUT]
 
@@ -50,7 +50,7 @@ CASES = {  # name: (grammar file, sample document)
     "arithmetic": ("gbnf/arithmetic.gbnf", "arithmetic.txt"),
     "chess": ("gbnf/chess.gbnf", "chess.pgn"),
     # documents no compile-time warm-up was tuned on (written in session 21 after the sampled
-    # warm-up's design, measured once): is what the samples show true of another document?
+    # warm-up's design): is what the samples show true of another document?
     "c-other": ("gbnf/c.gbnf", "c_other.c"),
     "arithmetic-other": ("gbnf/arithmetic.gbnf", "arithmetic_other.txt"),
     "json-other": ("gbnf/json.gbnf", "json_other.json"),

@@ -18,4 +18,14 @@ def test_a_recursive_schema_is_measured_without_and_with_its_stored_memo(tmp_pat
     assert row["warm_up_configurations"] > 10
     assert len(row["without_us"]) == len(row["with_us"]) > 20
     table = render_table([{"kind": "maskbench", "name": "list", **row}])
-    assert f"| list | {len(row['with_us']):,} |" in table and "**MaskBench, 1 grammar-path files**" in table
+    assert f"| list | {len(row['with_us']):,} |" in table and "**1 grammar-path cases pooled**" in table
+
+
+def test_a_grammar_is_measured_with_its_sampled_warm_up():
+    """A Lark or GBNF grammar's warm-up is its sampled sentences (``DEFAULT_WARM_UP_SAMPLES``
+    tokens, all of them walked)."""
+    from indexc.limits import DEFAULT_WARM_UP_SAMPLES
+
+    row = measure("grammar", "sql")
+    assert row["warm_up_walked"] == row["warm_up_tokens"] == DEFAULT_WARM_UP_SAMPLES
+    assert row["warm_up_configurations"] > 0 and len(row["without_us"]) == len(row["with_us"]) > 10
