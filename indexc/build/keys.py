@@ -10,8 +10,9 @@ does not rebuild it.  The key is the SHA-256 of a canonical JSON document (sorte
 whitespace), so it is the same on every machine and Python version.
 
 The compiler's identity is its version *and* a hash of the sources that shape an artifact of
-the kind (``KIND_SOURCES``, plus the runtime's format module and the shipped Unicode tables; a
-regex does not depend on the JSON Schema or grammar packages).  The version number alone did
+the kind (``KIND_SOURCES``, ``limits.py``, the runtime's format module and the shipped Unicode
+tables; a regex does not depend on the JSON Schema or grammar packages; a grammar-path artifact
+also on the runtime's grammar package, whose matcher makes the warm-up walk the file stores).  The version number alone did
 not change while the compiler did (a development tree, an editable install), and a build that
 skips a pair because "0.1.0 is 0.1.0" ships a stale artifact.  Hashing ~150 files takes ~12 ms
 once per process; any edit there, a comment included, rebuilds that kind's artifacts, which is
@@ -43,9 +44,10 @@ def compiler_identity(kind: str) -> str:
     digest = hashlib.sha256()
     files = [file for package in KIND_SOURCES[kind] for file in sorted((root / package).rglob("*"))
              if file.suffix in (".py", ".npy") and "__pycache__" not in file.parts]
+    files.append(root / "limits.py")  # the defaults (states, a grammar's warm-up samples)
     formats = [Path(indexc_runtime.format.__file__)]  # the section tables the writer follows
-    if kind != "regex":
-        formats.append(Path(indexc_runtime.format.__file__).parent / "grammar" / "format.py")
+    if kind != "regex":  # the grammar runtime: its format, and the warm-up walk the writer makes with it
+        formats += sorted((Path(indexc_runtime.format.__file__).parent / "grammar").glob("*.py"))
     for file in [*files, *formats]:
         digest.update(file.name.encode() + b"\x00" + file.read_bytes())
     return f"{indexc.__version__}+{digest.hexdigest()[:16]}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from indexc.build import read_manifest, run_build
 from indexc.build.summary import summary_text
@@ -97,3 +98,29 @@ def test_a_same_size_edit_is_caught_by_the_hash(project, tmp_path):
     path.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
     assert statuses(run_build(project, out, jobs=1))["gpt2/digits.idx"] == "compiled"
     assert path.read_bytes() == good
+
+
+def test_the_compiler_identity_follows_the_runtime_a_grammar_warm_up_walks_with(monkeypatch, tmp_path):
+    """A grammar-path artifact stores a walk the grammar runtime made at compile time: an edit
+    there changes the identity of the grammar and JSON Schema kinds, not the regex kind's."""
+    import indexc_runtime.format
+
+    from indexc.build import keys
+
+    runtime_grammar = Path(indexc_runtime.format.__file__).parent / "grammar"
+    copy = tmp_path / "grammar"
+    copy.mkdir()
+    for file in runtime_grammar.glob("*.py"):
+        (copy / file.name).write_bytes(file.read_bytes())
+    before = {kind: keys.compiler_identity(kind) for kind in ("regex", "grammar", "json_schema")}
+    (copy / "walker.py").write_bytes((copy / "walker.py").read_bytes() + b"\n# edited\n")
+    fake_format = tmp_path / "format.py"
+    fake_format.write_bytes(Path(indexc_runtime.format.__file__).read_bytes())
+    monkeypatch.setattr(indexc_runtime.format, "__file__", str(fake_format))
+    keys.compiler_identity.cache_clear()
+    try:
+        after = {kind: keys.compiler_identity(kind) for kind in before}
+    finally:
+        keys.compiler_identity.cache_clear()
+    assert after["regex"] == before["regex"]
+    assert after["grammar"] != before["grammar"] and after["json_schema"] != before["json_schema"]
