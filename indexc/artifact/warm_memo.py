@@ -55,25 +55,24 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
     index = load_grammar_index(plan.to_bytes())
     index.use_stored_memo = False
     memo = shared_memo(index, index.limits).current
-    rows, walked = _walk(index, memo, tokens)
+    texts = _texts(tokens)
+    rows, walked = _walk(index, memo, texts)
     distinct: dict[bytes, int] = {}  # row bytes -> its place among the memo's masks
     mask_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) for row in rows.values()]
     stored = StoredMemo.export(memo.sets, memo.configs, list(rows), mask_ids)
     vocab_size = fields["vocab"]["size"]
     new_masks = encode_masks([_token_ids(row, vocab_size) for row in distinct], vocab_size)
-    stats = {"texts": len(_texts(tokens)), "tokens": int((tokens != TEXT_END).sum()), "walked": walked,
+    stats = {"texts": len(texts), "tokens": sum(map(len, texts)), "walked": walked,
              "configurations": stored.n_configs, "sets": stored.n_sets,
              "masks": len(distinct)}  # no time: the header stays byte-reproducible
     return (stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3),
             list(rows.values()))
 
 
-def _walk(index, memo, tokens: np.ndarray) -> tuple[dict[int, np.ndarray], int]:
-    """{configuration: its mask row} in first-seen order along the tokens, and how many were taken.
-
-    ``tokens`` holds one or more texts, each ended by ``TEXT_END`` (a grammar's sampled
-    sentences): each text is walked from the start by a new matcher on the same memo, up to
-    the first token its mask refuses.
+def _walk(index, memo, texts: list[list[int]]) -> tuple[dict[int, np.ndarray], int]:
+    """{configuration: its mask row} in first-seen order along the texts' tokens, and how many
+    were taken.  Each text (``_texts``: a grammar's sampled sentences are several) is walked
+    from the start by a new matcher on the same memo, up to the first token its mask refuses.
 
     A configuration whose mask is its precomputed masks' OR (no token may cross a lexeme
     boundary there: ``MaskWalker.part_one_only``) is left out: ~20 µs to compute (o39444's
@@ -86,7 +85,7 @@ def _walk(index, memo, tokens: np.ndarray) -> tuple[dict[int, np.ndarray], int]:
     rows: dict[int, np.ndarray] = {}
     walked = 0
     try:
-        for text in _texts(tokens):
+        for text in texts:
             matcher = index.matcher()
             for token in text:
                 if memo.is_large():

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -98,10 +98,9 @@ def compile_grammar_ir(
                                 masks.n_classes, trie, vocab, options.masks)
     t5 = time.perf_counter()
     table = build_grammar_table(lexer, masks, earley, trie, vocab, products, product_masks, undecided)
-    if warm_up is not None or sampled_warm_up:
-        sentences = SentenceSampler(grammar.start, rules, lexer, grammar.ignore).sentences()
-        table = replace(table, warm_up_tokens=warm_up_tokens(vocab, warm_up, sentences if sampled_warm_up else iter(()),
-                                                             sampled_warm_up))
+    if warm_up is not None or sampled_warm_up:  # the sampler only where it is asked for (a schema gives 0)
+        sentences = SentenceSampler(grammar.start, rules, lexer, grammar.ignore).sentences() if sampled_warm_up else ()
+        table = replace(table, warm_up_tokens=warm_up_tokens(vocab, warm_up, sentences, sampled_warm_up))
     t6 = time.perf_counter()
     constraint = {
         "kind": "grammar",
@@ -152,7 +151,7 @@ def compile_grammar(
                               sampled_warm_up=sampled_warm_up)
 
 
-def warm_up_tokens(vocab: Vocabulary, text: str | None, sentences: Iterator[bytes] = iter(()),
+def warm_up_tokens(vocab: Vocabulary, text: str | None, sentences: Iterable[bytes] = (),
                    sampled: int = 0) -> np.ndarray:
     """The warm-up's token ids, each text ended by ``TEXT_END``: ``text``, then ``sentences`` up
     to ``sampled`` tokens more (the one that crosses it cut there; at most

@@ -183,13 +183,11 @@ class GrammarIndex:
         stored one only when a matcher advances on it, ``ParserMemo.use_stored``)."""
         if not self._stored_memo.n_configs:
             return
+        if stored_mask_rows is not None and len(stored_mask_rows) != self._stored_memo.n_configs:
+            raise ArtifactError("the stored parser memo does not hold the walk's configurations", source=self.source)
         fresh = ParserMemo(self, self.limits, pin_start=False)
-        walked = fresh.walker.mask
-        if stored_mask_rows is not None:
-            if len(stored_mask_rows) != self._stored_memo.n_configs:
-                raise ArtifactError("the stored parser memo does not hold the walk's configurations", source=self.source)
-            walked = None
-        problem = self._stored_memo.check_derived(fresh.sets, fresh.configs, walked, self._masks.row, stored_mask_rows)
+        problem = self._stored_memo.check_derived(fresh.sets, fresh.configs, fresh.walker.mask, self._masks.row,
+                                                  stored_mask_rows)
         if problem is not None:
             raise ArtifactError(f"the stored parser memo is not the grammar's: {problem}", source=self.source)
 

@@ -39,7 +39,7 @@ them, so that a set refers only to *earlier* sets):
 Using it (``stored_match``, from a memo's first step past the start: ``ParserMemo.use_stored``):
 nothing is merged.  The stored sets and configurations are hashed once per loaded file, and
 each set and configuration the live memo makes is looked up by content; a configuration with
-the content of a stored one reads its stored mask (``MaskWalker.pin_stored``: decoded on first
+the content of a stored one reads its stored mask (``MaskWalker.stored_pinner``: decoded on first
 use).  Until session 21 the whole memo was merged at that first step instead (``adopt``: ~10-40
 µs a stored set or configuration, up to ~80 ms on MaskBench's largest memos); the scans and
 transitions it wrote are not read now: ``verify`` still checks them.

@@ -163,7 +163,7 @@ class MaskWalker:
         self._futures = FutureMasks(self._unions.row)  # masks by what they depend on (``futures``)
         self._horizon = TokenHorizon(configs.sets, lengths, trie.classes.longest)
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
-        self._stored: dict[int, int] = {}  # configuration -> its mask id in the file (``pin_stored``)
+        self._stored: dict[int, int] = {}  # configuration -> its mask id in the file (``stored_pinner``)
         self.computed = 0  # masks computed so far, not read from a memo (``bench/parser_floor.py``)
         self.part_one_only = 0  # of those, the ones no token could cross: their precomputed OR (``stored_memo``'s writer)
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
@@ -184,15 +184,12 @@ class MaskWalker:
         """Serve ``row`` as ``config``'s mask from now on (the file's start mask, format 4)."""
         self._pinned[config] = row
 
-    def pin_stored(self, config: int, mask_id: int) -> None:
-        """Serve stored mask ``mask_id`` as ``config``'s mask (format 7's memo, ``stored_memo``):
-        decoded on first use, then memoised like a computed one."""
-        self._stored[config] = mask_id
-
     def stored_pinner(self):
-        """``pin_stored`` as a callable that holds no reference to the walker (its dictionary's
-        own setter): the memo's hooks keep it (``stored_match``), and a walker they referred to
-        would close a cycle that only the collector frees (``test_memory_release``)."""
+        """``pin(config, mask_id)``: serve stored mask ``mask_id`` as ``config``'s mask (format 7's
+        memo, ``stored_match``), decoded on first use, then memoised like a computed one.  It is
+        the dictionary's own setter, which holds no reference to the walker: the memo's hooks keep
+        it, and a walker they referred to would close a cycle that only the collector frees
+        (``test_memory_release``)."""
         return self._stored.__setitem__
 
     def forget_mask(self, config: int) -> None:
