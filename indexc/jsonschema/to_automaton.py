@@ -87,6 +87,16 @@ TREE_BUDGET_FACTOR = 20
 # as a multiple of the schema's NFA limit (``EmbeddedDefinitions``).
 EMBEDDED_NFA_FACTOR = 4
 
+# The auto route does not build an inlined NFA whose tree, every mention of a shared subtree
+# counted (``inlined_size``), is over this multiple of the NFA limit: it goes to the embedded
+# definitions at once (``expr_to_dfa(inlined_tree_factor=...)``).  Suffix sharing shrinks a tree
+# by up to ~26x on MaskBench's every-4th files (Snowplow sp_152: 10.3M tree states, an NFA under
+# the 400,000 limit); the five files over 100x (kb_148 5.8e11, kb_711 4.0e9, o83390 3.1e9,
+# kb_675 1.8e8, o65415 6.8e7) all went over the limit, and not building their NFAs takes
+# 0.4-1.6 s off their routing (kb_148 8.9 -> 8.4 s, kb_711 7.7 -> 6.2, o83390 5.4 -> 4.2,
+# kb_675 5.3 -> 4.2, o65415 7.3 -> 5.8; the same routes and DFAs).
+INLINED_TREE_FACTOR = 100
+
 # "Any JSON value" closed at its depth bound is the same DFA for every schema compiled with the
 # same options (the definition does not depend on the schema), and building it is most of a
 # small schema's DFA time (5,640 NFA states -> 2,632 subsets -> 461 states, 25-35 ms of
@@ -395,13 +405,16 @@ def tree_to_dfa(tree: rt.Node, char_sets: tuple[CodePointSet, ...], *, max_state
 
 
 def expr_to_dfa(lowered, expr: Expr | None = None, *, max_states: int, source: str = "<schema>",
-                embed_definitions: bool = False) -> tuple[ByteDFA, bool]:
+                embed_definitions: bool = False, inlined_tree_factor: int | None = None) -> tuple[ByteDFA, bool]:
     """(DFA of ``expr`` or the root, whether "any JSON value" was used); raises ``NotRegular``/``LimitError``.
 
     ``embed_definitions``: every definition that several ``$ref``s name is built as its own
     minimal DFA first and embedded whole at each use (``TreeBuilder.embedded_definition``),
     instead of inlined as a tree.  The language, hence the minimal DFA, is the same; the NFA
-    holds one copy of each such definition's minimal DFA per use instead of its Thompson states."""
+    holds one copy of each such definition's minimal DFA per use instead of its Thompson states.
+    ``inlined_tree_factor`` (without ``embed_definitions``): an ``NFASizeError`` before the NFA
+    is built if the tree's ``inlined_size`` is over this multiple of the NFA limit
+    (``INLINED_TREE_FACTOR``, the auto route's)."""
     limits = AutomatonLimits.for_max_states(max_states)
     root = lowered.root if expr is None else expr
     embedded = (EmbeddedDefinitions(_shared_definitions(lowered.definitions, root),
@@ -410,5 +423,60 @@ def expr_to_dfa(lowered, expr: Expr | None = None, *, max_states: int, source: s
                           lowered.options.any_depth, source, TREE_BUDGET_FACTOR * limits.max_nfa_states, limits,
                           embedded)
     tree = builder.build(root)
+    if inlined_tree_factor is not None and not embed_definitions:
+        _check_inlined_size(tree, inlined_tree_factor * limits.max_nfa_states, limits.max_nfa_states, source)
     dfa = tree_to_dfa(tree, builder.char_sets, max_states=max_states, source=source)
     return dfa, "any_value" in builder.seen
+
+
+def _check_inlined_size(tree: rt.Node, most: int, max_nfa_states: int, source: str) -> None:
+    """``NFASizeError`` if the inlined tree counts more than ``most`` Thompson states."""
+    size = inlined_size(tree)
+    if size > most:
+        raise NFASizeError(f"the schema's automaton inlined is a tree of {size:,} NFA states, over "
+                           f"{most // max_nfa_states:,} times the limit of {max_nfa_states:,}: not built",
+                           source=source)
+
+
+def inlined_size(tree: rt.Node) -> int:
+    """The Thompson states of ``tree`` with every mention of a shared subtree counted (what
+    ``rt.nfa_size`` would count on the tree unfolded; an embedded DFA counts its states and one),
+    in one pass over its distinct nodes: the builder shares subtrees, so the unfolded tree can be
+    exponentially larger (Kubernetes kb_148: 5.8e11 states, ~200k distinct nodes).  An upper
+    bound on the suffix-sharing NFA (``shared_nfa``), not its size."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[rt.Node, bool]] = [(tree, False)]
+    while stack:  # post-order without recursion: nested schemas make deep trees
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        parts = _children(node)
+        if not children_done and parts:
+            stack.append((node, True))
+            stack.extend((part, False) for part in parts if id(part) not in sizes)
+            continue
+        sizes[id(node)] = _own_size(node, [sizes[id(part)] for part in parts])
+    return sizes[id(tree)]
+
+
+def _children(node: rt.Node) -> tuple[rt.Node, ...]:
+    if isinstance(node, rt.Concat):
+        return node.parts
+    if isinstance(node, rt.Alternation):
+        return node.options
+    if isinstance(node, rt.Repeat):
+        return (node.body,)
+    return ()
+
+
+def _own_size(node: rt.Node, part_sizes: list[int]) -> int:
+    """``rt.nfa_size``'s count of ``node`` from its parts' counts."""
+    if isinstance(node, rt.Concat):
+        return sum(part_sizes) + 1
+    if isinstance(node, rt.Alternation):
+        return sum(part_sizes) + 2
+    if isinstance(node, rt.Repeat):
+        return part_sizes[0] * rt.repeat_copies(node) + 2
+    if isinstance(node, EmbeddedDFA):
+        return node.dfa.n_states + 1
+    return rt.nfa_size(node)  # a character set (or the empty leaf)

@@ -7,7 +7,10 @@ Routing (``JsonSchemaOptions.mode``), recorded in the header's constraint as ``p
   a ``$ref`` cycle (not regular), a minimal DFA over ``dfa_max_states`` states, or a
   construction over ``--max-states``' limits sends it to the grammar path instead.  An NFA
   over its limit with the definitions inlined is tried once more with each definition that
-  several ``$ref``s name built as its own minimal DFA (``_dfa_with_embedded_definitions``);
+  several ``$ref``s name built as its own minimal DFA (``_dfa_with_embedded_definitions``),
+  and so is one whose inlined tree is over ``INLINED_TREE_FACTOR`` times the NFA limit, without
+  building that NFA (the five MaskBench files of every 4th over it all went over the limit;
+  their routing took 0.4-1.6 s less: kb_711 7.7 -> 6.2 s, o65415 7.3 -> 5.8 s);
 - ``dfa``: the DFA (with the same second attempt) or an error; ``cfg``: the grammar path always.
 
 The DFA path then runs ``indexc.masks`` exactly as for a regex; the grammar path is ``indexc.pipeline.grammar.compile_grammar_ir`` on the IR from
@@ -26,7 +29,7 @@ from indexc.errors import LimitError, NFASizeError
 from indexc.jsonschema import JsonSchemaError, JsonSchemaOptions, LoweredSchema, lower_schema
 from indexc.jsonschema.document import parse_schema_text
 from indexc.jsonschema.expr import NotRegular
-from indexc.jsonschema.to_automaton import expr_to_dfa
+from indexc.jsonschema.to_automaton import INLINED_TREE_FACTOR, expr_to_dfa
 from indexc.jsonschema.to_grammar import MAX_LEXER_STATES, schema_grammar
 from indexc.masks import compute_mask_table
 from indexc.pipeline.collector import collector_paused
@@ -102,7 +105,8 @@ def build_dfa_or_route(lowered: LoweredSchema, options: CompileOptions, *, sourc
     inlined = ""  # why the definitions were embedded (the first attempt's error), if they were
     try:
         try:
-            dfa, uses_any_value = expr_to_dfa(lowered, max_states=options.max_states, source=source)
+            dfa, uses_any_value = expr_to_dfa(lowered, max_states=options.max_states, source=source,
+                                              inlined_tree_factor=INLINED_TREE_FACTOR if auto else None)
         except NFASizeError as error:
             inlined = f"inlined, {error.message}"
             dfa, uses_any_value = _dfa_with_embedded_definitions(lowered, options, source, auto)

@@ -115,3 +115,32 @@ def test_the_definitions_share_one_nfa_budget():
     assert dfa is None and route.reason.endswith(
         "with its definitions embedded as DFAs, the definitions built as their own DFAs need over 160,000 NFA "
         "states in all)")
+
+
+def test_inlined_size_counts_every_mention_of_a_shared_subtree():
+    """``inlined_size`` is ``rt.nfa_size`` of the tree unfolded, counted over its distinct nodes."""
+    from indexc.automaton import regex_tree as rt
+
+    leaf = rt.Chars(0)
+    shared = rt.Concat((leaf, rt.Repeat(leaf, 2, 5)))
+    tree = rt.Alternation((shared, rt.Concat((shared, shared, rt.EMPTY))))
+    assert to_automaton.inlined_size(tree) == rt.nfa_size(tree) == 3 * rt.nfa_size(shared) + 1 + 1 + 2
+    deep = leaf
+    for _ in range(60):  # 2**60 leaves unfolded, 61 distinct nodes
+        deep = rt.Concat((deep, deep))
+    assert to_automaton.inlined_size(deep) == 2 ** 61 - 1 + 2 ** 60 - 1 + 1
+
+
+def test_the_auto_route_does_not_build_an_inlined_tree_far_over_the_limit(monkeypatch):
+    """Over ``INLINED_TREE_FACTOR`` times the NFA limit (1 here: four uses of a definition of
+    ~38,000 tree states against 40,000), the auto route goes to the embedded definitions without
+    building the inlined NFA: the same DFA as ``--mode dfa``, which builds it, fails and embeds."""
+    from indexc.pipeline import json_schema
+
+    monkeypatch.setattr(json_schema, "INLINED_TREE_FACTOR", 1)
+    dfa, route = build_dfa_or_route(lowered(repeated(4)), SMALL, source="w.json")
+    assert route.path == "dfa" and "inlined is a tree of" in route.reason and "not built" in route.reason
+    built, dfa_route = build_dfa_or_route(lowered(repeated(4), mode="dfa"), SMALL, source="w.json")
+    assert same_dfa(dfa, built) and "not built" not in dfa_route.reason
+    small, small_route = build_dfa_or_route(lowered(repeated(1)), SMALL, source="w.json")  # ~38k: inlined
+    assert "embedded" not in small_route.reason and small_route.path == "dfa"
