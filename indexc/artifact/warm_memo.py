@@ -26,6 +26,7 @@ so that the same inputs give the same bytes).
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -33,17 +34,19 @@ from indexc.artifact.layout import plan_container
 from indexc.artifact.mask_encoding import EncodedMasks, encode_masks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
 from indexc_runtime.grammar.format import GRAMMAR_SECTIONS_V6
+from indexc_runtime.grammar.languages import KEY_BYTES, LanguageKeys
 from indexc_runtime.grammar.stored_memo import StoredMemo
 
 MAX_WARM_UP_TOKENS = 2048
 TEXT_END = -1  # in the warm-up tokens: one text ends, the next is walked from the start
 
 
-def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
-              tokens: np.ndarray | None) -> tuple[StoredMemo, EncodedMasks, dict, float, list[np.ndarray]]:
+def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, tokens: np.ndarray | None, *,
+              language_keys: bool = False) -> tuple[StoredMemo, EncodedMasks, dict, float, list[np.ndarray]]:
     """(the memo, the masks with the memo's appended, the header's stats, the walk's ms, the walk's
     row of each stored configuration, for the writer's self-check) of a walk of ``tokens`` over
-    the version 6 ``arrays``; an empty memo and the masks unchanged when there are no tokens."""
+    the version 6 ``arrays``; an empty memo and the masks unchanged when there are no tokens.
+    ``language_keys``: the memo also holds the stored configurations' language keys (``_languages``)."""
     if tokens is None or not len(tokens):
         return StoredMemo.empty(), masks, {}, 0.0, []
     started = time.perf_counter()
@@ -60,11 +63,14 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks,
     distinct: dict[bytes, int] = {}  # row bytes -> its place among the memo's masks
     mask_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) for row in rows.values()]
     stored = StoredMemo.export(memo.sets, memo.configs, list(rows), mask_ids)
+    if language_keys:
+        stored = replace(stored, **_languages(index, memo, list(rows), mask_ids))
     vocab_size = fields["vocab"]["size"]
     new_masks = encode_masks([_token_ids(row, vocab_size) for row in distinct], vocab_size)
     stats = {"texts": len(texts), "tokens": sum(map(len, texts)), "walked": walked,
              "configurations": stored.n_configs, "sets": stored.n_sets,
-             "masks": len(distinct)}  # no time: the header stays byte-reproducible
+             "masks": len(distinct), **({"language_keys": stored.n_languages} if language_keys else {})}
+    # (no time: the header stays byte-reproducible)
     return (stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3),
             list(rows.values()))
 
@@ -102,6 +108,22 @@ def _walk(index, memo, texts: list[list[int]]) -> tuple[dict[int, np.ndarray], i
     except GrammarLimitExceeded:
         pass  # the memo holds what was made before the limit: kept
     return rows, walked
+
+
+def _languages(index, memo, configs: list[int], mask_ids: list[int]) -> dict[str, np.ndarray]:
+    """``language_keys`` and ``language_mask``: each stored configuration's language key
+    (``indexc_runtime.grammar.languages``, over the walk's own memo; none past its budget) with
+    its mask id, one entry a key, in key order.  Two configurations with one key and two masks
+    would be a wrong key: an internal error, not a file."""
+    keys = LanguageKeys(memo.configs, index._lexer)
+    table: dict[bytes, int] = {}
+    for config, mask_id in zip(configs, mask_ids):
+        key = keys.of(config)
+        if key is not None and table.setdefault(key, mask_id) != mask_id:
+            raise AssertionError(f"language key {key.hex()} holds two masks: the key is not exact")
+    ordered = sorted(table)
+    return {"language_keys": np.frombuffer(b"".join(ordered), dtype=np.uint8).reshape(-1, KEY_BYTES),
+            "language_mask": np.array([table[key] for key in ordered], dtype=np.int32)}
 
 
 def _texts(tokens: np.ndarray) -> list[list[int]]:

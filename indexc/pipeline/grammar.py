@@ -58,13 +58,16 @@ def compile_grammar_ir(
     dfas: TerminalDFAs | None = None,
     warm_up: str | None = None,
     sampled_warm_up: int = 0,
+    language_keys: bool = False,
 ) -> CompileResult:
     """IR -> ``GrammarTable`` (in ``CompileResult.table``); ``source`` is the text recorded in the header.
 
     ``warm_up``: a typical document, cut into tokens here (``warm_up_tokens``) and walked by the
     writer, whose parser memo and masks the artifact stores (format 7, ``indexc.artifact.warm_memo``):
     a JSON Schema's synthetic instance, or ``indexc compile --warm-up FILE``.  ``sampled_warm_up``:
-    how many tokens of sampled sentences the writer walks after it (0: none).
+    how many tokens of sampled sentences the writer walks after it (0: none).  ``language_keys``:
+    the writer stores the walk's configurations' language keys too (format 8; a Lark or GBNF
+    grammar's, not a JSON Schema's, where no gain was measured: ``indexc_runtime.grammar.languages``).
 
     ``min_wide_tokens``: lexemes whose start mask holds at least this many tokens get boundary
     masks (``boundary_masks``; 0 builds them for every pair, which tests use on small
@@ -97,7 +100,8 @@ def compile_grammar_ir(
     undecided = undecided_masks(lexer, follow_pairs(earley), products.complete & chosen, masks.byte_classes,
                                 masks.n_classes, trie, vocab, options.masks)
     t5 = time.perf_counter()
-    table = build_grammar_table(lexer, masks, earley, trie, vocab, products, product_masks, undecided)
+    table = replace(build_grammar_table(lexer, masks, earley, trie, vocab, products, product_masks, undecided),
+                    language_keys=language_keys)
     if warm_up is not None or sampled_warm_up:  # the sampler only where it is asked for (a schema gives 0)
         sentences = SentenceSampler(grammar.start, rules, lexer, grammar.ignore).sentences() if sampled_warm_up else ()
         table = replace(table, warm_up_tokens=warm_up_tokens(vocab, warm_up, sentences, sampled_warm_up))
@@ -148,7 +152,7 @@ def compile_grammar(
 
     grammar = load_grammar(text, syntax=syntax, source=source)
     return compile_grammar_ir(grammar, vocab, trie, options, source=text, warm_up=warm_up,
-                              sampled_warm_up=sampled_warm_up)
+                              sampled_warm_up=sampled_warm_up, language_keys=True)
 
 
 def warm_up_tokens(vocab: Vocabulary, text: str | None, sentences: Iterable[bytes] = (),

@@ -45,16 +45,18 @@ MIN_WIDE_TOKENS = {"every": 0, "wide": 4, "none": 1 << 30, "default": None}
 
 
 def compiled_index(grammar: Grammar, vocab, tmp_path: Path, name: str = "g.idx", *, boundary_masks: str = "every",
-                   sampled_warm_up: int = 0):
+                   sampled_warm_up: int = 0, language_keys: bool = False):
     """Compile and load.  ``boundary_masks``: "every" builds them for every pair of terminals
     (the compiler's default: then the undecided sets restrict the walk), "wide" only into
     lexemes that start 4 tokens or more (some pairs missing: those terminals' threads are
     walked over every token, as before format 5), "none" for no pair (the live walk alone),
     "default" as the command line does (every pair after the terminals ``undecided_terminals``
     picks, pairs into wide lexemes after the others).  ``sampled_warm_up``: tokens of sampled
-    sentences walked and stored (format 7's memo; 0: none)."""
+    sentences walked and stored (format 7's memo; 0: none), with their language keys if
+    ``language_keys`` (format 8, as ``indexc compile --grammar`` does)."""
     result = compile_grammar_ir(grammar, vocab, build_trie(vocab), source=grammar.source,
-                                min_wide_tokens=MIN_WIDE_TOKENS[boundary_masks], sampled_warm_up=sampled_warm_up)
+                                min_wide_tokens=MIN_WIDE_TOKENS[boundary_masks], sampled_warm_up=sampled_warm_up,
+                                language_keys=language_keys)
     path = tmp_path / name
     write(result, vocab, str(path))
     return indexc_runtime.load(path)

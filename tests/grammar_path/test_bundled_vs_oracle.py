@@ -72,3 +72,23 @@ def test_masks_equal_the_oracle_on_the_sample_and_random_walks(grammar_file, bou
         matcher.advance(token)
         prefix += vocab.token_bytes[token]
     assert_walks_agree(index, oracle, vocab, walks=2, steps=6, seed=1)
+
+
+@pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
+def test_masks_served_by_language_key_equal_the_oracle(grammar_file, tmp_path):
+    """As ``indexc compile --grammar`` writes it: sampled sentences walked at compile time, their
+    configurations' masks stored with their language keys (format 8), so that the sample's and
+    the random walks' masks may come from a stored key, a live one or a walk."""
+    text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:400]
+    ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
+    vocab = vocabulary_from_text(text, pieces=80)
+    index = compiled_index(ir, vocab, tmp_path, boundary_masks="default", sampled_warm_up=256, language_keys=True)
+    assert index.format_version == 8 and index.header["stats"]["warm_up"]["language_keys"] > 0
+    oracle = GrammarOracle(ir)
+    token_bytes = [None if i == EOS else b for i, b in enumerate(vocab.token_bytes)]
+    matcher, prefix = index.matcher(), b""
+    for token in greedy_tokens(text.encode(), vocab)[:DOCUMENT_TOKENS]:
+        assert set(matcher.allowed_token_ids().tolist()) == oracle.allowed_tokens(prefix, token_bytes, [EOS]), prefix
+        matcher.advance(token)
+        prefix += vocab.token_bytes[token]
+    assert_walks_agree(index, oracle, vocab, walks=3, steps=8, seed=2)

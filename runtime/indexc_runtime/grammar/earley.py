@@ -91,7 +91,7 @@ class EarleySets:
     """The interned Earley sets of one memo (``matcher.ParserMemo``); set ids are stable for its lifetime."""
 
     def __init__(self, rules: EarleyRules, limits: GrammarLimits):
-        self._rules = rules
+        self._rules = self.rules = rules
         self._limits = limits
         self._id_of: dict[tuple[frozenset, frozenset, int, bool], int] = {}
         self._own: list[dict[int, tuple[tuple[int, int, int], ...]]] = []  # per set: symbol -> its non-SELF items
@@ -120,6 +120,25 @@ class EarleySets:
             found = self._intern_closed(self._close(kernel)) if kernel else -1
             self._scans[key] = found
         return found
+
+    def completed(self, origin: int, symbol: int) -> tuple[int, bool]:
+        """The set after nonterminal ``symbol`` completes from set ``origin`` (-1: nothing waits on
+        it there), and whether that completion passes ``S' -> start .``: what the completer does
+        for a complete item of ``origin`` (``_close``), for the language keys (``languages``)."""
+        top, top_symbol, through_start = self._top(origin, symbol)
+        kernel = [(r, d + 1, o) for r, d, o in self._own[top].get(top_symbol, ())]
+        kernel += [(r, d + 1, top) for r, d in self._predicted[top].waiting.get(top_symbol, ())]
+        return (self._intern_closed(self._close(kernel)) if kernel else -1), through_start
+
+    def kernel(self, set_id: int) -> tuple[list[tuple[int, int, int]], dict[int, tuple[int, int, bool]]]:
+        """A set's own items ``(rule, dot, origin)`` and Leo entries (symbol -> top, top symbol,
+        passed ``S' -> start .``): what its language follows from (its ``SELF`` items are their
+        predictions)."""
+        return [item for found in self._own[set_id].values() for item in found], self._leo[set_id]
+
+    def wanted(self, set_id: int) -> frozenset[int]:
+        """The nonterminals the set predicts."""
+        return self._predicted[set_id].wanted
 
     def _close(self, kernel: list[tuple[int, int, int]]) -> tuple[frozenset, frozenset[int], bool]:
         """The kernel's closure: its incomplete items (none ``SELF``), the nonterminals they

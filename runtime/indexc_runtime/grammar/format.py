@@ -53,6 +53,13 @@ the sets and configurations it makes among them (``stored_match``), so a request
 that a compile-time walk met find their masks instead of walking the trie.  A file
 without a warm-up has empty memo sections.  Versions 2-6 are still read.
 
+Format version 8 adds the stored configurations' *language keys* (``memo_language_*``;
+``indexc_runtime.grammar.languages``): a digest of the texts that may follow a configuration,
+with its mask id, so that a request's configuration met in another parser context than the
+warm-up's (a statement of the first C function, the warm-up's in a later one) finds the mask
+by its key.  The compiler stores them for Lark and GBNF grammars, not for JSON Schemas (no
+gain measured there); a file with no keys computes none.  Version 7 files are still read.
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
 ``lexing`` (``"all_splits"``: the only rule this version writes).
@@ -63,7 +70,7 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 7  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 8  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 
 GRAMMAR_SECTIONS_V2: tuple[SectionSpec, ...] = (
@@ -151,11 +158,18 @@ STORED_MEMO_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("memo_transitions", ("<i4",), ("n_memo_transitions", 3), "configuration, byte class, the configuration after"),
     SectionSpec("memo_config_mask", ("<i4",), ("n_memo_configs",), "mask id of the configuration's whole mask"),
 )
+LANGUAGE_KEY_SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("memo_language_keys", ("u1",), ("n_memo_languages", 16),
+                "language keys (``languages``) of stored configurations, distinct"),
+    SectionSpec("memo_language_mask", ("<i4",), ("n_memo_languages",), "mask id of each key's configurations"),
+)
 GRAMMAR_SECTIONS_V3: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
 GRAMMAR_SECTIONS_V4: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + START_MASK_SECTIONS
 GRAMMAR_SECTIONS_V5: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + UNDECIDED_SECTIONS + START_MASK_SECTIONS
 GRAMMAR_SECTIONS_V6: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V5 + STORED_FIRST_USE_SECTIONS
-GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V6 + STORED_MEMO_SECTIONS
+GRAMMAR_SECTIONS_V7: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V6 + STORED_MEMO_SECTIONS
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V7 + LANGUAGE_KEY_SECTIONS
 GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS_V4,
-                               5: GRAMMAR_SECTIONS_V5, 6: GRAMMAR_SECTIONS_V6, 7: GRAMMAR_SECTIONS}
+                               5: GRAMMAR_SECTIONS_V5, 6: GRAMMAR_SECTIONS_V6, 7: GRAMMAR_SECTIONS_V7,
+                               8: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

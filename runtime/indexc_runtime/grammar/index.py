@@ -36,6 +36,7 @@ from indexc_runtime.grammar.loop_exits import LoopExits, StoredRegions
 from indexc_runtime.grammar.errors import GrammarLimits
 from indexc_runtime.grammar.header import parse_grammar_header
 from indexc_runtime.grammar.horizon import TerminalLengths
+from indexc_runtime.grammar.languages import LanguageKeys
 from indexc_runtime.grammar.matcher import GrammarMatcher, ParserMemo
 from indexc_runtime.grammar.stored_memo import StoredMemo
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
@@ -185,9 +186,9 @@ class GrammarIndex:
             return
         if stored_mask_rows is not None and len(stored_mask_rows) != self._stored_memo.n_configs:
             raise ArtifactError("the stored parser memo does not hold the walk's configurations", source=self.source)
-        fresh = ParserMemo(self, self.limits, pin_start=False)
+        fresh = ParserMemo(self, self.limits, pin_start=False, language_keys=False)
         problem = self._stored_memo.check_derived(fresh.sets, fresh.configs, fresh.walker.mask, self._masks.row,
-                                                  stored_mask_rows)
+                                                  stored_mask_rows, LanguageKeys(fresh.configs, self._lexer))
         if problem is not None:
             raise ArtifactError(f"the stored parser memo is not the grammar's: {problem}", source=self.source)
 

@@ -45,6 +45,7 @@ from indexc_runtime.errors import TokenNotAllowed
 from indexc_runtime.grammar.configs import DEAD, Configs
 from indexc_runtime.grammar.earley import EarleySets
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.languages import LanguageKeys
 from indexc_runtime.grammar.stored_match import StoredMatch
 from indexc_runtime.grammar.walker import MaskWalker
 
@@ -55,13 +56,15 @@ MAX_FORCED = 256
 class ParserMemo:
     """One generation of an index's parser memo: its Earley sets, configurations and masks."""
 
-    def __init__(self, index, limits: GrammarLimits, *, pin_start: bool = True):
+    def __init__(self, index, limits: GrammarLimits, *, pin_start: bool = True, language_keys: bool = True):
         self.sets = EarleySets(index._rules, limits)
         self.configs = Configs(index._lexer, self.sets, index._rules.ignore, index.n_classes, limits)
         self.walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, index._loop_exits,
                                  index._undecided, index._terminal_lengths, self.configs, index.eos_token_ids, limits)
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
+        if language_keys and index._stored_memo.n_languages:  # the compiler found them worth storing (format 8)
+            self.walker.use_languages(LanguageKeys(self.configs, index._lexer))
         self._limits = limits
         self.stored_pending = index._stored_memo if index.use_stored_memo else None  # see use_stored
         self.stored_match: StoredMatch | None = None
@@ -79,6 +82,8 @@ class ParserMemo:
         if memo is not None and memo.n_configs:
             self.stored_match = StoredMatch(memo.lookup, self.walker.stored_pinner())
             self.stored_match.attach(self.sets, self.configs)
+            if memo.n_languages:
+                self.walker.use_stored_languages(memo.language_table)
 
     def is_large(self) -> bool:
         """Does it hold half of a limit (time to move to a fresh one)?"""

@@ -60,7 +60,7 @@ and ``_top`` caches, the fresh threads of a set.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -69,6 +69,7 @@ from indexc_runtime.container import Container
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.configs import DEAD, Configs
 from indexc_runtime.grammar.earley import EarleySets
+from indexc_runtime.grammar.languages import KEY_BYTES, LanguageKeys
 from indexc_runtime.grammar.stored_match import StoredLookup
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables
 
@@ -77,6 +78,7 @@ MEMO_SECTION_NAMES = (
     "memo_set_wanted", "memo_set_accepting", "memo_scans", "memo_config_thread_offsets", "memo_config_threads",
     "memo_config_accepting", "memo_transitions", "memo_config_mask",
 )
+LANGUAGE_SECTION_NAMES = ("memo_language_keys", "memo_language_mask")  # format 8
 
 
 @dataclass(frozen=True)
@@ -96,11 +98,23 @@ class StoredMemo:
     config_accepting: np.ndarray
     transitions: np.ndarray
     config_mask: np.ndarray
+    # format 8: stored configurations' language keys (``languages``) and their mask ids
+    language_keys: np.ndarray = field(default_factory=lambda: np.zeros((0, KEY_BYTES), dtype=np.uint8))
+    language_mask: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
 
     @cached_property
     def lookup(self) -> StoredLookup:
         """The stored sets and configurations by hash (``stored_match``), made on first use."""
         return StoredLookup.of(self)
+
+    @cached_property
+    def language_table(self) -> dict[bytes, int]:
+        """Mask ids by language key (``languages``), made on first use."""
+        return dict(zip(map(bytes, self.language_keys), self.language_mask.tolist()))
+
+    @property
+    def n_languages(self) -> int:
+        return len(self.language_mask)
 
     @property
     def n_sets(self) -> int:
@@ -112,7 +126,7 @@ class StoredMemo:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The sections, by name (the writer's input)."""
-        return {name: getattr(self, name[len("memo_"):]) for name in MEMO_SECTION_NAMES}
+        return {name: getattr(self, name[len("memo_"):]) for name in MEMO_SECTION_NAMES + LANGUAGE_SECTION_NAMES}
 
     @classmethod
     def empty(cls) -> "StoredMemo":
@@ -162,7 +176,9 @@ class StoredMemo:
         the section otherwise); an empty memo for older files."""
         if not c.header.dims.get("n_memo_configs"):  # before format 7, or no warm-up: read nothing
             return cls.empty()
-        memo = cls(*(c.array(name) for name in MEMO_SECTION_NAMES))
+        languages = ([c.array(name) for name in LANGUAGE_SECTION_NAMES] if c.header.dims.get("n_memo_languages")
+                     else [])  # before format 8, or no keys stored
+        memo = cls(*(c.array(name) for name in MEMO_SECTION_NAMES), *languages)
         memo._check(rules, lexer, n_masks, c.source)
         return memo
 
@@ -208,6 +224,9 @@ class StoredMemo:
                 "memo_config_mask", "has a mask id out of range")
         for name, flags in (("memo_set_accepting", self.set_accepting), ("memo_config_accepting", self.config_accepting)):
             require(_within(flags, 0, 2), name, "holds a flag other than 0 or 1")
+        require(self.language_keys.shape == (self.n_languages, KEY_BYTES), "memo_language_keys",
+                f"is not one {KEY_BYTES}-byte key per entry of memo_language_mask")
+        require(_within(self.language_mask, 0, n_masks), "memo_language_mask", "has a mask id out of range")
 
     def _adopted(self, sets: EarleySets, configs: Configs) -> tuple[list[int], list[int]]:
         """Intern every stored set and configuration into a fresh memo by content (``check_derived``):
@@ -227,12 +246,15 @@ class StoredMemo:
         return set_ids, config_ids
 
     def check_derived(self, sets: EarleySets, configs: Configs, computed_mask, stored_mask,
-                      walked_rows: Sequence[np.ndarray] | None = None) -> str | None:
+                      walked_rows: Sequence[np.ndarray] | None = None,
+                      languages: LanguageKeys | None = None) -> str | None:
         """Recompute every stored scan, transition and mask from the stored contents alone, interned
         into the fresh memo ``sets``/``configs``
         (``computed_mask(config)``: the walk's row; ``stored_mask(mask_id)``: the file's); the
         first difference, described, or None.  ``walked_rows``: each stored configuration's row
-        as the compiler's own walk gave it, compared instead of ``computed_mask``'s."""
+        as the compiler's own walk gave it, compared instead of ``computed_mask``'s.  With
+        ``languages`` (keys over that memo), the stored language keys are the keys of stored
+        configurations, each with that configuration's mask (format 8)."""
         set_ids, config_ids = self._adopted(sets, configs)
         for s, terminal, after in self.scans.tolist():
             if sets.scan(set_ids[s], terminal) != (set_ids[after] if after >= 0 else -1):
@@ -244,6 +266,24 @@ class StoredMemo:
             expected = computed_mask(config_ids[config]) if walked_rows is None else walked_rows[config]
             if not np.array_equal(expected, stored_mask(mask_id)):
                 return f"the mask of its configuration {config} is not the walk's"
+        if self.n_languages and languages is not None:
+            return self._check_languages([languages.of(c) for c in config_ids], stored_mask)
+        return None
+
+    def _check_languages(self, keys: list[bytes | None], stored_mask) -> str | None:
+        """Every stored language key is some stored configuration's key (``keys``, in stored
+        order), and its mask is that configuration's."""
+        table = self.language_table
+        if len(table) != self.n_languages:
+            return "its language keys repeat"
+        found = set()
+        for config, (key, mask_id) in enumerate(zip(keys, self.config_mask.tolist())):
+            if key in table:
+                found.add(key)
+                if not np.array_equal(stored_mask(table[key]), stored_mask(mask_id)):
+                    return f"the mask of its language key of configuration {config} is not that configuration's"
+        if len(found) != len(table):
+            return "a language key is no stored configuration's"
         return None
 
 

@@ -85,6 +85,7 @@ from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
 from indexc_runtime.grammar.coverage import WIDE_UNDECIDED, Coverage, OpenPlaces, TrieOrderMasks
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.futures import FutureMasks, future_key
+from indexc_runtime.grammar.languages import LanguageKeys
 from indexc_runtime.grammar.horizon import TerminalLengths, TokenHorizon
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
@@ -164,6 +165,9 @@ class MaskWalker:
         self._horizon = TokenHorizon(configs.sets, lengths, trie.classes.longest)
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
         self._stored: dict[int, int] = {}  # configuration -> its mask id in the file (``stored_pinner``)
+        self._languages: LanguageKeys | None = None  # masks by language key, if the file stores keys (``languages``)
+        self._stored_languages: dict[bytes, int] = {}  # language key -> its mask id in the file
+        self.by_language = 0  # masks read by language key (stored or computed before), not computed
         self.computed = 0  # masks computed so far, not read from a memo (``bench/parser_floor.py``)
         self.part_one_only = 0  # of those, the ones no token could cross: their precomputed OR (``stored_memo``'s writer)
         self._state_loops: dict[int, Exits | None] = {}  # a looping lexer state's region, if wide
@@ -192,6 +196,15 @@ class MaskWalker:
         (``test_memory_release``)."""
         return self._stored.__setitem__
 
+    def use_languages(self, keys: LanguageKeys) -> None:
+        """Share masks between configurations with one language key (``languages``)."""
+        self._languages = keys
+
+    def use_stored_languages(self, table: dict[bytes, int]) -> None:
+        """Serve a configuration whose language key is in ``table`` (key -> mask id, format 8)
+        that stored mask."""
+        self._stored_languages = table
+
     def forget_mask(self, config: int) -> None:
         """Drop ``config``'s memoised mask (by configuration, by future, a pinned one) and keep
         the rest: the parser's sets, configurations and transitions, the ORs of precomputed
@@ -199,6 +212,9 @@ class MaskWalker:
         cost nothing: the floor of this design (``bench/parser_floor.py``)."""
         self._memo.pop(config, None)
         self._futures.forget(future_key(self._configs, self._lexer, config, self._horizon))
+        language = self._languages.of(config) if self._languages is not None else None
+        if language is not None:
+            self._futures.forget(language)
         self._pinned.pop(config, None)
         self._stored.pop(config, None)
 
@@ -220,15 +236,30 @@ class MaskWalker:
 
     def _future_or_computed(self, config: int) -> np.ndarray:
         """``config``'s mask from a configuration with the same future, else computed."""
+        language = self._languages.of(config) if self._languages is not None else None
+        if language is not None:
+            row = self._by_language(language)
+            if row is not None:
+                return row
         future = future_key(self._configs, self._lexer, config, self._horizon)
         row = self._futures.get(future)
-        if row is None:
-            self.computed += 1
-            row, mask_ids, walked = self._computed(config)
-            if walked:  # a part-1 mask is its precomputed OR again: nothing worth keeping
-                self._futures.put(future, row, mask_ids)
-            else:
-                self.part_one_only += 1
+        if row is not None:
+            return row
+        self.computed += 1
+        row, mask_ids, walked = self._computed(config)
+        if walked:  # a part-1 mask is its precomputed OR again: nothing worth keeping
+            self._futures.put(future, row, mask_ids)
+            if language is not None:
+                self._futures.put(language, row, mask_ids)
+        else:
+            self.part_one_only += 1
+        return row
+
+    def _by_language(self, language: bytes) -> np.ndarray | None:
+        """The mask of a configuration with key ``language``: stored in the file, or computed before."""
+        mask_id = self._stored_languages.get(language)
+        row = self._masks.row(mask_id) if mask_id is not None else self._futures.get(language)
+        self.by_language += row is not None
         return row
 
     def _computed(self, config: int) -> tuple[np.ndarray, tuple[int, ...], bool]:

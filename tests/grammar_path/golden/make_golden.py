@@ -12,7 +12,8 @@ stored and restrict the walk (``grammar-v5-brackets-strings``).  Version 6: the 
 stored as bit rows in trie order (with 25 trie tokens a one-word row is never larger than a
 set's places) and each loop region's tokens by id (``grammar-v6-brackets-strings``).  Version 7:
 the same, with a parser memo stored from a warm-up walk of the first half of the walk
-(``grammar-v7-brackets-strings``: the second half is walked from masks the file does not hold).  The expected
+(``grammar-v7-brackets-strings``: the second half is walked from masks the file does not hold).  Version 8:
+the same, with the stored configurations' language keys (``grammar-v8-brackets-strings``).  The expected
 masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
 runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
 """
@@ -48,7 +49,8 @@ WALK = [b"[", b"1", b", ", b'"a', b"a b", b'b"', b", ", b"[[", b"12", b"]]", b" 
 def main() -> None:
     vocab = small_vocabulary(PIECES)
     with mock.patch.object(loop_exits, "MIN_REGION_NODES", 1):  # small vocabulary: store every loop region
-        result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="golden brackets", min_wide_tokens=0)
+        result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="golden brackets", min_wide_tokens=0,
+                                    language_keys=True)
     assert result.table.loop_regions, "the golden file must hold a loop region"
     assert result.table.undecided_positions.size, "the golden file must hold undecided sets"
     ids = {b: i for i, b in enumerate(vocab.token_bytes)}

@@ -1,0 +1,162 @@
+"""Configurations keyed by the language that may follow them: one mask for many parser contexts.
+
+Why.  A mask is a function of the texts that may follow its position (a token is allowed iff
+the text stays a prefix of a sentence), but the memos key it by *content*: a configuration by
+its threads, a thread by its origin set, a set by its items and their origins.  Content names
+the context a position was reached in, so positions that accept the same texts are still apart:
+in C, ``return a`` in the first function (items whose origins reach ``S' -> . program``) and in
+any later one (``program -> program . function``); the first and the fifth statement of a block;
+in RFC-XML, the same text content under other elements.  Each paid a cold mask (~1-3 ms in C),
+and a compile-time warm-up (``stored_memo``) only helps where it met the very same context.
+
+The key.  An Earley set's language is fixed by its own items and what follows each of them: an
+item ``A -> alpha . beta`` from origin ``o`` is followed by ``beta`` and then by whatever
+follows ``A`` at ``o``, which is the set the parser reaches when ``A`` completes there
+(``goto(o, A)``: the items of ``o`` waiting on ``A`` stepped over it and closed, Leo's path
+followed, as ``EarleySets._close`` completes).  So a set is keyed by its items' ``(rule, dot)``,
+each with the key of its ``goto`` set (and whether that completion passes ``S' -> start .``),
+its Leo entries the same way, its wanted nonterminals and its accepting flag; recursively, up the
+chain of origins, until the chains of two contexts meet: ``goto`` of the first function's
+origin and of a later one's by ``function`` is one set.  The recursion is a digest (blake2b, 16
+bytes) over ``(rule, dot)`` numbers and child digests: no set id enters it, so it is the same in
+every process and memo, and the compiler stores the digests of its warm-up's configurations
+beside their masks (format 8, ``memo_language_*``).  A cycle (left recursion: the set after a
+statement is its own ``goto`` by the statement list) is a back-reference to the set on the
+current path, by its distance; a digest that names no set outside its own subtree is kept per set.
+
+A configuration's key: its accepting flag and, per thread, its terminal, lexer state and the key
+of the set its lexeme's completion leads to (``scan(origin, terminal)``, as ``futures``), or of
+its origin for an ignored terminal or a state without boundary masks (the origin's language
+fixes the scan's).  Two configurations with one key accept the same texts after them, with
+the same lexer states, so they have one mask: exact, not a heuristic.  The walk asks the
+parser, the precomputed masks and the undecided sets only through that (``futures``' argument),
+and the compiler checks every stored key against the mask its walk computed.
+
+Measured before building it (scratch protocol of ``bench/key_bounds.py``: the compile's warm-up
+texts walked live, then the sample documents, computed masks keyed both ways, rows compared):
+no two masks with one key differed; of the documents' computed masks, the language key found an
+earlier one for C 9 of 23 (c-other 4 of 34), RFC-XML 66 of 94, arithmetic 3 of 4 (other 4 of
+4), where the future key found 1, 3 and 0; JSON and the recursive MaskBench schemas (o39444,
+sp_20, kb_222, o9771) none more than the future key, so the compiler stores no keys for a JSON
+Schema and a file without keys never computes one.  Cost: a key 2-60 us at the median, up to
+~2 ms where it makes many ``goto`` sets; the sets it makes are positions a completion reaches.
+Bounded: at most ``MAX_VISITS`` sets keyed afresh per configuration (no key past that: the mask
+is computed as before); a ``GrammarLimitExceeded`` while making a ``goto`` set gives no key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+
+from indexc_runtime.grammar.configs import Configs
+from indexc_runtime.grammar.errors import GrammarLimitExceeded
+from indexc_runtime.grammar.tables import LexerTables
+
+KEY_BYTES = 16
+MAX_VISITS = 512  # sets keyed afresh for one configuration's key; past it, no key
+_OPEN = 1 << 62  # "names no set on the path": the lowest path position a digest refers to
+_NONE = b"\x00" * KEY_BYTES  # the key of no set (a completion that leads nowhere but maybe to the end)
+_PACK4 = struct.Struct("<4i").pack
+_PACK3 = struct.Struct("<3i").pack
+
+
+class _OverBudget(Exception):
+    pass
+
+
+class LanguageKeys:
+    """Language keys of one memo's configurations (see the module note); sets made on the way
+    (``goto``) go into the memo like any other."""
+
+    def __init__(self, configs: Configs, lexer: LexerTables):
+        self._sets, self._configs, self._lexer = configs.sets, configs, lexer
+        sets = configs.sets
+        self._lhs_of = sets.rules.lhs_symbol
+        self._closed: dict[int, bytes] = {}  # set id -> its digest, where it is the same on every path
+        self._completions: dict[tuple[int, int], tuple[int, bool]] = {}  # (origin, symbol) -> ``completed``
+        self._keys: dict[int, bytes | None] = {}  # configuration -> its key (None: over the budget)
+        self._visits = 0
+
+    def of(self, config: int) -> bytes | None:
+        """``config``'s key (16 bytes), or None where it would cost more than ``MAX_VISITS`` sets."""
+        if config in self._keys:
+            return self._keys[config]
+        self._visits = 0
+        try:
+            key = self._config_key(config)
+        except (_OverBudget, GrammarLimitExceeded):
+            key = None
+        self._keys[config] = key
+        return key
+
+    def _config_key(self, config: int) -> bytes:
+        configs = self._configs
+        digests: dict[int, bytes] = {}
+        parts = []
+        for origin, terminal, state in configs.threads[config]:
+            digest = digests.get(origin)
+            if digest is None:
+                digest = digests[origin] = self._digest(origin, {})[0]
+            parts.append(_PACK3(terminal, state, 0) + digest)
+        parts.sort()
+        return _hash(b"C%d" % configs.accepting[config], parts)
+
+    def _digest(self, set_id: int, path: dict[int, int]) -> tuple[bytes, int]:
+        """(the set's digest, the lowest position on ``path`` it refers to, or ``_OPEN``).
+
+        A digest is kept per set only where it is the same on every path: a set on a cycle
+        longer than one step through itself is not kept (met again from inside that cycle, it
+        is a back-reference there, not the kept digest), so the key of a configuration is a
+        function of its content alone, whatever was keyed before."""
+        if set_id < 0:
+            return _NONE, _OPEN
+        found = self._closed.get(set_id)
+        if found is not None:
+            return found, _OPEN
+        at = path.get(set_id)
+        if at is not None:  # a cycle: the distance back to the set, which the path fixes
+            distance = len(path) - at
+            return _hash(b"B%d" % distance, ()), (_OPEN if distance == 1 else at)
+        self._visits += 1
+        if self._visits > MAX_VISITS:
+            raise _OverBudget
+        sets, lhs_of = self._sets, self._lhs_of
+        position = len(path)
+        path[set_id] = position
+        lowest = _OPEN
+        own, leo = sets.kernel(set_id)
+        items, entries = [], []
+        for rule, dot, origin in own:
+            after, through = self._completed(origin, lhs_of[rule])
+            digest, low = self._digest(after, path)
+            lowest = min(lowest, low)
+            items.append(_PACK3(rule, dot, through) + digest)
+        for symbol, (top, top_symbol, through) in leo.items():
+            after, through_too = self._completed(top, top_symbol)
+            digest, low = self._digest(after, path)
+            lowest = min(lowest, low)
+            entries.append(_PACK3(symbol, through or through_too, -1) + digest)
+        del path[set_id]
+        items.sort()
+        entries.sort()
+        wanted = sorted(sets.wanted(set_id))
+        head = _PACK4(len(items), len(entries), len(wanted), sets.accepting[set_id])
+        digest = _hash(b"S" + head + struct.pack(f"<{len(wanted)}i", *wanted), items + entries)
+        if lowest > position:  # refers to nothing at or above itself: the same on every path
+            self._closed[set_id] = digest
+        return digest, (lowest if lowest < position else _OPEN)
+
+    def _completed(self, origin: int, symbol: int) -> tuple[int, bool]:
+        key = (origin, symbol)
+        found = self._completions.get(key)
+        if found is None:
+            found = self._completions[key] = self._sets.completed(origin, symbol)
+        return found
+
+
+def _hash(head: bytes, parts: list[bytes]) -> bytes:
+    digest = hashlib.blake2b(head, digest_size=KEY_BYTES)
+    for part in parts:
+        digest.update(part)
+    return digest.digest()

@@ -1,0 +1,141 @@
+"""Language keys (format 8, ``indexc_runtime.grammar.languages``): one key for positions that
+accept the same texts whatever their parser context, a different one where the texts differ,
+the same in every memo, stored by the compiler and served, checked at load and in ``verify``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import indexc_runtime
+from indexc.pipeline import write
+from indexc.pipeline.grammar import compile_grammar_ir
+from indexc.trie import build_trie
+from indexc.vocab.greedy_tokens import greedy_token_ids
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.grammar.languages import LanguageKeys
+from indexc_runtime.grammar.matcher import ParserMemo, shared_memo
+from tests.grammar_path.helpers import assert_walks_agree, bitmask_ids, grammar, vocabulary_from_text
+from tests.reference.grammar_oracle import GrammarOracle
+from tests.runtime.surgery import rewrite_section, setting
+
+IR = grammar("value", {"value": [["LB", "items", "RB"], ["STR"], ["NUM"]], "items": [["value"], ["items", "COMMA", "value"], []]},
+             {"LB": r"\[", "RB": r"\]", "COMMA": ",", "NUM": "[0-9]+", "STR": '"[a-z ]*"', "WS": "[ ]+"},
+             ignore=["WS"])
+SAMPLE = '[1, "ab c", [[2], "d"], [], 34, ["e f", [5]]]'
+WARM_UP = '[[7, 8], 9]'  # the inner list's positions in the first item of the outer one
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """(artifact bytes, vocabulary): ``WARM_UP`` walked at compile time, its keys stored."""
+    vocab = vocabulary_from_text(SAMPLE + WARM_UP, pieces=80, seed=3)
+    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="languages", min_wide_tokens=0, language_keys=True)
+    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000))
+    path = tmp_path_factory.mktemp("languages") / "g.idx"
+    write(result, vocab, str(path))
+    return path.read_bytes(), vocab
+
+
+def _walk(index, vocab, text: str):
+    """A matcher of ``index`` moved along ``text`` (longest match), and the memo it used."""
+    matcher = index.matcher()
+    for token in greedy_token_ids(vocab, text.encode(), limit=1000).tolist():
+        matcher.advance(token)
+    return matcher, shared_memo(index, index.limits).current
+
+
+def test_two_contexts_with_one_future_share_a_key_and_a_mask(compiled):
+    """``[[1, `` and ``[3, [1, ``: the inner list is the outer one's first item or its second
+    (other origins, other configurations), and after it closes the same texts may follow."""
+    data, vocab = compiled
+    index = indexc_runtime.load(data)
+    first, memo = _walk(index, vocab, "[[1, ")
+    second, _ = _walk(index, vocab, "[3, [1, ")
+    keys = LanguageKeys(memo.configs, index._lexer)
+    assert first.state != second.state and keys.of(first.state) == keys.of(second.state) is not None
+    assert bitmask_ids(index, first) == bitmask_ids(index, second)
+    top, _ = _walk(index, vocab, "[1, ")  # the outer list's own items: "]" ends the text there
+    assert keys.of(top.state) != keys.of(first.state)
+
+
+def test_a_key_is_the_same_in_every_memo_whatever_was_keyed_before(compiled):
+    """Digests hold no set ids and a set's digest is kept only where it is the same on every
+    path (left recursion: ``items -> items COMMA value``), so the order of work does not show."""
+    data, vocab = compiled
+    texts = ["[[1, ", "[3, [1, [2, ", '["a", 4, [5, ']
+    found = []
+    for order in (texts, texts[::-1]):
+        index = indexc_runtime.load(data)
+        walked = {text: _walk(index, vocab, text) for text in order}
+        keys = LanguageKeys(walked[order[0]][1].configs, index._lexer)
+        found.append({text: keys.of(matcher.state) for text, (matcher, _) in walked.items()})
+    assert found[0] == found[1] and None not in found[0].values()
+
+
+def test_the_compiler_stores_the_keys_and_a_request_in_another_context_reads_them(compiled):
+    data, vocab = compiled
+    index = indexc_runtime.load(data, verify=True)  # verify: every stored key recomputed, with its mask
+    assert index.format_version == 8 and index.header["stats"]["warm_up"]["language_keys"] > 0
+    assert index.section("memo_language_keys").shape == (index.section("memo_language_mask").size, 16)
+    matcher = index.matcher()
+    walker = shared_memo(index, index.limits).current.walker
+    for token in greedy_token_ids(vocab, b"[3, [7, 8], 9, [7, 8]]", limit=1000).tolist():
+        bitmask_ids(index, matcher)
+        matcher.advance(token)
+    assert walker.by_language > 0  # the inner list met at compile time as a first item, here a second one
+    assert assert_walks_agree(index, GrammarOracle(IR), vocab, walks=10, steps=20, seed=7) > 100
+
+
+def test_a_file_without_keys_computes_none(tmp_path):
+    vocab = vocabulary_from_text(SAMPLE, pieces=40, seed=1)
+    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="no keys", min_wide_tokens=0)
+    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000))
+    write(result, vocab, str(tmp_path / "g.idx"))
+    index = indexc_runtime.load(tmp_path / "g.idx")
+    assert index.section("memo_language_mask").size == 0 and index.section("memo_config_mask").size
+    _walk(index, vocab, "[[1, ")
+    assert shared_memo(index, index.limits).current.walker._languages is None
+
+
+def test_over_its_budget_a_configuration_has_no_key_and_its_mask_is_walked(compiled, monkeypatch):
+    from indexc_runtime.grammar import languages
+
+    data, vocab = compiled
+    monkeypatch.setattr(languages, "MAX_VISITS", 0)
+    index = indexc_runtime.load(data)
+    matcher, memo = _walk(index, vocab, "[3, [1, ")
+    assert memo.walker._languages.of(matcher.state) is None
+    assert set(matcher.allowed_token_ids().tolist()) == GrammarOracle(IR).allowed_tokens(
+        b"[3, [1, ", [None if i == 0 else b for i, b in enumerate(vocab.token_bytes)], [0])
+
+
+def test_a_language_mask_id_out_of_range_is_refused_at_load(compiled):
+    data, _ = compiled
+    with pytest.raises(ArtifactError, match="memo_language_mask.*mask id"):
+        indexc_runtime.load(rewrite_section(data, "memo_language_mask", lambda a: a.__setitem__(0, 10**6)))
+
+
+def test_verify_finds_a_key_with_another_configurations_mask(compiled):
+    data, _ = compiled
+    index = indexc_runtime.load(data)
+    keyed, masks = index.section("memo_language_mask"), index.section("memo_config_mask")
+    other = next(int(m) for m in masks if int(m) != int(keyed[0]))
+    tampered = rewrite_section(data, "memo_language_mask", setting(0, other))
+    indexc_runtime.load(tampered)  # in range: the load takes it
+    with pytest.raises(ArtifactError, match="language key"):
+        indexc_runtime.load(tampered, verify=True)
+    flipped = rewrite_section(data, "memo_language_keys", lambda a: a.__setitem__((0, 0), a[0, 0] ^ 1))
+    with pytest.raises(ArtifactError, match="language key is no stored configuration's"):
+        indexc_runtime.load(flipped, verify=True)
+
+
+def test_the_self_check_memo_serves_nothing_by_key(compiled):
+    """``verify`` recomputes stored masks on a memo without language keys: a wrong key could not
+    vouch for itself."""
+    data, _ = compiled
+    index = indexc_runtime.load(data)
+    assert ParserMemo(index, index.limits, pin_start=False, language_keys=False).walker._languages is None
+    assert ParserMemo(index, index.limits).walker._languages is not None
