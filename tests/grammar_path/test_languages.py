@@ -139,3 +139,21 @@ def test_the_self_check_memo_serves_nothing_by_key(compiled):
     index = indexc_runtime.load(data)
     assert ParserMemo(index, index.limits, pin_start=False, language_keys=False).walker._languages is None
     assert ParserMemo(index, index.limits).walker._languages is not None
+
+
+def test_a_key_is_made_only_for_a_shape_met_before(compiled):
+    """A configuration's shape (its threads without origins) is in every key, so a shape neither
+    stored nor computed before finds nothing: its first configuration is walked unkeyed, and
+    the next one of that shape is keyed."""
+    data, vocab = compiled
+    index = indexc_runtime.load(data)
+    index.use_stored_memo = False  # no stored shapes: only what this memo computes
+    first, memo = _walk(index, vocab, "[3, [1, ")
+    keys = memo.walker._languages
+    assert not keys.worth(first.state)
+    bitmask_ids(index, first)
+    assert keys.worth(first.state) and first.state not in keys._keys
+    second, _ = _walk(index, vocab, "[[1, ")
+    assert keys.worth(second.state)
+    bitmask_ids(index, second)
+    assert keys._keys[second.state] is not None

@@ -25,23 +25,35 @@ statement is its own ``goto`` by the statement list) is a back-reference to the 
 current path, by its distance; a digest that names no set outside its own subtree is kept per set.
 
 A configuration's key: its accepting flag and, per thread, its terminal, lexer state and the key
-of the set its lexeme's completion leads to (``scan(origin, terminal)``, as ``futures``), or of
-its origin for an ignored terminal or a state without boundary masks (the origin's language
-fixes the scan's).  Two configurations with one key accept the same texts after them, with
-the same lexer states, so they have one mask: exact, not a heuristic.  The walk asks the
+of its origin set (whose language fixes what the thread's lexeme may be followed by).  Two
+configurations with one key accept the same texts after them, with the same lexer states, so
+they have one mask: exact, not a heuristic.  The walk asks the
 parser, the precomputed masks and the undecided sets only through that (``futures``' argument),
 and the compiler checks every stored key against the mask its walk computed.
 
 Measured before building it (scratch protocol of ``bench/key_bounds.py``: the compile's warm-up
-texts walked live, then the sample documents, computed masks keyed both ways, rows compared):
-no two masks with one key differed; of the documents' computed masks, the language key found an
-earlier one for C 9 of 23 (c-other 4 of 34), RFC-XML 66 of 94, arithmetic 3 of 4 (other 4 of
-4), where the future key found 1, 3 and 0; JSON and the recursive MaskBench schemas (o39444,
-sp_20, kb_222, o9771) none more than the future key, so the compiler stores no keys for a JSON
-Schema and a file without keys never computes one.  Cost: a key 2-60 us at the median, up to
-~2 ms where it makes many ``goto`` sets; the sets it makes are positions a completion reaches.
+texts walked live, then the sample documents, computed masks keyed both ways, rows compared;
+that prototype keyed a thread by its scan's set, as ``futures`` does): no two masks with one key
+differed; of the documents' computed masks, the language key found an earlier one for C 9 of
+23 (c-other 4 of 34), RFC-XML 66 of 94, arithmetic 3 of 4 (other 4 of 4), where the future key
+found 1, 3 and 0; JSON and the recursive MaskBench schemas (o39444, sp_20, kb_222, o9771) none
+more than the future key, so the compiler stores no keys for a JSON Schema and a file without
+keys never computes one.
+
+What a key costs, and where it is asked.  A key makes the sets its chain reaches (``completed``:
+a closure and an interning each, ~30 us in Python) and a thread keyed by its scan's set made
+the scan too: 100-440 us a key on the C sample, as much as a served mask saved on the
+documents where keys rarely match (c-other).  So a thread is keyed by its origin (the origin's
+language fixes its scan's: exact, a little less shared), the key is asked before the future key
+(which makes the scans) and only for a configuration whose *shape* (threads without origins,
+accepting flag: a part of every key) is a stored configuration's or one computed before
+(``worth``).  Five alternated rounds of the bench's cold walks, one file each, process time,
+min / median (scratch script): C sample, first request 26.7 / 28.8 -> 19.8 / 24.4 ms, mask p50
+347 / 397 -> 98 / 132 us; c-other 30.5 / 42.5 -> 31.1 / 39.5 ms, p50 120 / 155 -> 75 / 98;
+RFC-XML 49.9 / 76.6 -> 42.0 / 68.3 ms, p50 35 / 47 -> 32 / 53; arithmetic-other 7.0 / 10.1 ->
+6.4 / 8.8 ms.  Without the shape test: C 23.7 / 25.1 ms, c-other 33.1 / 41.9 ms, p50 99 / 116.
 Bounded: at most ``MAX_VISITS`` sets keyed afresh per configuration (no key past that: the mask
-is computed as before); a ``GrammarLimitExceeded`` while making a ``goto`` set gives no key.
+is computed as before); a ``GrammarLimitExceeded`` while making a set gives no key.
 """
 
 from __future__ import annotations
@@ -77,6 +89,20 @@ class LanguageKeys:
         self._completions: dict[tuple[int, int], tuple[int, bool]] = {}  # (origin, symbol) -> ``completed``
         self._keys: dict[int, bytes | None] = {}  # configuration -> its key (None: over the budget)
         self._visits = 0
+        self._shapes: set[tuple[frozenset, bool]] = set()  # thread shapes worth a key (``worth``)
+
+    def worth(self, config: int) -> bool:
+        """Whether ``config``'s *shape* (its threads' terminals and lexer states, and its accepting
+        flag: its key without the origins) was met before (``note``, ``add_shapes``).  Two
+        configurations with one key have one shape, so a key of a new shape can find nothing."""
+        return _shape(self._configs, config) in self._shapes
+
+    def note(self, config: int) -> None:
+        """Make ``config``'s shape worth a key from now on."""
+        self._shapes.add(_shape(self._configs, config))
+
+    def add_shapes(self, shapes) -> None:
+        self._shapes.update(shapes)
 
     def of(self, config: int) -> bytes | None:
         """``config``'s key (16 bytes), or None where it would cost more than ``MAX_VISITS`` sets."""
@@ -153,6 +179,15 @@ class LanguageKeys:
         if found is None:
             found = self._completions[key] = self._sets.completed(origin, symbol)
         return found
+
+
+def _shape(configs: Configs, config: int) -> tuple[frozenset, bool]:
+    return frozenset((terminal, state) for _, terminal, state in configs.threads[config]), configs.accepting[config]
+
+
+def shape_of(threads, accepting: bool) -> tuple[frozenset, bool]:
+    """A shape from ``(origin, terminal, state)`` threads (a stored configuration's)."""
+    return frozenset((terminal, state) for _, terminal, state in threads), bool(accepting)
 
 
 def _hash(head: bytes, parts: list[bytes]) -> bytes:

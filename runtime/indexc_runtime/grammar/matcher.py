@@ -83,7 +83,7 @@ class ParserMemo:
             self.stored_match = StoredMatch(memo.lookup, self.walker.stored_pinner())
             self.stored_match.attach(self.sets, self.configs)
             if memo.n_languages:
-                self.walker.use_stored_languages(memo.language_table)
+                self.walker.use_stored_languages(memo.language_table, memo.shapes)
 
     def is_large(self) -> bool:
         """Does it hold half of a limit (time to move to a fresh one)?"""

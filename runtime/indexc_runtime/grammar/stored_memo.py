@@ -69,7 +69,7 @@ from indexc_runtime.container import Container
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.configs import DEAD, Configs
 from indexc_runtime.grammar.earley import EarleySets
-from indexc_runtime.grammar.languages import KEY_BYTES, LanguageKeys
+from indexc_runtime.grammar.languages import KEY_BYTES, LanguageKeys, shape_of
 from indexc_runtime.grammar.stored_match import StoredLookup
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables
 
@@ -111,6 +111,12 @@ class StoredMemo:
     def language_table(self) -> dict[bytes, int]:
         """Mask ids by language key (``languages``), made on first use."""
         return dict(zip(map(bytes, self.language_keys), self.language_mask.tolist()))
+
+    @cached_property
+    def shapes(self) -> frozenset:
+        """The stored configurations' shapes (``languages.shape_of``), made on first use."""
+        threads, at, accepting = self.config_threads.tolist(), self.config_thread_offsets.tolist(), self.config_accepting
+        return frozenset(shape_of(threads[at[c]:at[c + 1]], flag) for c, flag in enumerate(accepting.tolist()))
 
     @property
     def n_languages(self) -> int:

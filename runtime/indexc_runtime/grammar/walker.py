@@ -200,10 +200,12 @@ class MaskWalker:
         """Share masks between configurations with one language key (``languages``)."""
         self._languages = keys
 
-    def use_stored_languages(self, table: dict[bytes, int]) -> None:
+    def use_stored_languages(self, table: dict[bytes, int], shapes) -> None:
         """Serve a configuration whose language key is in ``table`` (key -> mask id, format 8)
-        that stored mask."""
+        that stored mask (``shapes``: the stored configurations' shapes, ``LanguageKeys.worth``)."""
         self._stored_languages = table
+        if self._languages is not None:
+            self._languages.add_shapes(shapes)
 
     def forget_mask(self, config: int) -> None:
         """Drop ``config``'s memoised mask (by configuration, by future, a pinned one) and keep
@@ -236,7 +238,8 @@ class MaskWalker:
 
     def _future_or_computed(self, config: int) -> np.ndarray:
         """``config``'s mask from a configuration with the same future, else computed."""
-        language = self._languages.of(config) if self._languages is not None else None
+        keys = self._languages
+        language = keys.of(config) if keys is not None and keys.worth(config) else None
         if language is not None:
             row = self._by_language(language)
             if row is not None:
@@ -251,6 +254,8 @@ class MaskWalker:
             self._futures.put(future, row, mask_ids)
             if language is not None:
                 self._futures.put(language, row, mask_ids)
+            elif keys is not None:  # a shape met first: its next configuration is keyed
+                keys.note(config)
         else:
             self.part_one_only += 1
         return row
