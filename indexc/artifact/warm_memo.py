@@ -64,7 +64,7 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     mask_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) for row in rows.values()]
     stored = StoredMemo.export(memo.sets, memo.configs, list(rows), mask_ids)
     if language_keys:
-        stored = replace(stored, **_languages(index, memo, list(rows), mask_ids))
+        stored = replace(stored, **_languages(memo, list(rows), mask_ids))
     vocab_size = fields["vocab"]["size"]
     new_masks = encode_masks([_token_ids(row, vocab_size) for row in distinct], vocab_size)
     stats = {"texts": len(texts), "tokens": sum(map(len, texts)), "walked": walked,
@@ -110,12 +110,12 @@ def _walk(index, memo, texts: list[list[int]]) -> tuple[dict[int, np.ndarray], i
     return rows, walked
 
 
-def _languages(index, memo, configs: list[int], mask_ids: list[int]) -> dict[str, np.ndarray]:
+def _languages(memo, configs: list[int], mask_ids: list[int]) -> dict[str, np.ndarray]:
     """``language_keys`` and ``language_mask``: each stored configuration's language key
     (``indexc_runtime.grammar.languages``, over the walk's own memo; none past its budget) with
     its mask id, one entry a key, in key order.  Two configurations with one key and two masks
     would be a wrong key: an internal error, not a file."""
-    keys = LanguageKeys(memo.configs, index._lexer)
+    keys = LanguageKeys(memo.configs)
     table: dict[bytes, int] = {}
     for config, mask_id in zip(configs, mask_ids):
         key = keys.of(config)

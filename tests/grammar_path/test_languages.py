@@ -54,7 +54,7 @@ def test_two_contexts_with_one_future_share_a_key_and_a_mask(compiled):
     index = indexc_runtime.load(data)
     first, memo = _walk(index, vocab, "[[1, ")
     second, _ = _walk(index, vocab, "[3, [1, ")
-    keys = LanguageKeys(memo.configs, index._lexer)
+    keys = LanguageKeys(memo.configs)
     assert first.state != second.state and keys.of(first.state) == keys.of(second.state) is not None
     assert bitmask_ids(index, first) == bitmask_ids(index, second)
     top, _ = _walk(index, vocab, "[1, ")  # the outer list's own items: "]" ends the text there
@@ -70,7 +70,7 @@ def test_a_key_is_the_same_in_every_memo_whatever_was_keyed_before(compiled):
     for order in (texts, texts[::-1]):
         index = indexc_runtime.load(data)
         walked = {text: _walk(index, vocab, text) for text in order}
-        keys = LanguageKeys(walked[order[0]][1].configs, index._lexer)
+        keys = LanguageKeys(walked[order[0]][1].configs)
         found.append({text: keys.of(matcher.state) for text, (matcher, _) in walked.items()})
     assert found[0] == found[1] and None not in found[0].values()
 

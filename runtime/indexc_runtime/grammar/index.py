@@ -188,7 +188,7 @@ class GrammarIndex:
             raise ArtifactError("the stored parser memo does not hold the walk's configurations", source=self.source)
         fresh = ParserMemo(self, self.limits, pin_start=False, language_keys=False)
         problem = self._stored_memo.check_derived(fresh.sets, fresh.configs, fresh.walker.mask, self._masks.row,
-                                                  stored_mask_rows, LanguageKeys(fresh.configs, self._lexer))
+                                                  stored_mask_rows, LanguageKeys(fresh.configs))
         if problem is not None:
             raise ArtifactError(f"the stored parser memo is not the grammar's: {problem}", source=self.source)
 

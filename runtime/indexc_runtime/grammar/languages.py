@@ -63,7 +63,6 @@ import struct
 
 from indexc_runtime.grammar.configs import Configs
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
-from indexc_runtime.grammar.tables import LexerTables
 
 KEY_BYTES = 16
 MAX_VISITS = 512  # sets keyed afresh for one configuration's key; past it, no key
@@ -78,13 +77,12 @@ class _OverBudget(Exception):
 
 
 class LanguageKeys:
-    """Language keys of one memo's configurations (see the module note); sets made on the way
-    (``goto``) go into the memo like any other."""
+    """Language keys of one memo's configurations (see the module note); the sets made on the way
+    (``EarleySets.completed``) go into the memo like any other."""
 
-    def __init__(self, configs: Configs, lexer: LexerTables):
-        self._sets, self._configs, self._lexer = configs.sets, configs, lexer
-        sets = configs.sets
-        self._lhs_of = sets.rules.lhs_symbol
+    def __init__(self, configs: Configs):
+        self._sets, self._configs = configs.sets, configs
+        self._lhs_of = configs.sets.rules.lhs_symbol
         self._closed: dict[int, bytes] = {}  # set id -> its digest, where it is the same on every path
         self._completions: dict[tuple[int, int], tuple[int, bool]] = {}  # (origin, symbol) -> ``completed``
         self._keys: dict[int, bytes | None] = {}  # configuration -> its key (None: over the budget)
@@ -95,11 +93,11 @@ class LanguageKeys:
         """Whether ``config``'s *shape* (its threads' terminals and lexer states, and its accepting
         flag: its key without the origins) was met before (``note``, ``add_shapes``).  Two
         configurations with one key have one shape, so a key of a new shape can find nothing."""
-        return _shape(self._configs, config) in self._shapes
+        return shape_of(self._configs.threads[config], self._configs.accepting[config]) in self._shapes
 
     def note(self, config: int) -> None:
         """Make ``config``'s shape worth a key from now on."""
-        self._shapes.add(_shape(self._configs, config))
+        self._shapes.add(shape_of(self._configs.threads[config], self._configs.accepting[config]))
 
     def add_shapes(self, shapes) -> None:
         self._shapes.update(shapes)
@@ -181,12 +179,8 @@ class LanguageKeys:
         return found
 
 
-def _shape(configs: Configs, config: int) -> tuple[frozenset, bool]:
-    return frozenset((terminal, state) for _, terminal, state in configs.threads[config]), configs.accepting[config]
-
-
 def shape_of(threads, accepting: bool) -> tuple[frozenset, bool]:
-    """A shape from ``(origin, terminal, state)`` threads (a stored configuration's)."""
+    """A configuration's shape from its ``(origin, terminal, state)`` threads and accepting flag."""
     return frozenset((terminal, state) for _, terminal, state in threads), bool(accepting)
 
 

@@ -64,7 +64,7 @@ class ParserMemo:
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
         if language_keys and index._stored_memo.n_languages:  # the compiler found them worth storing (format 8)
-            self.walker.use_languages(LanguageKeys(self.configs, index._lexer))
+            self.walker.use_languages(LanguageKeys(self.configs))
         self._limits = limits
         self.stored_pending = index._stored_memo if index.use_stored_memo else None  # see use_stored
         self.stored_match: StoredMatch | None = None
