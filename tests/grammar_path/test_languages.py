@@ -157,3 +157,35 @@ def test_a_key_is_made_only_for_a_shape_met_before(compiled):
     assert keys.worth(second.state)
     bitmask_ids(index, second)
     assert keys._keys[second.state] is not None
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_damage_to_the_language_sections_never_crashes(compiled, seed):
+    """Bits flipped behind valid checksums: a walk in another context than the warm-up's (which
+    reads keys) and ``verify`` serve masks or raise a typed error."""
+    import random
+
+    from indexc_runtime import TokenNotAllowed
+    from indexc_runtime.grammar import GrammarLimitExceeded
+
+    data, vocab = compiled
+    rng = random.Random(seed)
+
+    def damage(array):
+        flat = array.reshape(-1).view(np.uint8)
+        for _ in range(rng.randint(1, 3)):
+            flat[rng.randrange(flat.size)] ^= 1 << rng.randrange(8)
+
+    damaged = rewrite_section(data, ("memo_language_keys", "memo_language_mask")[seed % 2], damage)
+    def walk(raw: bytes) -> None:  # every mask asked, so that the keys are read
+        index = indexc_runtime.load(raw)
+        matcher = index.matcher()
+        for token in greedy_token_ids(vocab, b"[3, [7, 8], 9, [7, 8]]", limit=1000).tolist():
+            bitmask_ids(index, matcher)
+            matcher.advance(token)
+
+    for step in (walk, lambda d: indexc_runtime.load(d, verify=True)):
+        try:
+            step(damaged)
+        except (ArtifactError, TokenNotAllowed, GrammarLimitExceeded):
+            pass
