@@ -102,6 +102,10 @@ class LanguageKeys:
     def add_shapes(self, shapes) -> None:
         self._shapes.update(shapes)
 
+    def known(self, config: int) -> bytes | None:
+        """``config``'s key if it was made already (nothing is computed)."""
+        return self._keys.get(config)
+
     def of(self, config: int) -> bytes | None:
         """``config``'s key (16 bytes), or None where it would cost more than ``MAX_VISITS`` sets."""
         if config in self._keys:

@@ -69,8 +69,9 @@ undecided (all splits of ``text+``) but only ~400 open, which the trie walk reac
 
 The mask of each configuration is memoised (bounded, least recently used), and by its future
 (``futures``: configurations that differ only in origins scanning to one set share a mask; a
-long string's chunk positions, up to what one token can read: ``horizon``);
-so is part 1 with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
+long string's chunk positions, up to what one token can read: ``horizon``), and where the file
+stores language keys, by the texts that may follow it (``languages``: one mask whatever the
+parser context, read from the file's keys or from an earlier computed mask); so is part 1 with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
 The walk stops with ``GrammarLimitExceeded`` past ``walk_budget`` frontier pairs.
 """
 
@@ -214,7 +215,7 @@ class MaskWalker:
         cost nothing: the floor of this design (``bench/parser_floor.py``)."""
         self._memo.pop(config, None)
         self._futures.forget(future_key(self._configs, self._lexer, config, self._horizon))
-        language = self._languages.of(config) if self._languages is not None else None
+        language = self._languages.known(config) if self._languages is not None else None
         if language is not None:
             self._futures.forget(language)
         self._pinned.pop(config, None)
@@ -237,7 +238,8 @@ class MaskWalker:
         return row
 
     def _future_or_computed(self, config: int) -> np.ndarray:
-        """``config``'s mask from a configuration with the same future, else computed."""
+        """``config``'s mask from a configuration with the same language key (asked first: it makes
+        no scan) or the same future, else computed."""
         keys = self._languages
         language = keys.of(config) if keys is not None and keys.worth(config) else None
         if language is not None:
