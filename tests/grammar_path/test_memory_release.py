@@ -28,15 +28,17 @@ def _walk_every_mask(index, vocab, steps: int = 12) -> None:
     matcher.rollback(1)
 
 
-@pytest.mark.parametrize("warm_up", [0, 64], ids=["no_stored_memo", "stored_memo_matched"])
-def test_a_dropped_index_leaves_no_cycle_behind(tmp_path, warm_up):
+@pytest.mark.parametrize("warm_up, keys", [(0, False), (64, False), (64, True)],
+                         ids=["no_stored_memo", "stored_memo_matched", "language_keys"])
+def test_a_dropped_index_leaves_no_cycle_behind(tmp_path, warm_up, keys):
     """``warm_up``: tokens of sampled sentences stored (format 7): the memo's hooks that match
-    them (``stored_match``) must not close a cycle either."""
+    them (``stored_match``) must not close a cycle either, nor the language keys (format 8)."""
     for name in ("quoted_strings", "literal_then_body", "nested_brackets"):
         ir, pieces = CASES[name]
         vocab = small_vocabulary(pieces)
-        index = compiled_index(ir, vocab, tmp_path, f"{name}.idx", sampled_warm_up=warm_up)
+        index = compiled_index(ir, vocab, tmp_path, f"{name}.idx", sampled_warm_up=warm_up, language_keys=keys)
         assert (index._stored_memo.n_configs > 0) == bool(warm_up)
+        assert (index._stored_memo.n_languages > 0) == keys
         gc.collect()
         was_enabled = gc.isenabled()
         gc.disable()
