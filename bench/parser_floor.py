@@ -8,7 +8,7 @@ fresh process, with the Llama-3 tokenizer bundled in the repository:
 
 - **cold**: every instance walked on a fresh memo (the artifact's stored memo, format 7, not
   used: this is the live path's floor; ``bench/stored_memo.py`` measures what the stored memo
-  serves), each fill timed (the grammar bench's cold walk; MaskBench's walks, valid and invalid instances, each up to the first token its mask
+  serves; a format 8 grammar's language keys still serve the walk's own repeats, as live), each fill timed (the grammar bench's cold walk; MaskBench's walks, valid and invalid instances, each up to the first token its mask
   does not hold), the matcher advanced;
 - **parser warm**: the same walks again on the same memo, where the cold walk computed a mask
   (``MaskWalker.computed``) that mask dropped before the fill (``MaskWalker.forget_mask``), the

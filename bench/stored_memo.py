@@ -6,7 +6,8 @@ parser memo starts from it.  This tool measures it, each case in one fresh proce
 cases and command line, ``bench/parser_floor.py``): the case is compiled once, then its
 instances are walked cold on two loads of the same artifact,
 
-- **without**: ``use_stored_memo`` off, the memo starts empty (the walks before format 7);
+- **without**: ``use_stored_memo`` off, the memo starts empty (the walks before format 7; a
+  format 8 grammar's language keys still serve repeats its own walks compute);
 - **with**: the memo matched against the stored one from its first `advance` on, as a server
   gets it (``ParserMemo.use_stored``, ``indexc_runtime.grammar.stored_match``: each set and
   configuration the walks make is looked up, inside the timed fills);

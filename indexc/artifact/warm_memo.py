@@ -69,8 +69,8 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     new_masks = encode_masks([_token_ids(row, vocab_size) for row in distinct], vocab_size)
     stats = {"texts": len(texts), "tokens": sum(map(len, texts)), "walked": walked,
              "configurations": stored.n_configs, "sets": stored.n_sets,
-             "masks": len(distinct), **({"language_keys": stored.n_languages} if language_keys else {})}
-    # (no time: the header stays byte-reproducible)
+             "masks": len(distinct),  # no time: the header stays byte-reproducible
+             **({"language_keys": stored.n_languages} if language_keys else {})}
     return (stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3),
             list(rows.values()))
 
@@ -114,13 +114,13 @@ def _languages(memo, configs: list[int], mask_ids: list[int]) -> dict[str, np.nd
     """``language_keys`` and ``language_mask``: each stored configuration's language key
     (``indexc_runtime.grammar.languages``, over the walk's own memo; none past its budget) with
     its mask id, one entry a key, in key order.  Two configurations with one key and two masks
-    would be a wrong key: an internal error, not a file."""
+    would be a wrong key: an internal error (as the writer's self-check's), not a file."""
     keys = LanguageKeys(memo.configs)
     table: dict[bytes, int] = {}
     for config, mask_id in zip(configs, mask_ids):
         key = keys.of(config)
         if key is not None and table.setdefault(key, mask_id) != mask_id:
-            raise AssertionError(f"language key {key.hex()} holds two masks: the key is not exact")
+            raise ValueError(f"internal error: language key {key.hex()} holds two masks: the key is not exact")
     ordered = sorted(table)
     return {"language_keys": np.frombuffer(b"".join(ordered), dtype=np.uint8).reshape(-1, KEY_BYTES),
             "language_mask": np.array([table[key] for key in ordered], dtype=np.int32)}

@@ -150,11 +150,11 @@ def test_a_key_is_made_only_for_a_shape_met_before(compiled):
     index.use_stored_memo = False  # no stored shapes: only what this memo computes
     first, memo = _walk(index, vocab, "[3, [1, ")
     keys = memo.walker._languages
-    assert not keys.worth(first.state)
+    assert keys.unknown_shape(first.state) is not None
     bitmask_ids(index, first)
-    assert keys.worth(first.state) and first.state not in keys._keys
+    assert keys.unknown_shape(first.state) is None and first.state not in keys._keys
     second, _ = _walk(index, vocab, "[[1, ")
-    assert keys.worth(second.state)
+    assert keys.unknown_shape(second.state) is None
     bitmask_ids(index, second)
     assert keys._keys[second.state] is not None
 

@@ -130,16 +130,6 @@ class EarleySets:
         kernel += [(r, d + 1, top) for r, d in self._predicted[top].waiting.get(top_symbol, ())]
         return (self._intern_closed(self._close(kernel)) if kernel else -1), through_start
 
-    def kernel(self, set_id: int) -> tuple[list[tuple[int, int, int]], dict[int, tuple[int, int, bool]]]:
-        """A set's own items ``(rule, dot, origin)`` and Leo entries (symbol -> top, top symbol,
-        passed ``S' -> start .``): what its language follows from (its ``SELF`` items are their
-        predictions)."""
-        return [item for found in self._own[set_id].values() for item in found], self._leo[set_id]
-
-    def wanted(self, set_id: int) -> frozenset[int]:
-        """The nonterminals the set predicts."""
-        return self._predicted[set_id].wanted
-
     def _close(self, kernel: list[tuple[int, int, int]]) -> tuple[frozenset, frozenset[int], bool]:
         """The kernel's closure: its incomplete items (none ``SELF``), the nonterminals they
         want predicted, and whether ``S' -> start .`` is among the complete ones."""
@@ -290,8 +280,9 @@ class EarleySets:
         return set_id
 
     def content(self, set_id: int) -> tuple[list, dict[int, tuple[int, int, bool]], frozenset[int], bool]:
-        """A set's interning key as ``on_new`` receives it: its own items, Leo entries, wanted
-        nonterminals and accepting flag."""
+        """A set's interning key as ``on_new`` receives it: its own items ``(rule, dot, origin)``,
+        Leo entries (symbol -> top, top symbol, passed ``S' -> start .``), wanted nonterminals
+        and accepting flag (its ``SELF`` items are the predictions of the wanted ones)."""
         items = [item for found in self._own[set_id].values() for item in found]
         return items, self._leo[set_id], self._predicted[set_id].wanted, self.accepting[set_id]
 

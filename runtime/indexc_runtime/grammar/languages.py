@@ -13,7 +13,7 @@ The key.  An Earley set's language is fixed by its own items and what follows ea
 item ``A -> alpha . beta`` from origin ``o`` is followed by ``beta`` and then by whatever
 follows ``A`` at ``o``, which is the set the parser reaches when ``A`` completes there
 (``goto(o, A)``: the items of ``o`` waiting on ``A`` stepped over it and closed, Leo's path
-followed, as ``EarleySets._close`` completes).  So a set is keyed by its items' ``(rule, dot)``,
+followed, as ``EarleySets._close`` completes: ``EarleySets.completed``).  So a set is keyed by its items' ``(rule, dot)``,
 each with the key of its ``goto`` set (and whether that completion passes ``S' -> start .``),
 its Leo entries the same way, its wanted nonterminals and its accepting flag; recursively, up the
 chain of origins, until the chains of two contexts meet: ``goto`` of the first function's
@@ -47,7 +47,7 @@ documents where keys rarely match (c-other).  So a thread is keyed by its origin
 language fixes its scan's: exact, a little less shared), the key is asked before the future key
 (which makes the scans) and only for a configuration whose *shape* (threads without origins,
 accepting flag: a part of every key) is a stored configuration's or one computed before
-(``worth``).  Five alternated rounds of the bench's cold walks, one file each, process time,
+(``unknown_shape``).  Five alternated rounds of the bench's cold walks, one file each, process time,
 min / median (scratch script): C sample, first request 26.7 / 28.8 -> 19.8 / 24.4 ms, mask p50
 347 / 397 -> 98 / 132 us; c-other 30.5 / 42.5 -> 31.1 / 39.5 ms, p50 120 / 155 -> 75 / 98;
 RFC-XML 49.9 / 76.6 -> 42.0 / 68.3 ms, p50 35 / 47 -> 32 / 53; arithmetic-other 7.0 / 10.1 ->
@@ -87,17 +87,19 @@ class LanguageKeys:
         self._completions: dict[tuple[int, int], tuple[int, bool]] = {}  # (origin, symbol) -> ``completed``
         self._keys: dict[int, bytes | None] = {}  # configuration -> its key (None: over the budget)
         self._visits = 0
-        self._shapes: set[tuple[frozenset, bool]] = set()  # thread shapes worth a key (``worth``)
+        self._shapes: set[tuple[frozenset, bool]] = set()  # shapes met, worth a key (``unknown_shape``)
 
-    def worth(self, config: int) -> bool:
-        """Whether ``config``'s *shape* (its threads' terminals and lexer states, and its accepting
-        flag: its key without the origins) was met before (``note``, ``add_shapes``).  Two
-        configurations with one key have one shape, so a key of a new shape can find nothing."""
-        return shape_of(self._configs.threads[config], self._configs.accepting[config]) in self._shapes
+    def unknown_shape(self, config: int) -> tuple[frozenset, bool] | None:
+        """``config``'s *shape* (its threads' terminals and lexer states, and its accepting flag:
+        its key without the origins) if it was not met before (``note``, ``add_shapes``), else
+        None (a known shape: its key is worth making).  Two configurations with one key have one
+        shape, so a key of a new shape can find nothing."""
+        shape = shape_of(self._configs.threads[config], self._configs.accepting[config])
+        return None if shape in self._shapes else shape
 
-    def note(self, config: int) -> None:
-        """Make ``config``'s shape worth a key from now on."""
-        self._shapes.add(shape_of(self._configs.threads[config], self._configs.accepting[config]))
+    def note(self, shape: tuple[frozenset, bool]) -> None:
+        """Make keys of configurations of ``shape`` worth making from now on."""
+        self._shapes.add(shape)
 
     def add_shapes(self, shapes) -> None:
         self._shapes.update(shapes)
@@ -153,7 +155,7 @@ class LanguageKeys:
         position = len(path)
         path[set_id] = position
         lowest = _OPEN
-        own, leo = sets.kernel(set_id)
+        own, leo, wanted, accepting = sets.content(set_id)
         items, entries = [], []
         for rule, dot, origin in own:
             after, through = self._completed(origin, lhs_of[rule])
@@ -168,9 +170,8 @@ class LanguageKeys:
         del path[set_id]
         items.sort()
         entries.sort()
-        wanted = sorted(sets.wanted(set_id))
-        head = _PACK4(len(items), len(entries), len(wanted), sets.accepting[set_id])
-        digest = _hash(b"S" + head + struct.pack(f"<{len(wanted)}i", *wanted), items + entries)
+        head = _PACK4(len(items), len(entries), len(wanted), accepting)
+        digest = _hash(b"S" + head + struct.pack(f"<{len(wanted)}i", *sorted(wanted)), items + entries)
         if lowest > position:  # refers to nothing at or above itself: the same on every path
             self._closed[set_id] = digest
         return digest, (lowest if lowest < position else _OPEN)

@@ -109,16 +109,13 @@ class StoredLookup:
                    tuple(o.tolist() for o in (memo.set_item_offsets, memo.set_leo_offsets, memo.set_wanted_offsets,
                                               memo.config_thread_offsets)))
 
-    def set_rows(self, s: int) -> tuple[list, list, list, bool]:
-        """Stored set ``s``: its own items, Leo entries, wanted nonterminals (lists) and flag."""
-        items, leo, wanted, _ = self.offsets
-        return (self.set_items[items[s]:items[s + 1]].tolist(), self.set_leo[leo[s]:leo[s + 1]].tolist(),
-                self.set_wanted[wanted[s]:wanted[s + 1]].tolist(), bool(self.set_accepting[s]))
-
     def set_content(self, s: int) -> tuple[frozenset, frozenset, frozenset, bool]:
-        """``set_rows`` as ``StoredMatch.new_set`` compares them."""
-        items, leo, wanted, accepting = self.set_rows(s)
-        return frozenset(map(tuple, items)), frozenset(map(tuple, leo)), frozenset(wanted), accepting
+        """Stored set ``s`` as ``StoredMatch.new_set`` compares it: its own items, Leo entries,
+        wanted nonterminals and flag."""
+        items, leo, wanted, _ = self.offsets
+        return (frozenset(map(tuple, self.set_items[items[s]:items[s + 1]].tolist())),
+                frozenset(map(tuple, self.set_leo[leo[s]:leo[s + 1]].tolist())),
+                frozenset(self.set_wanted[wanted[s]:wanted[s + 1]].tolist()), bool(self.set_accepting[s]))
 
     def config_content(self, c: int) -> tuple[frozenset, bool]:
         """Stored configuration ``c``: its threads ``(origin set, terminal, lexer state)`` and flag."""

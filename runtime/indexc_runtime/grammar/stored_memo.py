@@ -35,6 +35,8 @@ them, so that a set refers only to *earlier* sets):
     memo_config_accepting (n_memo_configs,) u1
     memo_transitions (n, 3)                 configuration, byte class, the configuration after
     memo_config_mask (n_memo_configs,)      the configuration's mask id (the file's mask sections)
+    memo_language_keys (n, 16) u1           format 8: distinct language keys of stored configurations
+    memo_language_mask (n,)                 each key's mask id (``languages``)
 
 Using it (``stored_match``, from a memo's first step past the start: ``ParserMemo.use_stored``):
 nothing is merged.  The stored sets and configurations are hashed once per loaded file, and
@@ -178,7 +180,7 @@ class StoredMemo:
 
     @classmethod
     def from_container(cls, c: Container, rules: EarleyRules, lexer: LexerTables, n_masks: int) -> "StoredMemo":
-        """The memo sections of a format 7 file, every number bounded (``ArtifactError`` naming
+        """The memo sections of a format 7 or 8 file, every number bounded (``ArtifactError`` naming
         the section otherwise); an empty memo for older files."""
         if not c.header.dims.get("n_memo_configs"):  # before format 7, or no warm-up: read nothing
             return cls.empty()

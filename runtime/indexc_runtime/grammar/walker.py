@@ -71,7 +71,8 @@ The mask of each configuration is memoised (bounded, least recently used), and b
 (``futures``: configurations that differ only in origins scanning to one set share a mask; a
 long string's chunk positions, up to what one token can read: ``horizon``), and where the file
 stores language keys, by the texts that may follow it (``languages``: one mask whatever the
-parser context, read from the file's keys or from an earlier computed mask); so is part 1 with its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
+parser context, read from the file's keys or from an earlier computed mask); so is part 1 with
+its coverage per set of precomputed masks.  Cost and where it goes: ``docs/grammar-path.md``.
 The walk stops with ``GrammarLimitExceeded`` past ``walk_budget`` frontier pairs.
 """
 
@@ -203,7 +204,7 @@ class MaskWalker:
 
     def use_stored_languages(self, table: dict[bytes, int], shapes) -> None:
         """Serve a configuration whose language key is in ``table`` (key -> mask id, format 8)
-        that stored mask (``shapes``: the stored configurations' shapes, ``LanguageKeys.worth``)."""
+        that stored mask (``shapes``: the stored configurations' shapes, ``LanguageKeys.unknown_shape``)."""
         self._stored_languages = table
         if self._languages is not None:
             self._languages.add_shapes(shapes)
@@ -241,7 +242,8 @@ class MaskWalker:
         """``config``'s mask from a configuration with the same language key (asked first: it makes
         no scan) or the same future, else computed."""
         keys = self._languages
-        language = keys.of(config) if keys is not None and keys.worth(config) else None
+        unknown = keys.unknown_shape(config) if keys is not None else None
+        language = keys.of(config) if keys is not None and unknown is None else None
         if language is not None:
             row = self._by_language(language)
             if row is not None:
@@ -256,8 +258,8 @@ class MaskWalker:
             self._futures.put(future, row, mask_ids)
             if language is not None:
                 self._futures.put(language, row, mask_ids)
-            elif keys is not None:  # a shape met first: its next configuration is keyed
-                keys.note(config)
+            elif unknown is not None:  # a shape met first: its next configuration is keyed
+                keys.note(unknown)
         else:
             self.part_one_only += 1
         return row
