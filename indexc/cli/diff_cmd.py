@@ -1,7 +1,9 @@
 """``indexc diff``: two artifacts (or two build directories) -> which states and tokens changed.
 
 Exit 0 when the masks are identical, 1 when they differ, 2 on error (unreadable artifact,
-grammar artifact, different vocabularies without their tokenizers).
+different vocabularies without their tokenizers).  A grammar artifact is compared up to
+``--max-pairs`` state pairs and along every prefix of each ``--text`` (``indexc.diff.bounded_product``);
+the report says when that bound stopped the search.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import argparse
 
 from indexc.cli.common import print_json
+
+MAX_PAIRS_HELP = "2,000"  # indexc.diff.bounded_product.DEFAULT_MAX_PAIRS (not imported here: the CLI starts without numpy)
 
 
 def register(subparsers) -> None:
@@ -23,12 +27,19 @@ def register(subparsers) -> None:
     p.add_argument("--tokenizer", metavar="FILE", default=None, help="the tokenizer of both (for readable tokens)")
     p.add_argument("--tokenizer-a", metavar="FILE", default=None, help="A's tokenizer (when the vocabularies differ)")
     p.add_argument("--tokenizer-b", metavar="FILE", default=None, help="B's tokenizer (when the vocabularies differ)")
+    p.add_argument("--max-pairs", type=int, default=None, metavar="N",
+                   help="with a grammar artifact: compare at most N state pairs found by the breadth-first "
+                        f"search (its pairs may be endless; default {MAX_PAIRS_HELP})")
+    p.add_argument("--text", action="append", default=[], metavar="FILE",
+                   help="with a grammar artifact: also compare after every prefix of this document "
+                        "(repeatable; its pairs do not count against --max-pairs)")
     p.add_argument("--json", action="store_true", help="print one JSON object (last line)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from indexc.diff import diff_artifacts, diff_builds
+    from indexc.diff.bounded_product import DEFAULT_MAX_PAIRS
     from indexc.diff.report import artifact_json, artifact_text, build_json, build_text
 
     limit = max(0, args.limit)
@@ -37,9 +48,25 @@ def run(args: argparse.Namespace) -> int:
         print_json(build_json(report)) if args.json else print(build_text(report))
         return 0 if report.identical else 1
     vocab_a, vocab_b = _vocabularies(args)
-    report = diff_artifacts(args.a, args.b, vocab_a=vocab_a, vocab_b=vocab_b, limit=limit)
+    report = diff_artifacts(args.a, args.b, vocab_a=vocab_a, vocab_b=vocab_b, limit=limit,
+                            max_pairs=DEFAULT_MAX_PAIRS if args.max_pairs is None else max(0, args.max_pairs),
+                            texts=_texts(args.text))
     print_json(artifact_json(report)) if args.json else print(artifact_text(report))
     return 0 if report.identical else 1
+
+
+def _texts(paths: list[str]) -> tuple[bytes, ...]:
+    """The documents' bytes (``DiffError`` naming a file that cannot be read)."""
+    from indexc.diff import DiffError
+
+    texts = []
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                texts.append(handle.read())
+        except OSError as exc:
+            raise DiffError(f"cannot read the text: {exc.strerror or exc}", source=path) from None
+    return tuple(texts)
 
 
 def _vocabularies(args: argparse.Namespace):

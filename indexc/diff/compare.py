@@ -1,8 +1,10 @@
 """``diff_artifacts``: two artifacts -> every reachable state pair whose masks differ, with witnesses.
 
-The steps: read both artifacts as the runtime serves them (``tables``), map their tokens into
-one space (``token_space``), walk the product of their automata breadth-first
-(``product``), then compare the two masks of every reachable pair.  Masks are stored
+The steps: read both artifacts as the runtime serves them (``tables``, ``parser_tables``), map
+their tokens into one space (``token_space``), walk the product of their automata
+breadth-first (``product`` for two DFA artifacts, every reachable pair; ``bounded_product``
+when a side is a grammar artifact, up to ``max_pairs`` pairs and along the given ``texts``),
+then compare the two masks of every pair met.  Masks are stored
 deduplicated, so the pairs are grouped by their (mask of A, mask of B) combination and each
 combination is compared once; pairs are reported in breadth-first order, so the first ones
 listed have the shortest witnesses.  The language check comes from the same walk: the first
@@ -19,8 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexc.diff.product import walk_product
-from indexc.diff.tables import read_tables
+from indexc.diff.bounded_product import DEFAULT_MAX_PAIRS, walk_bounded
+from indexc.diff.product import ProductWalk, walk_product
+from indexc.diff.tables import ArtifactTables, DiffTables, read_tables
 from indexc.diff.token_space import TokenSpace
 from indexc.vocab.model import Vocabulary
 
@@ -60,6 +63,8 @@ class ArtifactDiff:
     n_vocab_only_b: int = 0
     constraint_a: dict = field(default_factory=dict)
     constraint_b: dict = field(default_factory=dict)
+    complete: bool = True  # every reachable pair was compared (False: the bounded walk stopped at ``max_pairs``)
+    max_pairs: int | None = None  # the bounded walk's bound (None: two DFA artifacts, walked to the end)
 
     @property
     def identical(self) -> bool:
@@ -69,22 +74,43 @@ class ArtifactDiff:
 
 
 def diff_artifacts(path_a: str, path_b: str, *, vocab_a: Vocabulary | None = None, vocab_b: Vocabulary | None = None,
-                   limit: int = DEFAULT_LIMIT) -> ArtifactDiff:
-    """Compare two artifacts (``DiffError`` when they cannot be compared)."""
+                   limit: int = DEFAULT_LIMIT, max_pairs: int = DEFAULT_MAX_PAIRS,
+                   texts: tuple[bytes, ...] = ()) -> ArtifactDiff:
+    """Compare two artifacts (``DiffError`` when they cannot be compared).  ``max_pairs`` and
+    ``texts`` apply when a side is a grammar artifact (``bounded_product``); two DFA artifacts
+    are compared in every reachable pair, which covers every text."""
     a, b = read_tables(path_a), read_tables(path_b)
     space = TokenSpace(a, b, vocab_a, vocab_b)
-    walk = walk_product(a, b)
     report = ArtifactDiff(str(path_a), str(path_b), a.fingerprint, b.fingerprint, space.same_vocabulary,
-                          walk.size, 0, 0, 0, constraint_a=_constraint(a.header), constraint_b=_constraint(b.header))
-    _compare_masks(report, walk, space, a.state_mask[walk.state_a], b.state_mask[walk.state_b], limit)
-    _compare_languages(report, walk, a.accepting[walk.state_a], b.accepting[walk.state_b])
+                          0, 0, 0, 0, constraint_a=_constraint(a.header), constraint_b=_constraint(b.header))
+    if isinstance(a, ArtifactTables) and isinstance(b, ArtifactTables):
+        walk = walk_product(a, b)
+    else:
+        bounded = walk_bounded(a, b, max_pairs=max_pairs, texts=texts)
+        walk, report.complete, report.max_pairs = bounded.walk, bounded.complete, bounded.max_pairs
+    report.reachable_pairs = walk.size
+    _compare_masks(report, walk, space, _masks(a, walk.state_a), _masks(b, walk.state_b), limit)
+    _compare_languages(report, walk, _accepting(a, walk.state_a), _accepting(b, walk.state_b))
     report.n_vocab_only_a, report.n_vocab_only_b = int(space.only_a.size), int(space.only_b.size)
     report.vocab_only_a = [space.a.label(int(t)) for t in space.only_a[:limit]]
     report.vocab_only_b = [space.b.label(int(t)) for t in space.only_b[:limit]]
     return report
 
 
-def _compare_masks(report: ArtifactDiff, walk, space: TokenSpace, masks_a: np.ndarray, masks_b: np.ndarray,
+def _masks(side: DiffTables, states: np.ndarray) -> np.ndarray:
+    """Each state's mask id (-1: dead), read from a DFA's table or computed by a grammar's parser."""
+    if isinstance(side, ArtifactTables):
+        return side.state_mask[states]
+    return np.array([side.mask_of(state) for state in states.tolist()], dtype=np.int64)
+
+
+def _accepting(side: DiffTables, states: np.ndarray) -> np.ndarray:
+    if isinstance(side, ArtifactTables):
+        return side.accepting[states]
+    return np.array([side.accepts(state) for state in states.tolist()], dtype=bool)
+
+
+def _compare_masks(report: ArtifactDiff, walk: ProductWalk, space: TokenSpace, masks_a: np.ndarray, masks_b: np.ndarray,
                    limit: int) -> None:
     combos, combo_of_pair = np.unique(np.stack([masks_a, masks_b], axis=1), axis=0, return_inverse=True)
     differences = {}
@@ -112,10 +138,11 @@ def _compare_masks(report: ArtifactDiff, walk, space: TokenSpace, masks_a: np.nd
             ))
 
 
-def _compare_languages(report: ArtifactDiff, walk, accepting_a: np.ndarray, accepting_b: np.ndarray) -> None:
+def _compare_languages(report: ArtifactDiff, walk: ProductWalk, accepting_a: np.ndarray,
+                       accepting_b: np.ndarray) -> None:
     mismatch = np.flatnonzero(accepting_a != accepting_b)
     if mismatch.size:
-        first = int(mismatch[0])  # breadth-first order: a shortest such text
+        first = int(mismatch[0])  # breadth-first order: a shortest such text (a given text's prefix comes first)
         report.accepted_witness = walk.witness(first)
         report.accepted_only_by = "A" if accepting_a[first] else "B"
 

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexc.diff.tables import ArtifactTables, DiffError
+from indexc.diff.errors import DiffError
+from indexc.diff.tables import ArtifactTables
 
 MAX_PAIRS = 5_000_000  # reachable pairs past this: refuse rather than exhaust memory
 DENSE_SEEN_MAX = 64 << 20  # possible pairs up to which "seen" is one flag per pair

@@ -26,16 +26,23 @@ def artifact_text(diff: ArtifactDiff) -> str:
         lines += _token_list("  only in A's vocabulary:", diff.vocab_only_a, diff.n_vocab_only_a)
         lines += _token_list("  only in B's vocabulary:", diff.vocab_only_b, diff.n_vocab_only_b)
     if diff.identical:
-        lines.append(f"identical masks in all {diff.reachable_pairs} reachable state pairs")
+        if diff.complete:
+            lines.append(f"identical masks in all {diff.reachable_pairs} reachable state pairs")
+        else:
+            lines.append(f"identical masks in the {diff.reachable_pairs} state pairs compared")
+            lines.append(_bound_line(diff))
         return "\n".join(lines)
-    lines.append(f"{diff.differing_pairs} of {diff.reachable_pairs} reachable state pairs differ; "
+    compared = "reachable" if diff.complete else "compared"
+    lines.append(f"{diff.differing_pairs} of {diff.reachable_pairs} {compared} state pairs differ; "
                  f"{diff.tokens_only_a} token entries only A allows, {diff.tokens_only_b} only B allows")
+    if not diff.complete:
+        lines.append(_bound_line(diff))
     if diff.accepted_witness is not None:
         other = "B" if diff.accepted_only_by == "A" else "A"
         lines.append(f"shortest text accepted by {diff.accepted_only_by} and not by {other}: "
                      f"{_quoted(diff.accepted_witness)}")
     else:
-        lines.append("both accept the same texts")
+        lines.append("both accept the same texts" + ("" if diff.complete else " among those compared"))
     for pair in diff.pairs:
         lines += _pair_lines(pair)
     if diff.differing_pairs > len(diff.pairs):
@@ -76,6 +83,11 @@ def build_json(diff: BuildDiff) -> dict:
         "changed": [{"artifact": c.artifact, "reason": c.reason,
                      "diff": None if c.diff is None else artifact_json(c.diff)} for c in diff.changed],
     }
+
+
+def _bound_line(diff: ArtifactDiff) -> str:
+    return (f"bounded: the search stopped after {diff.max_pairs} pairs (--max-pairs) and the given texts' "
+            "prefixes; a grammar artifact's state pairs may be endless, so longer texts were not compared")
 
 
 def _pair_lines(pair: PairDiff) -> list[str]:

@@ -6,9 +6,13 @@ the compiler meant to write.  Transitions become one int64 table with an extra *
 (index ``n_states``, looping to itself): the lock-step walk then needs no special case for
 "one side died", and a dead state has the empty mask and never accepts.
 
-Only DFA artifacts (header ``index_kind`` ``"dfa"``) are diffable.  A grammar artifact's masks
-depend on a live Earley parse as well as on its lexer tables, so comparing its tables state by
-state would say nothing true about the masks it serves; it is refused with that reason.
+A grammar artifact (header ``index_kind`` ``"grammar"``) has no such table: its masks depend on
+a live Earley parse as well as on its lexer tables, so its states are read through its parser
+instead (``parser_tables``), and ``read_tables`` returns that view for it.
+
+Both views answer the bounded walk's questions (``bounded_product``) the same way: ``start``,
+``dead``, ``byte_classes``, ``step``, ``accepts``, ``mask_of`` (a mask id, -1 for the dead
+state's empty mask) and ``mask_token_ids``.
 """
 
 from __future__ import annotations
@@ -18,13 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 import indexc_runtime
-from indexc.errors import IndexcError
+from indexc.diff.errors import DiffError
+from indexc.diff.parser_tables import GRAMMAR_INDEX_KIND, ParserTables
 
 DFA_INDEX_KIND = "dfa"
-
-
-class DiffError(IndexcError):
-    """An artifact cannot be compared (unreadable, a kind the diff cannot walk, vocabularies unknown)."""
 
 
 @dataclass(frozen=True)
@@ -45,19 +46,39 @@ class ArtifactTables:
     def fingerprint(self) -> str:
         return self.index.fingerprint
 
+    @property
+    def start(self) -> int:
+        return self.index.start_state
 
-def read_tables(path: str) -> ArtifactTables:
-    """Load and verify an artifact; ``DiffError`` if it cannot be read or is not a DFA artifact."""
+    def step(self, state: int, byte: int) -> int:
+        return int(self.transitions[state, self.byte_classes[byte]])
+
+    def accepts(self, state: int) -> bool:
+        return bool(self.accepting[state])
+
+    def mask_of(self, state: int) -> int:
+        return int(self.state_mask[state])
+
+    def mask_token_ids(self, mask: int) -> np.ndarray:
+        return self.index.mask_token_ids(mask)
+
+
+DiffTables = ArtifactTables | ParserTables  # what ``read_tables`` returns: a DFA's tables or a grammar's parser
+
+
+def read_tables(path: str) -> DiffTables:
+    """Load and verify an artifact; ``DiffError`` if it cannot be read or is of an unknown kind."""
     try:
         index = indexc_runtime.load(path, verify=True)
     except (indexc_runtime.ArtifactError, OSError) as exc:
         raise DiffError(f"cannot read the artifact: {exc}", source=str(path)) from None
     header = index.header
     kind = header.get("index_kind")
+    if kind == GRAMMAR_INDEX_KIND:
+        return ParserTables.of(str(path), index, header)
     if kind != DFA_INDEX_KIND:
-        raise DiffError(f"a {kind!r} artifact is not diffable yet: its masks come from a live parser as well as "
-                        "its tables, and only DFA artifacts (regexes, regular JSON Schemas) can be walked in "
-                        "lock-step", source=str(path))
+        raise DiffError(f"a {kind!r} artifact cannot be diffed (known kinds: {DFA_INDEX_KIND!r}, "
+                        f"{GRAMMAR_INDEX_KIND!r})", source=str(path))
     n = index.n_states
     dead = n
     stored = np.asarray(index.section("class_transitions"), dtype=np.int64).reshape(n, index.n_classes)

@@ -20,7 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from indexc.diff.tables import ArtifactTables, DiffError
+from indexc.diff.errors import DiffError
+from indexc.diff.tables import DiffTables
 from indexc.vocab.display import printable
 from indexc.vocab.model import Vocabulary
 
@@ -32,7 +33,7 @@ NO_KEY = -1  # never allowed in any mask: special (non-eos) tokens and holes
 class Side:
     """One artifact's ids in the shared key space."""
 
-    tables: ArtifactTables
+    tables: DiffTables
     vocab: Vocabulary | None
     key_of_id: np.ndarray | None  # None: keys are the ids themselves
     id_of_key: np.ndarray | None  # first id of each key (-1 where this side lacks it)
@@ -49,7 +50,7 @@ class Side:
 
 
 class TokenSpace:
-    def __init__(self, a: ArtifactTables, b: ArtifactTables, vocab_a: Vocabulary | None,
+    def __init__(self, a: DiffTables, b: DiffTables, vocab_a: Vocabulary | None,
                  vocab_b: Vocabulary | None):
         self.same_vocabulary = a.fingerprint == b.fingerprint
         for tables, vocab in ((a, vocab_a), (b, vocab_b)):
@@ -69,7 +70,7 @@ class TokenSpace:
         self._keys_a = lru_cache(maxsize=512)(lambda mask: self._mask_keys(self.a, mask))
         self._keys_b = lru_cache(maxsize=512)(lambda mask: self._mask_keys(self.b, mask))
 
-    def _by_bytes(self, a: ArtifactTables, b: ArtifactTables, vocab_a: Vocabulary, vocab_b: Vocabulary) -> None:
+    def _by_bytes(self, a: DiffTables, b: DiffTables, vocab_a: Vocabulary, vocab_b: Vocabulary) -> None:
         texts_a, texts_b = _text_tokens(vocab_a), _text_tokens(vocab_b)
         universe = sorted(set(texts_a.values()) | set(texts_b.values()))
         key_of_text = {text: key for key, text in enumerate(universe, start=EOS_KEY + 1)}
@@ -100,7 +101,7 @@ class TokenSpace:
         """Sorted keys of a stored mask (-1: the dead state's empty mask), common keys only."""
         if mask < 0:
             return np.zeros(0, dtype=np.int64)
-        ids = side.tables.index.mask_token_ids(mask).astype(np.int64)
+        ids = side.tables.mask_token_ids(mask).astype(np.int64)
         if side.key_of_id is None:
             return ids
         keys = np.unique(side.key_of_id[ids])

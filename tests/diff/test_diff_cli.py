@@ -53,14 +53,3 @@ def test_manifest_mode_compares_two_builds(tmp_path, capsys):
     assert re.search(r"only B: \d+ '\d+'", out)  # GPT-2 tokens shown by text: the manifest names the tokenizer
     assert main(["diff", "--manifest", str(tmp_path / "old-out"), str(tmp_path / "old-out")]) == 0
 
-
-def test_grammar_artifacts_are_refused_as_not_diffable_yet(tmp_path, capsys):
-    grammar = pytest.importorskip("indexc.pipeline.grammar")
-    from indexc.pipeline import write
-    from indexc.trie.build import build_trie
-
-    vocab = tiny_vocabulary()
-    result = grammar.compile_grammar('start: "a" NUM\nNUM: /[0-9]+/\n', vocab, build_trie(vocab), syntax="lark")
-    write(result, vocab, str(tmp_path / "g.idx"))
-    assert main(["diff", str(tmp_path / "g.idx"), str(tmp_path / "g.idx")]) == 2
-    assert "not diffable yet" in capsys.readouterr().err

@@ -42,6 +42,7 @@ Code map, in reading order:
                 checked; its configurations' masks served where a live one has their content
     matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting;
                 SharedMemo: the parser memo all matchers of one index share (one lock)
+    byte_walk.py ByteWalk: the parser as a byte automaton over a private memo (``indexc diff``)
     index.py    load_grammar_index (grammar_index_from_raw: an artifact load() opened) and GrammarIndex
 """
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from indexc_runtime.container import Container, RawArtifact, open_raw
 from indexc_runtime.errors import ArtifactError, FingerprintMismatch
+from indexc_runtime.grammar.byte_walk import ByteWalk
 from indexc_runtime.grammar.coverage import TrieOrderMasks
 from indexc_runtime.grammar.loop_exits import LoopExits, StoredRegions
 from indexc_runtime.grammar.errors import GrammarLimits
@@ -124,6 +125,10 @@ class GrammarIndex:
 
     def matcher(self, limits: GrammarLimits | None = None) -> GrammarMatcher:
         return GrammarMatcher(self, limits or self.limits)
+
+    def byte_walk(self, limits: GrammarLimits | None = None) -> ByteWalk:
+        """The parser as a byte automaton over a private memo, for tools (``indexc diff``)."""
+        return ByteWalk(self, limits)
 
     @property
     def header(self) -> dict:
