@@ -1,0 +1,162 @@
+"""Both paths of one JSON Schema compared state by state: a differential check over MaskBench.
+
+Each schema the auto route sends to the DFA path is compiled a second time with ``--mode cfg``
+(the grammar path: lexer tables ahead of time, Earley parser and trie walk at serving time),
+and ``indexc diff`` walks the two artifacts in lock-step (``indexc.diff``), comparing the masks
+they serve in every state pair it reaches.  Two routes to one language, so:
+
+- **regular**: a schema without "any JSON value" has a finite grammar-path automaton; the walk
+  must end (``complete``) and no pair may differ;
+- **any-value**: where ``additionalProperties`` is left open (or ``{}`` is used) the DFA path
+  nests any value at most ``any_depth`` (3) levels deep and the grammar path has no bound
+  (``docs/json-schema-semantics.md``).  The grammar path may allow more, never less, and only
+  at pairs already that deep.  Its pairs are endless, so that walk is bounded.
+
+A file breaking either rule is a bug in one of the paths, listed by name with its first
+differing pair.  Run (``../shared/maskbench`` by default, else the bundled sample):
+
+    .venv/bin/python -m bench.cross_path --every 40 --json /tmp/cross.json
+
+``tests/maskbench/test_sample_paths.py`` runs the same check on the bundled sample in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from bench.maskbench.dataset import list_files, load_file
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_MASKBENCH = REPO.parent / "shared" / "maskbench"
+SAMPLE = REPO / "tests" / "data" / "maskbench"
+LLAMA3 = REPO / "tests" / "data" / "tokenizers" / "llama3.json.zst"
+REGULAR_MAX_PAIRS = 50_000
+ANY_VALUE_MAX_PAIRS = 3_000
+REGULAR, ANY_VALUE = "regular", "any-value"
+BROKEN = "BROKEN"  # a rule above does not hold
+
+
+@dataclass
+class Outcome:
+    file: str
+    verdict: str  # regular / any-value (the rule held), BROKEN, "grammar path only", "refused"
+    detail: str = ""
+    seconds: dict = field(default_factory=dict)  # compile (both paths), diff
+    pairs: int = 0
+    complete: bool = False
+    differing: int = 0
+
+
+def nesting(text: bytes) -> int:
+    """Brackets and braces open after ``text`` (a JSON prefix), outside strings."""
+    depth, in_string, escaped = 0, False, False
+    for char in text.decode("latin-1"):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+    return depth
+
+
+def broken_rule(report, bounded_any_value: bool, any_depth: int) -> str:
+    """What rule the diff ``report`` breaks ("" if none), for a schema with or without any value."""
+    if not bounded_any_value:
+        if not report.complete:
+            return f"the grammar path's walk did not end within {report.max_pairs:,} pairs"
+        return "" if report.identical else f"{report.differing_pairs} pairs differ"
+    if report.tokens_only_a or report.accepted_only_by == "A":
+        return "the grammar path refuses what the DFA path allows"
+    shallow = [pair for pair in report.pairs if nesting(pair.witness) < any_depth]
+    return f"a pair differs at depth {nesting(shallow[0].witness)}" if shallow else ""
+
+
+def compare_paths(name: str, schema_text: str, vocab, trie, scratch: Path) -> Outcome:
+    from indexc.diff import diff_artifacts
+    from indexc.errors import IndexcError
+    from indexc.jsonschema.options import JsonSchemaOptions
+    from indexc.masks import MaskOptions
+    from indexc.pipeline import CompileOptions, write
+    from indexc.pipeline.json_schema import compile_json_schema
+
+    options = CompileOptions(MaskOptions(jobs=1))
+    started = time.perf_counter()
+    try:
+        auto = compile_json_schema(schema_text, vocab, trie, options, source=name)
+        if auto.constraint["path"] != "dfa":
+            return Outcome(name, "grammar path only", auto.constraint.get("reason", ""))
+        cfg = compile_json_schema(schema_text, vocab, trie, options, schema_options=JsonSchemaOptions(mode="cfg"),
+                                  source=name)
+    except IndexcError as exc:
+        return Outcome(name, "refused", str(exc).splitlines()[0][:200])
+    write(auto, vocab, str(scratch / "dfa.idx"))
+    write(cfg, vocab, str(scratch / "cfg.idx"))
+    compiled = time.perf_counter()
+    bounded_any_value = "any-value" in auto.constraint.get("reason", "")
+    report = diff_artifacts(str(scratch / "dfa.idx"), str(scratch / "cfg.idx"), limit=1_000,
+                            max_pairs=ANY_VALUE_MAX_PAIRS if bounded_any_value else REGULAR_MAX_PAIRS)
+    broken = broken_rule(report, bounded_any_value, JsonSchemaOptions().any_depth)
+    first = report.pairs[0] if report.pairs else None
+    detail = broken + (f"; first: after {first.witness[-60:]!r} only DFA {first.only_a[:3]}, only grammar "
+                       f"{first.only_b[:3]}" if broken and first else "")
+    return Outcome(name, BROKEN if broken else (ANY_VALUE if bounded_any_value else REGULAR), detail,
+                   {"compile": round(compiled - started, 2), "diff": round(time.perf_counter() - compiled, 2)},
+                   report.reachable_pairs, report.complete, report.differing_pairs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.cross_path", description=__doc__.splitlines()[0])
+    p.add_argument("--dir", default=str(SHARED_MASKBENCH if SHARED_MASKBENCH.is_dir() else SAMPLE))
+    p.add_argument("--every", type=int, default=1, metavar="N", help="every N-th file (sorted by name)")
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--tokenizer", default=str(LLAMA3))
+    p.add_argument("--json", metavar="FILE", help="write every file's outcome here")
+    args = p.parse_args(argv)
+
+    from indexc.trie.build import build_trie
+    from indexc.vocab import load_vocabulary
+
+    vocab = load_vocabulary(args.tokenizer)
+    trie = build_trie(vocab)
+    paths = list_files(args.dir)[args.offset::max(1, args.every)]
+    outcomes = []
+    with tempfile.TemporaryDirectory(prefix="indexc-cross-path-") as scratch:
+        for number, path in enumerate(paths, 1):
+            mbfile = load_file(path)
+            outcomes.append(compare_paths(mbfile.name, mbfile.schema_text, vocab, trie, Path(scratch)))
+            print(f"[{number}/{len(paths)}] {mbfile.name}: {outcomes[-1].verdict} {outcomes[-1].detail}",
+                  file=sys.stderr, flush=True)
+    counts = Counter(outcome.verdict for outcome in outcomes)
+    print(f"{len(outcomes)} files ({args.dir}, every {args.every}, offset {args.offset}): "
+          + ", ".join(f"{verdict} {count}" for verdict, count in counts.most_common()))
+    for outcome in outcomes:
+        if outcome.verdict == BROKEN:
+            print(f"  BROKEN {outcome.file}: {outcome.detail}")
+    checked = [o for o in outcomes if o.verdict in (REGULAR, ANY_VALUE, BROKEN)]
+    if checked:
+        print(f"pairs compared: {sum(o.pairs for o in checked):,}; regular walks complete: "
+              f"{sum(o.complete for o in checked if o.verdict == REGULAR)} of {counts[REGULAR]}; "
+              f"time: compile {sum(o.seconds['compile'] for o in checked):.0f} s, "
+              f"diff {sum(o.seconds['diff'] for o in checked):.0f} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps([asdict(o) for o in outcomes], indent=1))
+    return 1 if counts[BROKEN] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
