@@ -137,3 +137,20 @@ def test_parser_limit_is_a_diff_error(tmp_path):
     tables.walk = tables.index.byte_walk(GrammarLimits(max_configs=4))
     with pytest.raises(DiffError, match=r"a\.idx: its parser reached a limit .*max_configs=4.*--max-pairs"):
         walk_bounded(tables, tables, max_pairs=100)
+
+
+def test_build_report_says_a_grammar_comparison_was_bounded(tmp_path):
+    from indexc.diff import BuildDiff
+    from indexc.diff.builds import ChangedArtifact
+    from indexc.diff.report import build_text
+
+    vocab = tiny_vocabulary()
+    a, b = grammar_to(tmp_path / "a.idx", BRACKETS, vocab), grammar_to(tmp_path / "b.idx", NUMBERS, vocab)
+    bounded = diff_artifacts(str(a), str(a), max_pairs=4)
+    complete = diff_artifacts(str(b), str(b))
+    report = BuildDiff("old", "new", changed=[ChangedArtifact("x/brackets.idx", bounded),
+                                                ChangedArtifact("x/numbers.idx", complete)])
+    assert report.identical
+    lines = build_text(report).splitlines()
+    assert "~ x/brackets.idx: file changed, masks identical in the 5 state pairs compared (bounded)" in lines
+    assert "~ x/numbers.idx: file changed, masks identical" in lines
