@@ -5,8 +5,13 @@ Each schema the auto route sends to the DFA path is compiled a second time with 
 and ``indexc diff`` walks the two artifacts in lock-step (``indexc.diff``), comparing the masks
 they serve in every state pair it reaches.  Two routes to one language, so:
 
-- **regular**: a schema without "any JSON value" has a finite grammar-path automaton; the walk
-  must end (``complete``) and no pair may differ;
+- **regular**: a schema without "any JSON value" has a finite grammar-path automaton, and no
+  pair may differ.  Its walk usually ends (``complete``: every text compared); where it does not
+  within ``REGULAR_MAX_PAIRS`` the file is counted apart ("regular, bounded"), not as broken:
+  the grammar path tells positions apart that differ only by where an optional whitespace
+  was (``{"ship":[{}`` and ``{ "ship":[{}`` are one DFA state and two parser configurations,
+  one more per nesting level: finite, but past 50,000 pairs on Github_hard o18046's 943-state
+  DFA);
 - **any-value**: where ``additionalProperties`` is left open (or ``{}`` is used) the DFA path
   nests any value at most ``any_depth`` (3) levels deep and the grammar path has no bound
   (``docs/json-schema-semantics.md``).  The grammar path may allow more, never less, and only
@@ -39,14 +44,14 @@ SAMPLE = REPO / "tests" / "data" / "maskbench"
 LLAMA3 = REPO / "tests" / "data" / "tokenizers" / "llama3.json.zst"
 REGULAR_MAX_PAIRS = 50_000
 ANY_VALUE_MAX_PAIRS = 3_000
-REGULAR, ANY_VALUE = "regular", "any-value"
+REGULAR, REGULAR_BOUNDED, ANY_VALUE = "regular", "regular, bounded", "any-value"
 BROKEN = "BROKEN"  # a rule above does not hold
 
 
 @dataclass
 class Outcome:
     file: str
-    verdict: str  # regular / any-value (the rule held), BROKEN, "grammar path only", "refused"
+    verdict: str  # regular / regular, bounded / any-value (the rule held), BROKEN, "grammar path only", "refused"
     detail: str = ""
     seconds: dict = field(default_factory=dict)  # compile (both paths), diff
     pairs: int = 0
@@ -77,8 +82,6 @@ def nesting(text: bytes) -> int:
 def broken_rule(report, bounded_any_value: bool, any_depth: int) -> str:
     """What rule the diff ``report`` breaks ("" if none), for a schema with or without any value."""
     if not bounded_any_value:
-        if not report.complete:
-            return f"the grammar path's walk did not end within {report.max_pairs:,} pairs"
         return "" if report.identical else f"{report.differing_pairs} pairs differ"
     if report.tokens_only_a or report.accepted_only_by == "A":
         return "the grammar path refuses what the DFA path allows"
@@ -114,7 +117,8 @@ def compare_paths(name: str, schema_text: str, vocab, trie, scratch: Path) -> Ou
     first = report.pairs[0] if report.pairs else None
     detail = broken + (f"; first: after {first.witness[-60:]!r} only DFA {first.only_a[:3]}, only grammar "
                        f"{first.only_b[:3]}" if broken and first else "")
-    return Outcome(name, BROKEN if broken else (ANY_VALUE if bounded_any_value else REGULAR), detail,
+    verdict = ANY_VALUE if bounded_any_value else REGULAR if report.complete else REGULAR_BOUNDED
+    return Outcome(name, BROKEN if broken else verdict, detail,
                    {"compile": round(compiled - started, 2), "diff": round(time.perf_counter() - compiled, 2)},
                    report.reachable_pairs, report.complete, report.differing_pairs)
 
@@ -147,10 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     for outcome in outcomes:
         if outcome.verdict == BROKEN:
             print(f"  BROKEN {outcome.file}: {outcome.detail}")
-    checked = [o for o in outcomes if o.verdict in (REGULAR, ANY_VALUE, BROKEN)]
+    checked = [o for o in outcomes if o.verdict in (REGULAR, REGULAR_BOUNDED, ANY_VALUE, BROKEN)]
     if checked:
-        print(f"pairs compared: {sum(o.pairs for o in checked):,}; regular walks complete: "
-              f"{sum(o.complete for o in checked if o.verdict == REGULAR)} of {counts[REGULAR]}; "
+        print(f"pairs compared: {sum(o.pairs for o in checked):,}; "
               f"time: compile {sum(o.seconds['compile'] for o in checked):.0f} s, "
               f"diff {sum(o.seconds['diff'] for o in checked):.0f} s")
     if args.json:
