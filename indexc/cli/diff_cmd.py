@@ -12,7 +12,8 @@ import argparse
 
 from indexc.cli.common import print_json
 
-MAX_PAIRS_HELP = "2,000"  # indexc.diff.bounded_product.DEFAULT_MAX_PAIRS (not imported here: the CLI starts without numpy)
+# indexc.diff.bounded_product.DEFAULT_MAX_PAIRS, not imported here: the command line starts without numpy
+MAX_PAIRS_HELP = "2,000"
 
 
 def register(subparsers) -> None:

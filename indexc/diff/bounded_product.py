@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexc.diff.product import ProductWalk, joint_class_bytes
+from indexc.diff.tables import DiffTables
 
 DEFAULT_MAX_PAIRS = 2_000
 
@@ -40,8 +41,9 @@ class BoundedWalk:
     max_pairs: int
 
 
-def walk_bounded(a, b, *, max_pairs: int = DEFAULT_MAX_PAIRS, texts: tuple[bytes, ...] = ()) -> BoundedWalk:
-    """Pairs of states reachable by one text from the two starts (``a``, ``b``: ``tables`` views)."""
+def walk_bounded(a: DiffTables, b: DiffTables, *, max_pairs: int = DEFAULT_MAX_PAIRS,
+                 texts: tuple[bytes, ...] = ()) -> BoundedWalk:
+    """Pairs of states reachable by one text from the two starts."""
     pairs = _Pairs(a.start, b.start)
     for text in texts:
         pairs.follow(a, b, text)
@@ -82,7 +84,7 @@ class _Pairs:
         self.byte.append(byte)
         return number
 
-    def follow(self, a, b, text: bytes) -> None:
+    def follow(self, a: DiffTables, b: DiffTables, text: bytes) -> None:
         """Every prefix of ``text`` (until both sides are dead), its pairs reached by the text."""
         pair, state_a, state_b = 0, a.start, b.start
         for byte in text:

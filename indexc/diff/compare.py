@@ -4,12 +4,12 @@ The steps: read both artifacts as the runtime serves them (``tables``, ``parser_
 their tokens into one space (``token_space``), walk the product of their automata
 breadth-first (``product`` for two DFA artifacts, every reachable pair; ``bounded_product``
 when a side is a grammar artifact, up to ``max_pairs`` pairs and along the given ``texts``),
-then compare the two masks of every pair met.  Masks are stored
-deduplicated, so the pairs are grouped by their (mask of A, mask of B) combination and each
-combination is compared once; pairs are reported in breadth-first order, so the first ones
-listed have the shortest witnesses.  The language check comes from the same walk: the first
-pair where exactly one side accepts gives a shortest text that one artifact accepts and the
-other does not.
+then compare the two masks of every pair met.  Masks are stored deduplicated (a grammar
+side's rows numbered by content), so the pairs are grouped by their (mask of A, mask of B)
+combination and each combination is compared once; pairs are reported in breadth-first order,
+so the first ones listed have the shortest witnesses (after the prefixes of given texts, which
+come first).  The language check comes from the same walk: the first pair where exactly one
+side accepts gives a shortest text that one artifact accepts and the other does not.
 
 ``limit`` caps what is *listed* (pairs, and tokens per pair and per side); the totals always
 count everything.
@@ -110,8 +110,8 @@ def _accepting(side: DiffTables, states: np.ndarray) -> np.ndarray:
     return np.array([side.accepts(state) for state in states.tolist()], dtype=bool)
 
 
-def _compare_masks(report: ArtifactDiff, walk: ProductWalk, space: TokenSpace, masks_a: np.ndarray, masks_b: np.ndarray,
-                   limit: int) -> None:
+def _compare_masks(report: ArtifactDiff, walk: ProductWalk, space: TokenSpace, masks_a: np.ndarray,
+                   masks_b: np.ndarray, limit: int) -> None:
     combos, combo_of_pair = np.unique(np.stack([masks_a, masks_b], axis=1), axis=0, return_inverse=True)
     differences = {}
     for number, (mask_a, mask_b) in enumerate(combos.tolist()):

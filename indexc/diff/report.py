@@ -60,7 +60,8 @@ def build_text(diff: BuildDiff) -> str:
         if change.diff is None:
             lines.append(f"~ {change.artifact}: not compared: {change.reason}")
         elif change.diff.identical:
-            bounded = "" if change.diff.complete else f" in the {change.diff.reachable_pairs} state pairs compared (bounded)"
+            diff = change.diff
+            bounded = "" if diff.complete else f" in the {diff.reachable_pairs} state pairs compared (bounded)"
             lines.append(f"~ {change.artifact}: file changed, masks identical{bounded}")
         else:
             lines.append(f"~ {change.artifact}:")
