@@ -154,3 +154,15 @@ def test_build_report_says_a_grammar_comparison_was_bounded(tmp_path):
     lines = build_text(report).splitlines()
     assert "~ x/brackets.idx: file changed, masks identical in the 5 state pairs compared (bounded)" in lines
     assert "~ x/numbers.idx: file changed, masks identical" in lines
+
+
+def test_grammar_across_vocabularies_compared_by_bytes(tmp_path):
+    from tests.diff.conftest import TOKENS
+
+    full, smaller = tiny_vocabulary(), tiny_vocabulary([t for t in TOKENS if t != b"89"])
+    a = grammar_to(tmp_path / "a.idx", NUMBERS, full)
+    b = compile_to(tmp_path / "b.idx", "a[0-9]+", smaller)  # and a DFA on the other side
+    report = diff_artifacts(str(a), str(b), vocab_a=full, vocab_b=smaller)
+    assert not report.same_vocabulary and report.complete
+    assert report.vocab_only_a == ["6 '89'"] and report.n_vocab_only_b == 0
+    assert report.differing_pairs == 0 and report.accepted_witness is None
