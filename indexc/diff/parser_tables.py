@@ -35,9 +35,9 @@ class ParserTables:
     index: object  # indexc_runtime.grammar.GrammarIndex
     header: dict
     walk: ByteWalk
-    rows: list[np.ndarray] = field(default_factory=list)  # distinct mask rows, by number
-    _number_of_row: dict[bytes, int] = field(default_factory=dict)
-    _mask_of_state: dict[int, int] = field(default_factory=dict)
+    rows: list[np.ndarray] = field(default_factory=list, init=False)  # distinct mask rows, by number
+    _number_of_row: dict[bytes, int] = field(default_factory=dict, init=False, repr=False)
+    _mask_of_state: dict[int, int] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def of(cls, path: str, index, header: dict) -> "ParserTables":
