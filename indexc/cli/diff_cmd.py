@@ -9,6 +9,8 @@ the report says when that bound stopped the search.
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 
 from indexc.cli.common import print_json
 
@@ -35,6 +37,7 @@ def register(subparsers) -> None:
                    help="with a grammar artifact: also compare after every prefix of this document "
                         "(repeatable; its pairs do not count against --max-pairs)")
     p.add_argument("--json", action="store_true", help="print one JSON object (last line)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing; the exit code says it")
     p.set_defaults(func=run)
 
 
@@ -46,14 +49,46 @@ def run(args: argparse.Namespace) -> int:
     limit = max(0, args.limit)
     if args.manifest:
         report = diff_builds(args.a, args.b, limit=limit)
-        print_json(build_json(report)) if args.json else print(build_text(report))
+        _print(args, build_json, build_text, report)
         return 0 if report.identical else 1
     vocab_a, vocab_b = _vocabularies(args)
-    report = diff_artifacts(args.a, args.b, vocab_a=vocab_a, vocab_b=vocab_b, limit=limit,
-                            max_pairs=DEFAULT_MAX_PAIRS if args.max_pairs is None else max(0, args.max_pairs),
-                            texts=_texts(args.text))
-    print_json(artifact_json(report)) if args.json else print(artifact_text(report))
+    status = StatusLine(enabled=not (args.quiet or args.json) and sys.stderr.isatty())
+    try:
+        report = diff_artifacts(args.a, args.b, vocab_a=vocab_a, vocab_b=vocab_b, limit=limit,
+                                max_pairs=DEFAULT_MAX_PAIRS if args.max_pairs is None else max(0, args.max_pairs),
+                                texts=_texts(args.text), progress=status)
+    finally:
+        status.close()
+    _print(args, artifact_json, artifact_text, report)
     return 0 if report.identical else 1
+
+
+def _print(args: argparse.Namespace, as_json, as_text, report) -> None:
+    if args.json:
+        print_json(as_json(report))
+    elif not args.quiet:
+        print(as_text(report))
+
+
+class StatusLine:
+    """``indexc diff: masks 1,024/2,001`` on stderr, redrawn at most ten times a second, on a
+    terminal only: a grammar side's masks are cold serving masks (~0.05-3 ms each), so a
+    bounded diff of a large grammar takes seconds to a minute."""
+
+    def __init__(self, *, enabled: bool):
+        self.enabled, self._drawn_at, self._drawn = enabled, 0.0, False
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if self.enabled and now - self._drawn_at >= 0.1:
+            self._drawn_at, self._drawn = now, True
+            sys.stderr.write(f"\rindexc diff: {what} {done:,}/{total:,}   ")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self._drawn:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
 
 
 def _texts(paths: list[str]) -> tuple[bytes, ...]:

@@ -24,6 +24,7 @@ pair of DFAs can: two DFA artifacts keep the vectorised ``product`` walk.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,8 @@ from indexc.diff.product import ProductWalk, joint_class_bytes
 from indexc.diff.tables import DiffTables
 
 DEFAULT_MAX_PAIRS = 2_000
+PROGRESS_EVERY = 256  # pairs between two calls of a progress callback
+Progress = Callable[[str, int, int], None]  # (what, done, total): "pairs" found, "masks" computed
 
 
 @dataclass(frozen=True)
@@ -42,8 +45,9 @@ class BoundedWalk:
 
 
 def walk_bounded(a: DiffTables, b: DiffTables, *, max_pairs: int = DEFAULT_MAX_PAIRS,
-                 texts: tuple[bytes, ...] = ()) -> BoundedWalk:
-    """Pairs of states reachable by one text from the two starts."""
+                 texts: tuple[bytes, ...] = (), progress: Progress | None = None) -> BoundedWalk:
+    """Pairs of states reachable by one text from the two starts (``progress``: told every
+    ``PROGRESS_EVERY`` pairs the search finds, of ``max_pairs``)."""
     pairs = _Pairs(a.start, b.start)
     for text in texts:
         pairs.follow(a, b, text)
@@ -61,6 +65,8 @@ def walk_bounded(a: DiffTables, b: DiffTables, *, max_pairs: int = DEFAULT_MAX_P
                 return BoundedWalk(pairs.walk(), False, max_pairs)
             queue.append(pairs.add(next_a, next_b, pair, byte))
             searched += 1
+            if progress is not None and searched % PROGRESS_EVERY == 0:
+                progress("pairs", searched, max_pairs)
     return BoundedWalk(pairs.walk(), True, max_pairs)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexc.diff.bounded_product import DEFAULT_MAX_PAIRS, walk_bounded
+from indexc.diff.bounded_product import DEFAULT_MAX_PAIRS, PROGRESS_EVERY, Progress, walk_bounded
 from indexc.diff.product import ProductWalk, walk_product
 from indexc.diff.tables import ArtifactTables, DiffTables, read_tables
 from indexc.diff.token_space import TokenSpace
@@ -75,10 +75,11 @@ class ArtifactDiff:
 
 def diff_artifacts(path_a: str, path_b: str, *, vocab_a: Vocabulary | None = None, vocab_b: Vocabulary | None = None,
                    limit: int = DEFAULT_LIMIT, max_pairs: int = DEFAULT_MAX_PAIRS,
-                   texts: tuple[bytes, ...] = ()) -> ArtifactDiff:
+                   texts: tuple[bytes, ...] = (), progress: Progress | None = None) -> ArtifactDiff:
     """Compare two artifacts (``DiffError`` when they cannot be compared).  ``max_pairs`` and
     ``texts`` apply when a side is a grammar artifact (``bounded_product``); two DFA artifacts
-    are compared in every reachable pair, which covers every text."""
+    are compared in every reachable pair, which covers every text.  ``progress(what, done,
+    total)`` hears of a grammar side's slow parts: the pairs its search finds, its masks."""
     a, b = read_tables(path_a), read_tables(path_b)
     space = TokenSpace(a, b, vocab_a, vocab_b)
     report = ArtifactDiff(str(path_a), str(path_b), a.fingerprint, b.fingerprint, space.same_vocabulary,
@@ -86,10 +87,11 @@ def diff_artifacts(path_a: str, path_b: str, *, vocab_a: Vocabulary | None = Non
     if isinstance(a, ArtifactTables) and isinstance(b, ArtifactTables):
         walk = walk_product(a, b)
     else:
-        bounded = walk_bounded(a, b, max_pairs=max_pairs, texts=texts)
+        bounded = walk_bounded(a, b, max_pairs=max_pairs, texts=texts, progress=progress)
         walk, report.complete, report.max_pairs = bounded.walk, bounded.complete, bounded.max_pairs
     report.reachable_pairs = walk.size
-    _compare_masks(report, walk, space, _masks(a, walk.state_a), _masks(b, walk.state_b), limit)
+    masks_a, masks_b = _masks(a, walk.state_a, progress), _masks(b, walk.state_b, progress)
+    _compare_masks(report, walk, space, masks_a, masks_b, limit)
     _compare_languages(report, walk, _accepting(a, walk.state_a), _accepting(b, walk.state_b))
     report.n_vocab_only_a, report.n_vocab_only_b = int(space.only_a.size), int(space.only_b.size)
     report.vocab_only_a = [space.a.label(int(t)) for t in space.only_a[:limit]]
@@ -97,11 +99,16 @@ def diff_artifacts(path_a: str, path_b: str, *, vocab_a: Vocabulary | None = Non
     return report
 
 
-def _masks(side: DiffTables, states: np.ndarray) -> np.ndarray:
+def _masks(side: DiffTables, states: np.ndarray, progress: Progress | None = None) -> np.ndarray:
     """Each state's mask id (-1: dead), read from a DFA's table or computed by a grammar's parser."""
     if isinstance(side, ArtifactTables):
         return side.state_mask[states]
-    return np.array([side.mask_of(state) for state in states.tolist()], dtype=np.int64)
+    found = np.empty(states.size, dtype=np.int64)
+    for number, state in enumerate(states.tolist()):
+        found[number] = side.mask_of(state)
+        if progress is not None and (number + 1) % PROGRESS_EVERY == 0:
+            progress("masks", number + 1, states.size)
+    return found
 
 
 def _accepting(side: DiffTables, states: np.ndarray) -> np.ndarray:

@@ -166,3 +166,27 @@ def test_grammar_across_vocabularies_compared_by_bytes(tmp_path):
     assert not report.same_vocabulary and report.complete
     assert report.vocab_only_a == ["6 '89'"] and report.n_vocab_only_b == 0
     assert report.differing_pairs == 0 and report.accepted_witness is None
+
+
+def test_progress_is_told_of_pairs_and_masks(tmp_path, capsys):
+    from indexc.cli import diff_cmd
+    from indexc.diff.bounded_product import PROGRESS_EVERY
+
+    vocab = tiny_vocabulary()
+    a = grammar_to(tmp_path / "a.idx", BRACKETS, vocab)
+    heard = []
+    report = diff_artifacts(str(a), str(a), max_pairs=3 * PROGRESS_EVERY, progress=lambda *told: heard.append(told))
+    pairs = [done for what, done, total in heard if what == "pairs"]
+    masks = [(done, total) for what, done, total in heard if what == "masks"]
+    assert pairs == [PROGRESS_EVERY, 2 * PROGRESS_EVERY, 3 * PROGRESS_EVERY]
+    assert masks and all(total == report.reachable_pairs for _, total in masks)  # once per side
+    assert main(["diff", str(a), str(a), "-q"]) == 0 and capsys.readouterr().out == ""
+    status = diff_cmd.StatusLine(enabled=True)
+    status("masks", 256, 2_001)
+    status("masks", 512, 2_001)  # within a tenth of a second: not redrawn
+    status.close()
+    assert capsys.readouterr().err == "\rindexc diff: masks 256/2,001   \n"
+    silent = diff_cmd.StatusLine(enabled=False)
+    silent("pairs", 256, 2_000)
+    silent.close()
+    assert capsys.readouterr().err == ""
