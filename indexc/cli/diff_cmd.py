@@ -31,8 +31,8 @@ def register(subparsers) -> None:
     p.add_argument("--tokenizer-a", metavar="FILE", default=None, help="A's tokenizer (when the vocabularies differ)")
     p.add_argument("--tokenizer-b", metavar="FILE", default=None, help="B's tokenizer (when the vocabularies differ)")
     p.add_argument("--max-pairs", type=int, default=None, metavar="N",
-                   help="with a grammar artifact: compare at most N state pairs found by the breadth-first "
-                        f"search (its pairs may be endless; default {MAX_PAIRS_HELP})")
+                   help="with a grammar artifact (also in --manifest mode): compare at most N state pairs "
+                        f"found by the breadth-first search (its pairs may be endless; default {MAX_PAIRS_HELP})")
     p.add_argument("--text", action="append", default=[], metavar="FILE",
                    help="with a grammar artifact: also compare after every prefix of this document "
                         "(repeatable; its pairs do not count against --max-pairs)")
@@ -47,16 +47,16 @@ def run(args: argparse.Namespace) -> int:
     from indexc.diff.report import artifact_json, artifact_text, build_json, build_text
 
     limit = max(0, args.limit)
+    max_pairs = DEFAULT_MAX_PAIRS if args.max_pairs is None else max(0, args.max_pairs)
     if args.manifest:
-        report = diff_builds(args.a, args.b, limit=limit)
+        report = diff_builds(args.a, args.b, limit=limit, max_pairs=max_pairs)
         _print(args, build_json, build_text, report)
         return 0 if report.identical else 1
     vocab_a, vocab_b = _vocabularies(args)
     status = StatusLine(enabled=not (args.quiet or args.json) and sys.stderr.isatty())
     try:
         report = diff_artifacts(args.a, args.b, vocab_a=vocab_a, vocab_b=vocab_b, limit=limit,
-                                max_pairs=DEFAULT_MAX_PAIRS if args.max_pairs is None else max(0, args.max_pairs),
-                                texts=_texts(args.text), progress=status)
+                                max_pairs=max_pairs, texts=_texts(args.text), progress=status)
     finally:
         status.close()
     _print(args, artifact_json, artifact_text, report)

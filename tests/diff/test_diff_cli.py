@@ -53,3 +53,16 @@ def test_manifest_mode_compares_two_builds(tmp_path, capsys):
     assert re.search(r"only B: \d+ '\d+'", out)  # GPT-2 tokens shown by text: the manifest names the tokenizer
     assert main(["diff", "--manifest", str(tmp_path / "old-out"), str(tmp_path / "old-out")]) == 0
 
+
+
+def test_manifest_mode_compares_grammar_artifacts(tmp_path, capsys):
+    entries = '[[constraints]]\nfiles = "*.lark"\n'
+    old = write_project(tmp_path / "old", {"pair.lark": 'start: "(" s ")"\ns: "a" | "(" s ")"'}, entries)
+    new = write_project(tmp_path / "new", {"pair.lark": 'start: "(" s ")"\ns: "b" | "(" s ")"'}, entries)
+    run_build(old, tmp_path / "old-out", jobs=1)
+    run_build(new, tmp_path / "new-out", jobs=1)
+    assert main(["diff", "--manifest", str(tmp_path / "old-out"), str(tmp_path / "new-out"), "--max-pairs", "50"]) == 1
+    out = capsys.readouterr().out
+    assert "~ gpt2/pair.idx:" in out and "50 of 51 compared state pairs differ" in out
+    assert "bounded: the search stopped after 50 pairs" in out and "only A: 64 'a'" in out
+    assert "shortest text accepted by A and not by B: '(a)'" in out
