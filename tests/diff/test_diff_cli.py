@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from indexc.build import run_build
 from indexc.cli.main import main
 from tests.build.conftest import REGEXES, write_project
@@ -52,7 +50,6 @@ def test_manifest_mode_compares_two_builds(tmp_path, capsys):
     assert "shortest text accepted by B and not by A: '0000'" in out
     assert re.search(r"only B: \d+ '\d+'", out)  # GPT-2 tokens shown by text: the manifest names the tokenizer
     assert main(["diff", "--manifest", str(tmp_path / "old-out"), str(tmp_path / "old-out")]) == 0
-
 
 
 def test_manifest_mode_compares_grammar_artifacts(tmp_path, capsys):
