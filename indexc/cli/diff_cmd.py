@@ -21,7 +21,8 @@ MAX_PAIRS_HELP = "2,000"
 def register(subparsers) -> None:
     p = subparsers.add_parser("diff", help="compare the masks of two artifacts (or two builds)",
                               description="Walk two artifacts' automata in lock-step and report every reachable "
-                                          "state pair whose masks differ, with a shortest text reaching it.")
+                                          "state pair whose masks differ, with a shortest text reaching it (a "
+                                          "grammar artifact's states are its parser's, up to --max-pairs pairs).")
     p.add_argument("a", metavar="A", help="the old artifact (with --manifest: the old build directory)")
     p.add_argument("b", metavar="B", help="the new artifact (with --manifest: the new build directory)")
     p.add_argument("--manifest", action="store_true", help="compare two `indexc build` output directories")
