@@ -1,10 +1,11 @@
 """Random regular grammars on the grammar path against the DFA of the same language, every state.
 
-Hypothesis builds small terminals (regexes over ``a b 1 , space``), puts them in a grammar shape
-(a sequence, an alternative, an optional, a repetition) and a random small vocabulary of
-multi-byte tokens; the grammar is compiled on the grammar path (lexer tables, boundary masks,
-undecided sets, the live Earley walk) and the regex that spells the same language on the DFA
-path.  A regular grammar's parser configurations are finite, so ``indexc diff`` walks every
+Hypothesis builds small terminals (pieces over ``a b 1 , space``), puts them in a grammar shape
+(a sequence, an alternative, an optional, a repetition), written in Lark (terminals as
+``/regex/``) or in GBNF (rules of character classes and literals, which the GBNF front end
+turns into lexemes itself), and a random small vocabulary of multi-byte tokens; the grammar is
+compiled on the grammar path (lexer tables, boundary masks, undecided sets, the live Earley
+walk) and the regex that spells the same language on the DFA path.  A regular grammar's parser configurations are finite, so ``indexc diff`` walks every
 reachable state pair and must find every mask equal.  The tokens cross terminal boundaries
 (``a,``, ``1 b``), which is what the boundary masks, the undecided sets and the live walk are
 for; the DFA path knows nothing of terminals.
@@ -23,10 +24,24 @@ from indexc.vocab import vocabulary_from_tokens
 from tests.diff.conftest import compile_to
 
 ALPHABET = "ab1, "
-PIECES = st.sampled_from(["a", "b", "1", ",", " ", "[ab]", "[a1]", "[^,]", "[0-9]"])
-FIRST = st.tuples(PIECES, st.sampled_from(["", "", "+", "{1,2}"])).map("".join)  # never empty
-REST = st.tuples(PIECES, st.sampled_from(["", "?", "*", "+", "{0,2}"])).map("".join)
-TERMINALS = st.tuples(FIRST, st.lists(REST, max_size=2)).map(lambda t: t[0] + "".join(t[1]))
+# a piece as a regex and as GBNF (a literal is quoted there; classes read the same)
+PIECES = st.sampled_from([("a", '"a"'), ("b", '"b"'), ("1", '"1"'), (",", '","'), (" ", '" "'), ("[ab]", "[ab]"),
+                          ("[a1]", "[a1]"), ("[^,]", "[^,]"), ("[0-9]", "[0-9]")])
+FIRST = st.tuples(PIECES, st.sampled_from(["", "", "+", "{1,2}"]))  # never empty
+REST = st.tuples(PIECES, st.sampled_from(["", "?", "*", "+", "{0,2}"]))
+PIECE_LISTS = st.tuples(FIRST, st.lists(REST, max_size=2)).map(lambda t: [t[0], *t[1]])
+
+
+def regex_of(pieces) -> str:
+    return "".join(regex + quantifier for (regex, _), quantifier in pieces)
+
+
+def gbnf_of(pieces) -> str:
+    return " ".join(gbnf + quantifier for (_, gbnf), quantifier in pieces)
+
+
+TERMINALS = PIECE_LISTS.map(regex_of)
+
 # (Lark rule over terminals A, B and C, the same language as one regex; a space ignored between
 # terminals, before and after them, in the last shape)
 SHAPES = [
@@ -51,8 +66,23 @@ def test_grammar_path_equals_dfa_path_in_every_state(tmp_path_factory, a, b, c, 
     grammar = f"start: {rule}\nA: /{a}/\nB: /{b}/\nC: /{c}/\n"
     write(compile_grammar(grammar, vocab, build_trie(vocab), syntax="lark"), vocab, str(folder / "g.idx"))
     compile_to(folder / "d.idx", regex.format(a=a, b=b, c=c), vocab)
-    report = diff_artifacts(str(folder / "d.idx"), str(folder / "g.idx"), vocab_a=vocab, vocab_b=vocab,
-                            max_pairs=20_000)
+    assert_same_masks(folder, grammar)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(a=PIECE_LISTS, b=PIECE_LISTS, shape=st.sampled_from(SHAPES[:5]), tokens=TOKENS)
+def test_gbnf_grammar_path_equals_dfa_path_in_every_state(tmp_path_factory, a, b, shape, tokens):
+    rule, regex = shape
+    vocab = vocabulary_from_tokens([t.encode() for t in tokens] + [b"<eos>"], eos_ids=[len(tokens)])
+    folder = tmp_path_factory.mktemp("random-gbnf")
+    grammar = f"root ::= {rule.replace('A', 'ra').replace('B', 'rb')}\nra ::= {gbnf_of(a)}\nrb ::= {gbnf_of(b)}\n"
+    write(compile_grammar(grammar, vocab, build_trie(vocab), syntax="gbnf"), vocab, str(folder / "g.idx"))
+    compile_to(folder / "d.idx", regex.format(a=regex_of(a), b=regex_of(b)), vocab)
+    assert_same_masks(folder, grammar)
+
+
+def assert_same_masks(folder, grammar: str) -> None:
+    report = diff_artifacts(str(folder / "d.idx"), str(folder / "g.idx"), max_pairs=20_000)
     assert report.complete, grammar
     assert report.identical, (grammar, [(p.witness, p.only_a, p.only_b) for p in report.pairs[:3]],
                               report.accepted_witness)
