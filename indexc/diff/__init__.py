@@ -25,6 +25,7 @@ Code map, in reading order:
                      read_tables: that, or parser_tables for a grammar artifact
     product.py       the breadth-first lock-step walk over state pairs (joint byte classes)
     bounded_product.py the same walk when a side is a grammar artifact: bounded, seeded with texts
+    progress.py      how the slow parts of a grammar side are reported (the command line's status line)
     token_space.py   which token of A is which of B (ids, or bytes across vocabularies)
     compare.py       diff_artifacts -> ArtifactDiff (differing pairs, totals, language witness)
     vocabularies.py  an artifact's vocabulary: given, or found through its build manifest

@@ -24,17 +24,15 @@ pair of DFAs can: two DFA artifacts keep the vectorised ``product`` walk.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from indexc.diff.product import ProductWalk, joint_class_bytes
+from indexc.diff.progress import PROGRESS_EVERY, Progress
 from indexc.diff.tables import DiffTables
 
 DEFAULT_MAX_PAIRS = 2_000
-PROGRESS_EVERY = 256  # pairs between two calls of a progress callback
-Progress = Callable[[str, int, int], None]  # (what, done, total): "pairs" found, "masks" computed
 
 
 @dataclass(frozen=True)

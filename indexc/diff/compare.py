@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexc.diff.bounded_product import DEFAULT_MAX_PAIRS, PROGRESS_EVERY, Progress, walk_bounded
+from indexc.diff.bounded_product import DEFAULT_MAX_PAIRS, walk_bounded
 from indexc.diff.product import ProductWalk, walk_product
-from indexc.diff.tables import ArtifactTables, DiffTables, read_tables
+from indexc.diff.progress import Progress
+from indexc.diff.tables import ArtifactTables, read_tables
 from indexc.diff.token_space import TokenSpace
 from indexc.vocab.model import Vocabulary
 
@@ -90,31 +91,13 @@ def diff_artifacts(path_a: str, path_b: str, *, vocab_a: Vocabulary | None = Non
         bounded = walk_bounded(a, b, max_pairs=max_pairs, texts=texts, progress=progress)
         walk, report.complete, report.max_pairs = bounded.walk, bounded.complete, bounded.max_pairs
     report.reachable_pairs = walk.size
-    masks_a, masks_b = _masks(a, walk.state_a, progress), _masks(b, walk.state_b, progress)
+    masks_a, masks_b = a.masks_of(walk.state_a, progress), b.masks_of(walk.state_b, progress)
     _compare_masks(report, walk, space, masks_a, masks_b, limit)
-    _compare_languages(report, walk, _accepting(a, walk.state_a), _accepting(b, walk.state_b))
+    _compare_languages(report, walk, a.accepting_of(walk.state_a), b.accepting_of(walk.state_b))
     report.n_vocab_only_a, report.n_vocab_only_b = int(space.only_a.size), int(space.only_b.size)
     report.vocab_only_a = [space.a.label(int(t)) for t in space.only_a[:limit]]
     report.vocab_only_b = [space.b.label(int(t)) for t in space.only_b[:limit]]
     return report
-
-
-def _masks(side: DiffTables, states: np.ndarray, progress: Progress | None = None) -> np.ndarray:
-    """Each state's mask id (-1: dead), read from a DFA's table or computed by a grammar's parser."""
-    if isinstance(side, ArtifactTables):
-        return side.state_mask[states]
-    found = np.empty(states.size, dtype=np.int64)
-    for number, state in enumerate(states.tolist()):
-        found[number] = side.mask_of(state)
-        if progress is not None and (number + 1) % PROGRESS_EVERY == 0:
-            progress("masks", number + 1, states.size)
-    return found
-
-
-def _accepting(side: DiffTables, states: np.ndarray) -> np.ndarray:
-    if isinstance(side, ArtifactTables):
-        return side.accepting[states]
-    return np.array([side.accepts(state) for state in states.tolist()], dtype=bool)
 
 
 def _compare_masks(report: ArtifactDiff, walk: ProductWalk, space: TokenSpace, masks_a: np.ndarray,

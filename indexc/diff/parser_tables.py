@@ -7,7 +7,7 @@ interned by content, so a pair of texts that leave the parser in one configurati
 state here, and the lock-step walk can tell a state it has met from a new one.
 
 Masks are rows computed by the live walk, not ids into the file, so each distinct row gets a
-number here (``mask_of``) and the comparison groups pairs by those numbers as it groups a DFA
+number here (``masks_of``) and the comparison groups pairs by those numbers as it groups a DFA
 artifact's stored mask ids.  The dead state is ``ByteWalk.DEAD`` (-1): the empty mask, never
 accepting.  The private memo keeps the serving limits (``GrammarLimits``: 100,000
 configurations); a walk that reaches one is a ``DiffError`` that says so, not a partial report.
@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexc.diff.errors import DiffError
-from indexc_runtime.grammar import GRAMMAR_INDEX_KIND, GrammarLimitExceeded
+from indexc.diff.progress import PROGRESS_EVERY, Progress
+from indexc_runtime.grammar import GrammarLimitExceeded
 from indexc_runtime.grammar.byte_walk import ByteWalk
-
-__all__ = ["GRAMMAR_INDEX_KIND", "ParserTables"]
 
 
 @dataclass
@@ -65,10 +64,20 @@ class ParserTables:
         except GrammarLimitExceeded as exc:
             raise self._over_limit(exc) from None
 
-    def accepts(self, state: int) -> bool:
-        return self.walk.accepting(state)
+    def masks_of(self, states: np.ndarray, progress: Progress | None = None) -> np.ndarray:
+        """Each state's mask row number (``progress("masks", done, total)`` told every
+        ``PROGRESS_EVERY``: each new configuration's mask is a cold serving mask)."""
+        found = np.empty(states.size, dtype=np.int64)
+        for number, state in enumerate(states.tolist()):
+            found[number] = self._mask_of(state)
+            if progress is not None and (number + 1) % PROGRESS_EVERY == 0:
+                progress("masks", number + 1, states.size)
+        return found
 
-    def mask_of(self, state: int) -> int:
+    def accepting_of(self, states: np.ndarray) -> np.ndarray:
+        return np.array([self.walk.accepting(state) for state in states.tolist()], dtype=bool)
+
+    def _mask_of(self, state: int) -> int:
         """The number of the state's mask row (-1: the dead state's empty mask)."""
         if state == ByteWalk.DEAD:
             return -1

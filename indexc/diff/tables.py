@@ -10,9 +10,10 @@ A grammar artifact (header ``index_kind`` ``"grammar"``) has no such table: its 
 a live Earley parse as well as on its lexer tables, so its states are read through its parser
 instead (``parser_tables``), and ``read_tables`` returns that view for it.
 
-Both views answer the bounded walk's questions (``bounded_product``) the same way: ``start``,
-``dead``, ``byte_classes``, ``step``, ``accepts``, ``mask_of`` (a mask id, -1 for the dead
-state's empty mask) and ``mask_token_ids``.
+Both views answer the same questions: the bounded walk's (``bounded_product``: ``start``,
+``dead``, ``byte_classes``, ``step``) and the comparison's (``compare``: ``masks_of`` and
+``accepting_of`` for the states a walk met, a mask id per state, -1 for the dead state's empty
+mask; ``mask_token_ids`` of a mask id).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ import numpy as np
 
 import indexc_runtime
 from indexc.diff.errors import DiffError
-from indexc.diff.parser_tables import GRAMMAR_INDEX_KIND, ParserTables
+from indexc.diff.parser_tables import ParserTables
+from indexc.diff.progress import Progress
+from indexc_runtime.grammar import GRAMMAR_INDEX_KIND
 
 DFA_INDEX_KIND = "dfa"
 
@@ -53,11 +56,11 @@ class ArtifactTables:
     def step(self, state: int, byte: int) -> int:
         return int(self.transitions[state, self.byte_classes[byte]])
 
-    def accepts(self, state: int) -> bool:
-        return bool(self.accepting[state])
+    def masks_of(self, states: np.ndarray, progress: Progress | None = None) -> np.ndarray:
+        return self.state_mask[states]  # a table read: nothing slow to report
 
-    def mask_of(self, state: int) -> int:
-        return int(self.state_mask[state])
+    def accepting_of(self, states: np.ndarray) -> np.ndarray:
+        return self.accepting[states]
 
     def mask_token_ids(self, mask: int) -> np.ndarray:
         return self.index.mask_token_ids(mask)

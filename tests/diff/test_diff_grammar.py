@@ -170,7 +170,7 @@ def test_grammar_across_vocabularies_compared_by_bytes(tmp_path):
 
 def test_progress_is_told_of_pairs_and_masks(tmp_path, capsys):
     from indexc.cli import diff_cmd
-    from indexc.diff.bounded_product import PROGRESS_EVERY
+    from indexc.diff.progress import PROGRESS_EVERY
 
     vocab = tiny_vocabulary()
     a = grammar_to(tmp_path / "a.idx", BRACKETS, vocab)
