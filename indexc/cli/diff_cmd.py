@@ -12,7 +12,7 @@ import argparse
 import sys
 import time
 
-from indexc.cli.common import print_json
+from indexc.cli.common import print_json, read_text_file
 
 # indexc.diff.bounded_product.DEFAULT_MAX_PAIRS, not imported here: the command line starts without numpy
 MAX_PAIRS_HELP = "2,000"
@@ -93,17 +93,8 @@ class StatusLine:
 
 
 def _texts(paths: list[str]) -> tuple[bytes, ...]:
-    """The documents' bytes (``DiffError`` naming a file that cannot be read)."""
-    from indexc.diff import DiffError
-
-    texts = []
-    for path in paths:
-        try:
-            with open(path, "rb") as handle:
-                texts.append(handle.read())
-        except OSError as exc:
-            raise DiffError(f"cannot read the text: {exc.strerror or exc}", source=path) from None
-    return tuple(texts)
+    """The documents' bytes (UTF-8 text; a file that cannot be read is an error naming it)."""
+    return tuple(read_text_file(path, "the text").encode("utf-8") for path in paths)
 
 
 def _vocabularies(args: argparse.Namespace):
