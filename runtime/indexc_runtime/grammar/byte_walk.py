@@ -32,7 +32,7 @@ class ByteWalk:
     def __init__(self, index, limits: GrammarLimits | None = None):
         self._memo = ParserMemo(index, limits or index.limits)
         self._memo.use_stored()  # what a matcher does at its first advance
-        self._class_of_byte = index._lexer.byte_classes.tolist()
+        self._class_of_byte = index._lexer.byte_classes.tolist()  # the same, as a list: step reads one a byte
         self.byte_classes = np.asarray(index._lexer.byte_classes, dtype=np.int64)  # (256,): class of each byte
         self.start: int = self._memo.configs.initial
 
