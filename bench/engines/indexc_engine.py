@@ -65,14 +65,19 @@ class IndexcEngine:
 
         compiled.extra["shipping_bytes"] = len(shipping_form(Path(compiled.handle).read_bytes()))
 
-    def start_walk(self, compiled: Compiled) -> MaskWalk:
-        import numpy as np
-
+    def loaded(self, compiled: Compiled):
+        """The artifact's index, loaded once per compiled constraint, as a server does."""
         import indexc_runtime
 
         index = self._loaded.get(compiled.handle)
-        if index is None:  # loaded once per compiled constraint, as a server does
+        if index is None:
             index = self._loaded[compiled.handle] = indexc_runtime.load(str(compiled.handle))
+        return index
+
+    def start_walk(self, compiled: Compiled) -> MaskWalk:
+        import numpy as np
+
+        index = self.loaded(compiled)
         matcher = index.matcher()
         bitmask = np.zeros((1, index.mask_words), dtype=np.int32)
         return MaskWalk(

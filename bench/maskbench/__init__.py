@@ -30,6 +30,8 @@ Code map (reading order):
 - ``reasons``         compile error messages grouped by reason.
 - ``report``          outcomes -> the figures and the markdown table.
 - ``expected``        the per-file regression record, its diff, the crossing with llguidance.
+- ``policy``          each valid instance indexc refused, explained by a walk that passes (keys
+                      reordered by the artifact, or the grammar path's unbounded any-value).
 - ``cli``             ``python -m bench.maskbench`` (``make bench-maskbench``).
 - ``select_sample``   the script that picks the bundled sample.
 """

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print(f"no MaskBench files match {args.files!r} in {args.directory}", file=sys.stderr)
         return 2
-    tokenizer, eos_ids = _tokenizer_and_eos(args)
+    tokenizer, eos_ids = tokenizer_and_eos(args)
     python_for = {"xgrammar": args.xgrammar_python}
     engines, missing = available_engines(args.engines, python_for)
     results: dict[str, list[FileOutcome]] = {}
@@ -143,7 +143,7 @@ def _importable(module: str, python: str | None) -> bool:
     return subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode == 0
 
 
-def _tokenizer_and_eos(args: argparse.Namespace) -> tuple[str, list[int]]:
+def tokenizer_and_eos(args: argparse.Namespace) -> tuple[str, list[int]]:
     from bench.bench_regex import BUNDLED_LLAMA3, SHARED_LLAMA3, resolve_eos_ids
 
     tokenizer = args.tokenizer or str(SHARED_LLAMA3 if SHARED_LLAMA3.exists() else BUNDLED_LLAMA3)

@@ -70,8 +70,10 @@ def _indexc_engine():
 
         _numbers = itertools.count()
 
-        def compile_schema(self, tokenizer, schema_text: str, name: str) -> Compiled:
+        def compile_schema(self, tokenizer, schema_text: str, name: str, mode: str = "auto") -> Compiled:
+            """``mode``: ``--mode`` (``policy`` compiles with ``cfg`` to check the any-value depth bound)."""
             from indexc.errors import IndexcError
+            from indexc.jsonschema.options import JsonSchemaOptions
             from indexc.masks import MaskOptions
             from indexc.pipeline import CompileOptions, write
             from indexc.pipeline.collector import collector_paused
@@ -84,7 +86,8 @@ def _indexc_engine():
             try:
                 with collector_paused():  # as `indexc compile` does: one pause over the compile and its write
                     result = compile_json_schema(schema_text, vocab, trie,
-                                                 CompileOptions(MaskOptions(jobs=self.jobs)), source=name)
+                                                 CompileOptions(MaskOptions(jobs=self.jobs)),
+                                                 schema_options=JsonSchemaOptions(mode=mode), source=name)
                     summary = write(result, vocab, str(output))
             except IndexcError as exc:  # "<source>: <message> (at <pointer>)": the source is the file
                 raise SchemaRefused(first_line(exc).removeprefix(f"{name}: ")) from exc
