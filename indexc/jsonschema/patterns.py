@@ -257,13 +257,19 @@ def _length_range(node: Node) -> tuple[int, int | None]:
 
 
 # --- formats ---------------------------------------------------------------------------
-# Decoded-domain regexes, full match.  Exact for date, time, date-time (RFC 3339, leap second
-# 60 allowed, day 31 accepted in every month), duration (ISO 8601 as in JSON Schema's
+# Decoded-domain regexes, full match.  Exact for date, time, date-time (RFC 3339: each month's
+# own last day, 29 February in leap years only (RFC 3339 appendix C: a year divisible by 4 and
+# not by 100, or by 400), leap second 60 allowed; until session 25 day 31 was accepted in every
+# month, and MaskBench's "2020-02-31" instances were accepted), duration (ISO 8601 as in JSON Schema's
 # appendix), ipv4, ipv6 (RFC 4291 text forms, no zone ids), uuid.  Approximate (a superset of
 # what validators accept, stated here): email (dot-atom local part @ hostname), hostname
 # (labels of 1-63 letters/digits/hyphens, not starting or ending with a hyphen), uri
 # (a scheme, then URI characters and %-escapes; no structural check of the rest).
-_DATE = r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+_MONTH_DAY = (r"(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"  # 31 days
+              r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"  # 30 days
+              r"|02-(?:0[1-9]|1[0-9]|2[0-8]))")  # February, any year
+_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)"
+_DATE = f"(?:[0-9]{{4}}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
 _TIME = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?(?:[zZ]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
 _N = "[0-9]+"
 _DUR_TIME = f"T(?:{_N}H(?:{_N}M)?(?:{_N}S)?|{_N}M(?:{_N}S)?|{_N}S)"

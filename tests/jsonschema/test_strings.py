@@ -70,7 +70,8 @@ def test_length_beside_pattern_when_implied_or_foldable():
 
 
 @pytest.mark.parametrize("fmt, good, bad", [
-    ("date", ["2024-02-29", "1999-12-31"], ["2024-13-01", "24-01-01", "2024-1-1"]),
+    ("date", ["2024-02-29", "2000-02-29", "1999-12-31", "2023-04-30"],
+     ["2024-13-01", "24-01-01", "2024-1-1", "2020-02-31", "2023-02-29", "1900-02-29", "2024-04-31"]),
     ("time", ["12:30:00Z", "23:59:60+02:00", "00:00:00.123z"], ["24:00:00Z", "12:30:00"]),
     ("date-time", ["2024-01-02T03:04:05Z", "2024-01-02t03:04:05.5-07:30"], ["2024-01-02 03:04:05Z", "2024-01-02T03:04Z"]),
     ("duration", ["P1Y2M3DT4H5M6S", "PT1S", "P3W", "P1D"], ["P", "PT", "P1H", "1D"]),
@@ -87,6 +88,24 @@ def test_formats(fmt, good, bad):
         assert accepts_all_spellings(schema, value), value
     for value in bad:
         assert not accepts(schema, json.dumps(value)), value
+
+
+def test_date_has_each_months_days_and_leap_years_by_rfc_3339():
+    """Every day string of years around the century rules against Python's calendar (MaskBench's
+    invalid instances write "2020-02-31", which day-31-in-every-month accepted)."""
+    import datetime
+
+    dfa = compile_regex(schema_to_regex({"type": "string", "format": "date"}), max_states=50_000)
+    for year in (1600, 1700, 1896, 1900, 1904, 1999, 2000, 2023, 2024, 2100, 2400, 9996):
+        for month in range(1, 13):
+            for day in range(0, 33):
+                text = f"{year:04d}-{month:02d}-{day:02d}"
+                try:
+                    datetime.date(year, month, day)
+                    valid = True
+                except ValueError:
+                    valid = False
+                assert dfa.matches(json.dumps(text).encode()) == valid, text
 
 
 def test_uri_accepts_escaped_slashes():
