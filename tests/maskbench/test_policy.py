@@ -14,7 +14,7 @@ import pytest
 
 from bench.maskbench.dataset import Instance, MaskBenchFile
 from bench.maskbench.policy import (ANY_DEPTH, BOTH, KEY_ORDER, UNEXPLAINED, KeyOrderSearch, PolicyChecker,
-                                    refused_valid)
+                                    guessed_key_order, property_orders, refused_valid)
 
 from .conftest import EOS_IDS, sample_file
 
@@ -67,6 +67,15 @@ def test_key_order_search_spells_the_artifacts_order_or_nothing(indexc_setup, en
     # the failed search rolled its matcher back to the start: the same matcher spells a value from there
     assert KeyOrderSearch(matcher, encode).spell({"y": "s", "x": 1}) == '{"x": 1, "y": "s"}'
     assert matcher.is_accepting()
+
+
+def test_the_search_tries_the_schemas_order_first():
+    """The guess orders the tries only: the order of the ``properties`` object that lists most
+    of the keys, unlisted keys after as written."""
+    orders = property_orders({"properties": {"a": {}, "b": {"properties": {"y": {}, "x": {}, "z": {}}}}})
+    assert orders == [["a", "b"], ["y", "x", "z"]]
+    assert guessed_key_order(["x", "extra", "z", "y"], orders) == ["y", "x", "z", "extra"]
+    assert guessed_key_order(["q"], []) == ["q"]
 
 
 def test_refused_valid_reads_a_bench_json_output():
