@@ -28,6 +28,7 @@ then bound the number of other keys), when they are implied, and for "at least o
 from __future__ import annotations
 
 import functools
+import json
 
 import numpy as np
 
@@ -58,7 +59,7 @@ def lower_object(lw, schema: dict, pointer: str) -> Expr:
         if name in properties:
             value = lw.lower(properties[name], child_pointer(pointer, "properties", name))
         else:
-            value = lw.lower(additional, child_pointer(pointer, "additionalProperties"))
+            value = _unlisted_value(lw, schema, name, additional, pointer)
         is_required = name in required
         if is_empty_set(value):
             if is_required:
@@ -67,6 +68,41 @@ def lower_object(lw, schema: dict, pointer: str) -> Expr:
         slots.append((seq(Lex(literal_string(name)), lw.key_sep, value), is_required))
     extra = _extra_members(lw, schema, names, additional, pointer)
     return _with_counts(lw, schema, slots, extra, pointer)
+
+
+def _unlisted_value(lw, schema: dict, name: str, additional: object, pointer: str) -> Expr:
+    """The value of a required name that ``properties`` does not list: what every
+    ``patternProperties`` pattern matching the name says (all of them), else
+    ``additionalProperties``, as JSON Schema validates it.  Until session 25 it was
+    ``additionalProperties`` alone, so ``"required": ["label"]`` beside a ``^label`` pattern and
+    ``additionalProperties: false`` matched nothing, and a valid instance was refused
+    (MaskBench's o62947, whose images carry a required ``label``)."""
+    matching = [(pattern, sub) for pattern, sub in schema.get("patternProperties", {}).items()
+                if _pattern_matches(pattern, name)]
+    if not matching:
+        return lw.lower(additional, child_pointer(pointer, "additionalProperties"))
+    if len(matching) == 1:
+        pattern, sub = matching[0]
+        return lw.lower(sub, child_pointer(pointer, "patternProperties", pattern))
+    return lw.lower({"allOf": [sub for _, sub in matching]}, child_pointer(pointer, "patternProperties"))
+
+
+def _pattern_matches(pattern: str, name: str) -> bool:
+    """Does ``pattern`` (ECMA, unanchored) match somewhere in ``name``?  Decided on the pattern's
+    own translation, the one its keys are lexed with (an unreadable pattern matches nothing
+    here: ``_extra_members`` refuses it)."""
+    try:
+        body = translate_pattern(pattern).body_regex
+    except PatternError:
+        return False
+    return _key_dfa(body).matches(json.dumps(name, ensure_ascii=False)[1:-1].encode("utf-8"))
+
+
+@functools.lru_cache(maxsize=64)
+def _key_dfa(body_regex: str):
+    from indexc.automaton import compile_regex
+
+    return compile_regex(body_regex)
 
 
 def _extra_members(lw, schema: dict, names: list[str], additional: object, pointer: str) -> Expr:

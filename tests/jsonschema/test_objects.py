@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from indexc.jsonschema import JsonSchemaError
 from tests.jsonschema.helpers import accepts, accepts_all_spellings, dfa_of
 
 PERSON = {
@@ -43,6 +46,25 @@ def test_pattern_properties():
     schema = {"type": "object", "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False}
     assert accepts_all_spellings(schema, {"x-a": 1, "x-b": 2})
     assert not accepts(schema, '{"y": 1}') and not accepts(schema, '{"x-a": "s"}')
+
+
+def test_a_required_name_outside_properties_takes_its_patterns_schema():
+    """JSON Schema validates a key that ``properties`` does not list by every pattern matching it
+    (else by ``additionalProperties``); MaskBench's o62947 requires ``label`` beside a ``^label``
+    pattern and ``additionalProperties: false``, which matched nothing before."""
+    label = {"type": "object", "required": ["id", "label"], "properties": {"id": {"type": "string"}},
+             "patternProperties": {"^label(\\.[a-z]{2})?$": {"type": "string"}, "^la": {"maxLength": 2}},
+             "additionalProperties": False}
+    assert accepts_all_spellings(label, {"id": "a", "label": "x", "label.en": "y"})
+    assert not accepts(label, '{"id": "a"}')  # still required
+    assert not accepts(label, '{"id": "a", "label": 1}')  # the first pattern's type
+    assert not accepts(label, '{"id": "a", "label": "xyz"}')  # and the second's maxLength: all of them
+    by_additional = {"type": "object", "required": ["n"], "patternProperties": {"^x-": {"type": "string"}},
+                     "additionalProperties": {"type": "integer"}}
+    assert accepts(by_additional, '{"n": 1}') and not accepts(by_additional, '{"n": "s"}')
+    nowhere = {"type": "object", "required": ["n"], "patternProperties": {"^x-": {}}, "additionalProperties": False}
+    with pytest.raises(JsonSchemaError, match="matches no JSON value"):
+        accepts(nowhere, '{"n": 1}')
 
 
 def test_additional_properties_beside_pattern_properties_take_the_other_keys():
