@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from indexc.jsonschema.expr import EPSILON, Expr, Lex, Ws, alt, repeat, seq
+from indexc.jsonschema.expr import Expr, Lex, Ws, alt, repeat, seq
 
 OPEN_OBJECT, CLOSE_OBJECT = Lex("\\{"), Lex("\\}")
 OPEN_ARRAY, CLOSE_ARRAY = Lex("\\["), Lex("\\]")
@@ -26,9 +26,10 @@ def structural_lexemes(item_separator: str, key_separator: str) -> frozenset[str
 
 
 def bracketed(open_: Expr, body_nonempty: Expr, may_be_empty: bool, close: Expr) -> Expr:
-    """``open ws (body ws)? close``: one whitespace run inside an empty container, not two."""
-    inner = seq(body_nonempty, Ws())
-    return seq(open_, Ws(), alt(inner, EPSILON) if may_be_empty else inner, close)
+    """``open ws (body ws close | close)``: one whitespace run inside an empty container, not two;
+    each run next to a bracket in the same sequence (the grammar path glues them: ``to_grammar``)."""
+    inner = seq(body_nonempty, Ws(), close)
+    return seq(open_, Ws(), alt(inner, close) if may_be_empty else inner)
 
 
 def repeated_list(item: Expr, sep: Expr, low: int, high: int | None) -> tuple[Expr, bool]:

@@ -4,11 +4,13 @@ Every ``Ref`` becomes a nonterminal, so recursion costs nothing and a definition
 hundred places is one set of rules (where the regex rendering copies it a hundred times).
 Lexemes: adjacent ``Lex`` nodes of a sequence are glued into one terminal (a property key and
 its quotes, a number), each distinct regex is one terminal (an ``Intersection`` lexeme is
-one terminal with ``also`` regexes, intersected by ``indexc.grammar.lexemes``); whitespace is an explicit
-optional ``ws`` symbol at exactly the places the DFA path allows it (not a global
-``%ignore``, which would also allow it before the first and after the last token and would
-not respect a bounded ``whitespace_pattern``); that symbol and the brackets and separators
-are then copied once per follow context (``indexc.grammar.follow_split``, ``schema_grammar``),
+one terminal with ``also`` regexes, intersected by ``indexc.grammar.lexemes``); whitespace goes at
+exactly the places the DFA path allows it (not a global ``%ignore``, which would also allow it
+before the first and after the last token and would not respect a bounded
+``whitespace_pattern``), glued into the bracket or separator beside it (``{[ \t\n\r]*``,
+``[ \t\n\r]*,[ \t\n\r]*``; a place with neither would be an optional ``ws`` symbol, and a
+nullable symbol there splits configurations: ``_GrammarBuilder._spaced``); the brackets and
+separators are then copied once per follow context (``indexc.grammar.follow_split``, ``schema_grammar``),
 so that the compiler's per-lexer-state token sets see the few terminals that really follow
 each copy.  Repetitions become rules: ``x{2,4}`` is
 ``x x`` then a chain of two optional ``x``; ``x*`` a left-recursive list (Earley-friendly);
@@ -30,7 +32,7 @@ from indexc.jsonschema.strings import QUOTE
 from indexc.limits import DEFAULT_MAX_STATES
 
 START = "start"
-WHITESPACE = "ws"  # the optional-whitespace nonterminal, split by follow context (``follow_split``)
+WHITESPACE = "ws"  # an optional-whitespace nonterminal where no bracket or separator takes it (``_spaced``)
 SHORT_COUNT = 8  # counts up to this are spelled out; longer ones take O(log count) rules
 # The lexer states up to which a schema's whitespace and punctuation are copied per follow
 # context (``schema_grammar``; ``indexc.pipeline.json_schema`` passes it).  4,096 until session
@@ -41,6 +43,10 @@ SHORT_COUNT = 8  # counts up to this are spelled out; longer ones take O(log cou
 # s, o82151 4.3 -> 8.2 s).  Above it, with the copies and every terminal's sets, sp_152 (6,936
 # states) took 13.3 s and o18637 (12,107) 8.2 s; see ``schema_grammar`` for why the copies stop here.
 MAX_LEXER_STATES = 6_144
+
+
+def _is_structural(item: Expr, structural: frozenset[str]) -> bool:
+    return isinstance(item, Lex) and item.regex in structural
 
 
 def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>", max_lexer_states: int | None = None,
@@ -80,20 +86,25 @@ class _GrammarBuilder:
         self.powers: dict[tuple[tuple[str, ...], int], str] = {}
         self.bounded_lists: dict[tuple[tuple[str, ...], int], str] = {}
         self.counter = 0
+        self.structural_names: set[str] = set()  # brackets and separators glued to their whitespace
 
     def fresh(self, hint: str) -> str:
         self.counter += 1
         return f"{hint}_{self.counter}"
 
-    def terminal(self, regex: str, also: tuple[str, ...] = (), excluding: tuple[str, ...] = ()) -> str:
+    def terminal(self, regex: str, also: tuple[str, ...] = (), excluding: tuple[str, ...] = (), *,
+                 structural: bool = False) -> str:
         """The terminal of a lexeme (``also``: regexes it must match as well; ``excluding``:
-        regexes it must not match), one per distinct lexeme."""
+        regexes it must not match), one per distinct lexeme; ``structural``: a bracket or a
+        separator, with its whitespace (``structural_terminals``)."""
         key = (regex, also, excluding)
         name = self.terminal_names.get(key)
         if name is None:
             name = f"T{len(self.terminal_names)}"
             self.terminal_names[key] = name
             self.terminals[name] = Terminal(name, regex, also=also, excluding=excluding)
+        if structural:
+            self.structural_names.add(name)
         return name
 
     def structural_terminals(self) -> list[str]:
@@ -113,7 +124,7 @@ class _GrammarBuilder:
         structural = structural_lexemes(options.item_separator, options.key_separator)
         structural |= {QUOTE}
         return [name for (regex, also, excluding), name in self.terminal_names.items()
-                if regex in structural and not also and not excluding]
+                if (regex in structural or name in self.structural_names) and not also and not excluding]
 
     def symbols_of(self, expr: Expr) -> tuple[str, ...]:
         """The symbol string ``expr`` stands for (possibly empty)."""
@@ -145,19 +156,61 @@ class _GrammarBuilder:
         return (self.reference(expr.name),)
 
     def sequence(self, items: tuple[Expr, ...]) -> tuple[str, ...]:
+        """Symbols of a sequence: each run of adjacent lexemes is one terminal; under a whitespace
+        policy a bracket or separator is a terminal of its own, with the whitespace beside it
+        (``_spaced``)."""
+        spaced = self.lowered.options.whitespace_terminal is not None
+        pieces = self._spaced(items) if spaced else [(item, "", "") for item in items]
+        structural = self._structural_regexes() if spaced else frozenset()
         out: list[str] = []
         glued: list[str] = []
-        for item in items:
-            if isinstance(item, Lex):
+        for item, leading, trailing in pieces:
+            if isinstance(item, Lex) and item.regex not in structural:
                 glued.append(f"(?:{item.regex})" if has_top_level_bar(item.regex) else item.regex)
                 continue
             if glued:
                 out.append(self.terminal("".join(glued)))
                 glued = []
-            out.extend(self.symbols_of(item))
+            if isinstance(item, Lex):
+                out.append(self.terminal(leading + item.regex + trailing, structural=True))
+            else:
+                out.extend(self.symbols_of(item))
         if glued:
             out.append(self.terminal("".join(glued)))
         return tuple(out)
+
+    def _spaced(self, items: tuple[Expr, ...]) -> list[tuple[Expr, str, str]]:
+        """``(item, leading, trailing)`` whitespace regexes: a ``Ws`` next to a bracket or separator
+        is glued to it, after the one before it (``{``, ``,``) else before the one after it
+        (``}``, ``]``); a ``Ws`` with neither stays the ``ws`` symbol.
+
+        Why: as a nullable ``ws`` symbol after ``{``, the Earley set after ``{`` held ``. ws`` items
+        that the set after ``{ `` did not, so every item predicted there named another origin and
+        ``{"a":[{}`` and ``{ "a":[{}`` were two configurations (two cold masks, one per nesting
+        level; session 23's finding).  Glued, ``{`` and ``{ `` are one terminal scanned from one set,
+        and the ``ws`` items, their predictions and completions are gone from every set: the 34
+        grammar-path files of every 4th MaskBench file, cold walks of every instance, every mask
+        byte-identical: masks over 200 us 991 -> 772, walk 779 -> 677 ms, compile 92.4 -> 85.8 s
+        CPU, artifacts 3.5% smaller (``docs/grammar-path.md``, session 25)."""
+        space, structural = self.lowered.options.whitespace_regex, self._structural_regexes()
+        pieces: list[list] = [[item, "", ""] for item in items]
+        kept: list[list] = []
+        for i, piece in enumerate(pieces):
+            if not isinstance(piece[0], Ws):
+                kept.append(piece)
+                continue
+            before, after = (kept[-1] if kept else None), (pieces[i + 1] if i + 1 < len(pieces) else None)
+            if before is not None and _is_structural(before[0], structural) and not before[2]:
+                before[2] = space
+            elif after is not None and _is_structural(after[0], structural) and not after[1]:
+                after[1] = space
+            else:
+                kept.append(piece)
+        return [(item, leading, trailing) for item, leading, trailing in kept]
+
+    def _structural_regexes(self) -> frozenset[str]:
+        options = self.lowered.options
+        return structural_lexemes(options.item_separator, options.key_separator)
 
     def repetition(self, expr: Repeat) -> tuple[str, ...]:
         item = self.symbols_of(expr.item)

@@ -15,7 +15,7 @@ def test_a_recursive_schema_is_measured_without_and_with_its_stored_memo(tmp_pat
                                 "tests": [{"data": d, "valid": True, "description": ""} for d in instances]}))
     row = measure("maskbench", str(case))
     assert row["path"] == "cfg" and row["warm_up_walked"] == row["warm_up_tokens"] > 10
-    assert row["warm_up_configurations"] > 10
+    assert row["warm_up_configurations"] > 5  # 9 since whitespace is glued into the brackets (session 25), 11+ before
     assert len(row["without_us"]) == len(row["with_us"]) > 20
     table = render_table([{"kind": "maskbench", "name": "list", **row}])
     assert f"| list | {len(row['with_us']):,} |" in table and "**1 grammar-path cases pooled**" in table

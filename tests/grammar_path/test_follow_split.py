@@ -3,6 +3,7 @@ each copy's FOLLOW (what the undecided sets are computed from)."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -72,15 +73,51 @@ TWO_LISTS = {"type": "object", "properties": {
     "child": {"$ref": "#"}}}
 
 
+WS = "[\\x20\\x0A\\x0D\\x09]*"
+COMMA, OPEN_ARRAY = f"{WS},{WS}", f"\\[{WS}"
+
+
 def test_schema_grammar_splits_whitespace_and_punctuation():
+    """The brackets and separators carry the whitespace beside them (no nullable ``ws`` symbol
+    is left) and are copied per follow context, each copy followed by a few terminals."""
     g = schema_grammar(lower_schema(TWO_LISTS, JsonSchemaOptions()))
     g.validate()
     regexes = [t.regex for t in g.terminals.values()]
-    assert regexes.count(",") > 1 and regexes.count("\\[") > 1
+    assert regexes.count(COMMA) > 1 and regexes.count(OPEN_ARRAY) > 1
+    assert not any(symbol == "ws" or symbol.startswith("ws__") for rule in g.rules for symbol in (rule.lhs, *rule.rhs))
     follow = _follow_by_name(g)
-    whitespace = [name for name, t in g.terminals.items() if t.regex.startswith("[\\x20")]
-    assert len(whitespace) > 1
-    assert all(len(follow[w]) < len(g.terminals) // 2 for w in whitespace)
+    spaced = [name for name, t in g.terminals.items() if t.regex in (COMMA, OPEN_ARRAY)]
+    assert all(len(follow[name]) < len(g.terminals) // 2 for name in spaced)
+
+
+def test_schema_grammar_glues_whitespace_so_one_position_is_one_configuration(bundled_vocabulary, tmp_path):
+    """``{"a":[{}`` and ``{ "a" : [ {}`` end in one parser configuration: with a nullable ``ws``
+    symbol after ``{`` the two differed in every item predicted there, one more configuration
+    (and cold mask) per nesting level where whitespace varied (session 23's finding)."""
+    import indexc_runtime
+    from indexc.masks import MaskOptions
+    from indexc.pipeline import CompileOptions, write
+    from indexc.pipeline.json_schema import compile_json_schema
+    from indexc.trie.build import build_trie
+
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": {"$ref": "#"}}}}
+    vocab = bundled_vocabulary("gpt2")
+    result = compile_json_schema(json.dumps(schema), vocab, build_trie(vocab), CompileOptions(MaskOptions(jobs=1)),
+                                 schema_options=JsonSchemaOptions(mode="cfg"))
+    write(result, vocab, str(tmp_path / "s.idx"))
+    walk = indexc_runtime.load(str(tmp_path / "s.idx")).byte_walk()
+
+    def configuration(text: str) -> int:
+        config = walk.start
+        for byte in text.encode():
+            config = walk.step(config, byte)
+        assert config != walk.DEAD, text
+        return config
+
+    spellings = ['{"a":[{}', '{ "a":[{}', '{"a" :[{}', '{"a": [{}', '{"a":[ {}', '{\t"a"\n:\r[ \t{ }']
+    assert len({configuration(text) for text in spellings}) == 1
+    deeper = ['{"a":[{"a":[{"a":[', '{ "a" : [ { "a" : [ { "a" : [ ']
+    assert len({configuration(text) for text in deeper}) == 1
 
 
 def test_schema_grammar_keeps_one_copy_when_the_copies_would_pass_the_lexer_limit():
@@ -91,7 +128,7 @@ def test_schema_grammar_keeps_one_copy_when_the_copies_would_pass_the_lexer_limi
                                                            source="t", dfas=dfas))
     assert schema_grammar(lowered, max_lexer_states=states, dfas=dfas).terminals.keys() == split.terminals.keys()
     single = schema_grammar(lowered, max_lexer_states=states - 1, dfas=dfas)
-    assert [t.regex for t in single.terminals.values()].count(",") == 1
+    assert [t.regex for t in single.terminals.values()].count(COMMA) == 1
     assert len(single.terminals) < len(split.terminals)
 
 
