@@ -31,7 +31,8 @@ walk that the policy predicts to pass and that does pass.
 - Nothing passes: ``unexplained``, a bug or a policy not written down.
 
 Run: ``python -m bench.maskbench.policy RUN.json [DIR]`` (a ``--json`` output of
-``bench.maskbench`` and its directory) lists every valid instance indexc refused in that run with its reason, and the count per reason.
+``bench.maskbench`` and its directory) lists every valid instance indexc refused in that run
+with its reason, and the count per reason; the exit code is 1 if one is unexplained.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from bench.engines.common import time_walk
-from bench.maskbench.dataset import MaskBenchFile, instance_text, load_file
+from bench.maskbench.dataset import MaskBenchFile, load_file
 
 KEY_ORDER = "key order"
 ANY_DEPTH = "any-value depth"
@@ -154,6 +155,7 @@ class KeyOrderSearch:
     def _items(self, items: list, i: int, then) -> bool:
         if i == len(items):
             return then()
+
         def go_on() -> bool:
             return self._value(items[i], lambda: self._items(items, i + 1, then))
         return self._piece(", ", go_on) if i else go_on()
@@ -168,16 +170,15 @@ class PolicyChecker:
 
     def __init__(self, engine, tokenizer, encode, eos_ids: Sequence[int]):
         self._engine, self._tokenizer, self._encode, self._eos = engine, tokenizer, encode, list(eos_ids)
-        self._orders: list[list[str]] = []  # the current file's ``property_orders``
 
     def reasons(self, mbfile: MaskBenchFile, refused: Sequence[int]) -> dict[int, str]:
         """Instance index -> reason, for the valid instances ``refused`` by the auto route."""
         texts = {i.index: i.text for i in mbfile.instances}
-        self._orders = property_orders(mbfile.schema)
+        orders = property_orders(mbfile.schema)
         out: dict[int, str] = {}
         compiled = self._engine.compile_schema(self._tokenizer, mbfile.schema_text, mbfile.name)
         for k in refused:
-            if self._reordered_accepted(compiled, texts[k]):
+            if self._reordered_accepted(compiled, texts[k], orders):
                 out[k] = KEY_ORDER
         left = [k for k in refused if k not in out]
         if left:
@@ -185,16 +186,16 @@ class PolicyChecker:
             for k in left:
                 if self._accepts(compiled, texts[k]):
                     out[k] = ANY_DEPTH
-                elif self._reordered_accepted(compiled, texts[k]):
+                elif self._reordered_accepted(compiled, texts[k], orders):
                     out[k] = BOTH
         return {k: out.get(k, UNEXPLAINED) for k in refused}
 
     def _accepts(self, compiled, text: str) -> bool:
         return time_walk(self._engine.start_walk(compiled), self._encode(text), self._eos).accepted
 
-    def _reordered_accepted(self, compiled, text: str) -> bool:
+    def _reordered_accepted(self, compiled, text: str, orders: list[list[str]]) -> bool:
         index = self._engine.loaded(compiled)
-        spelled = KeyOrderSearch(index.matcher(), self._encode, self._orders).spell(json.loads(text))
+        spelled = KeyOrderSearch(index.matcher(), self._encode, orders).spell(json.loads(text))
         return spelled is not None and self._accepts(compiled, spelled)
 
 
