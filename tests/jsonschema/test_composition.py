@@ -131,6 +131,26 @@ def test_enum_decides_every_other_keyword_value_by_value():
     assert not accepts(schema, "4.5") and not accepts(schema, '"x"')
 
 
+def test_json_key_has_json_equality():
+    """``json_key`` (a long enum's membership by hash) equal exactly where ``json_equal`` is."""
+    from indexc.jsonschema.merge import json_equal, json_key
+
+    values = [1, 1.0, True, False, 0, None, "1", [1, 2], [2, 1], [1.0, 2], {"a": 1, "b": [True]},
+              {"b": [True], "a": 1.0}, {"a": 1}, {"a": "1"}, [], {}, "", [[1]], [[True]], 10 ** 20, 1e20]
+    for a in values:
+        for b in values:
+            assert (json_key(a) == json_key(b)) == json_equal(a, b), (a, b)
+
+
+def test_a_long_enum_keeps_exactly_its_valid_values():
+    """An enum of at least ``LONG_ENUM`` values is tested by hash against its own sibling enum
+    (``allOf``): the same values kept as by the scan (1 and 1.0 one value, true not 1)."""
+    long = [f"v{i}" for i in range(40)] + [1, True, {"a": [1, 2]}]
+    schema = {"allOf": [{"enum": long}, {"enum": [f"v{i}" for i in range(0, 40, 2)] + [1.0, {"a": [1.0, 2]}, False]}]}
+    assert accepts(schema, '"v0"') and accepts(schema, '"v38"') and not accepts(schema, '"v1"')
+    assert accepts(schema, "1") and not accepts(schema, "true") and accepts(schema, '{"a": [1, 2]}')
+
+
 def test_one_of_disjoint_by_object_structure_without_building_automata():
     closed = {"oneOf": [
         {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": False},
