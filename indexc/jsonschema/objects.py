@@ -3,8 +3,8 @@
 The accepted text lists the ``properties`` in the order the schema gives them (llguidance's
 choice, which MaskBench follows), each optional unless ``required``; required names that
 ``properties`` does not list come next, each with the schema of the ``patternProperties``
-matching it, else ``additionalProperties`` (``_unlisted_value``).  Keys allowed by ``patternProperties`` or
-``additionalProperties`` follow in any order and number.  Keeping the listed properties in
+matching it, else ``additionalProperties`` (``_unlisted_value``).  Keys allowed by
+``patternProperties`` or ``additionalProperties`` follow in any order and number.  Keeping the listed properties in
 order keeps the automaton linear in their number: any order of ``n`` optional properties
 would need a state per *subset* already seen, ``2**n``.
 
