@@ -26,11 +26,16 @@ from indexc.jsonschema.validator import CannotDecide, is_valid
 
 
 def lower_enum(lw, schema: dict, pointer: str) -> Expr:
+    """The listed values the rest of the schema accepts.  Each is checked against the schema
+    without its own ``enum``: with it, the check scanned the enum for every value, quadratic
+    (JsonSchemaStore transcend-yml-schema-v4's enums of ~2,500 values: 70M comparisons, 14 s of
+    a 20 s compile until session 25)."""
     values = schema["enum"]
     if not isinstance(values, list):
         raise lw.error("enum must be an array", child_pointer(pointer, "enum"))
+    others = {k: v for k, v in schema.items() if k != "enum"}  # each value is in its own enum
     try:
-        kept = [v for v in values if is_valid(v, schema, lw.document)]
+        kept = [v for v in values if is_valid(v, others, lw.document)]
     except CannotDecide:
         unsupported = unsupported_in(schema)
         if unsupported:

@@ -51,7 +51,7 @@ from indexc.automaton.product import reachable_pairs
 from indexc.errors import IndexcError
 from indexc.jsonschema.expr import Alt, Expr, Intersection, Lex, NotRegular, Ref, Repeat, Seq, Ws
 from indexc.jsonschema.keywords import SUPPORTED, UNSUPPORTED
-from indexc.jsonschema.merge import json_equal
+from indexc.jsonschema.merge import json_key
 from indexc.jsonschema.negation import MAX_ABSENT_CHOICES, one_absent_each
 from indexc.jsonschema.patterns import ecma_to_python
 from indexc.jsonschema.punctuation import OPEN_OBJECT
@@ -176,8 +176,8 @@ def _discriminated(a: dict, b: dict) -> bool:
     for name in set(a.get("required", [])) & set(b.get("required", [])):
         values_a = _listed_values(a.get("properties", {}).get(name))
         values_b = _listed_values(b.get("properties", {}).get(name))
-        if values_a is not None and values_b is not None and not any(
-                json_equal(x, y) for x in values_a for y in values_b):
+        if values_a is not None and values_b is not None and not (
+                {json_key(x) for x in values_a} & {json_key(y) for y in values_b}):
             return True
     return False
 

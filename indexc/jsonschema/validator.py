@@ -16,13 +16,10 @@ import re
 from decimal import Decimal
 
 from indexc.jsonschema.document import SchemaDocument
-from indexc.jsonschema.merge import json_equal, json_key, normalize_legacy
+from indexc.jsonschema.merge import json_equal, normalize_legacy
 from indexc.jsonschema.patterns import FORMATS, ecma_to_python
 
 MAX_DEPTH = 200
-LONG_ENUM = 16  # enums at least this long are tested by hash (``_enum_keys``)
-MAX_KEPT_ENUMS = 256
-_ENUM_KEYS: dict[int, tuple[list, frozenset]] = {}  # id(enum list) -> (the list, its keys)
 
 
 class CannotDecide(Exception):
@@ -69,26 +66,7 @@ def _type_ok(value, s, document, depth) -> bool:
 
 
 def _enum_ok(value, s, document, depth) -> bool:
-    if "enum" not in s:
-        return True
-    values = s["enum"]
-    if not isinstance(values, list) or len(values) < LONG_ENUM:
-        return any(json_equal(value, v) for v in values)
-    return json_key(value) in _enum_keys(values)
-
-
-def _enum_keys(values: list) -> frozenset:
-    """The ``json_key`` set of an ``enum`` list, kept while the list lives (by identity).
-
-    ``literals.lower_enum`` validates each listed value against its own schema, so the scan was
-    quadratic: JsonSchemaStore transcend-yml-schema-v4's enums of up to ~2,500 values made 70M
-    comparisons, 14 s of a 20 s compile."""
-    found = _ENUM_KEYS.get(id(values))
-    if found is None or found[0] is not values:
-        found = _ENUM_KEYS[id(values)] = (values, frozenset(json_key(v) for v in values))
-        if len(_ENUM_KEYS) > MAX_KEPT_ENUMS:
-            _ENUM_KEYS.pop(next(iter(_ENUM_KEYS)))
-    return found[1]
+    return "enum" not in s or any(json_equal(value, v) for v in s["enum"])
 
 
 def _number_ok(value, s, document, depth) -> bool:
@@ -116,11 +94,17 @@ def _string_ok(value, s, document, depth) -> bool:
         return True
     if not _count_within(len(value), s, "minLength", "maxLength"):
         return False
+    if isinstance(s.get("pattern"), str) and not pattern_matches(s["pattern"], value):
+        return False
+    fmt = FORMATS.get(s.get("format")) if isinstance(s.get("format"), str) else None
+    return fmt is None or re.fullmatch(fmt, value) is not None
+
+
+def pattern_matches(pattern: str, text: str) -> bool:
+    """Does the ECMA ``pattern`` match somewhere in ``text`` (JSON Schema's ``pattern`` and
+    ``patternProperties``)?  ``CannotDecide`` if Python's ``re`` cannot read it."""
     try:
-        if isinstance(s.get("pattern"), str) and re.search(ecma_to_python(s["pattern"]), value) is None:
-            return False
-        fmt = FORMATS.get(s.get("format")) if isinstance(s.get("format"), str) else None
-        return fmt is None or re.fullmatch(fmt, value) is not None
+        return re.search(ecma_to_python(pattern), text) is not None
     except re.error as error:
         raise CannotDecide(str(error)) from None
 
@@ -161,7 +145,7 @@ def _object_ok(value, s, document, depth) -> bool:
             if not is_valid(item, properties[key], document, depth + 1):
                 return False
         for pattern, sub in patterns.items():
-            if re.search(ecma_to_python(pattern), key):
+            if pattern_matches(pattern, key):
                 matched = True
                 if not is_valid(item, sub, document, depth + 1):
                     return False

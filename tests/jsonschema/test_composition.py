@@ -132,7 +132,7 @@ def test_enum_decides_every_other_keyword_value_by_value():
 
 
 def test_json_key_has_json_equality():
-    """``json_key`` (a long enum's membership by hash) equal exactly where ``json_equal`` is."""
+    """``json_key`` (enums intersected by hashing) equal exactly where ``json_equal`` is."""
     from indexc.jsonschema.merge import json_equal, json_key
 
     values = [1, 1.0, True, False, 0, None, "1", [1, 2], [2, 1], [1.0, 2], {"a": 1, "b": [True]},
@@ -143,8 +143,8 @@ def test_json_key_has_json_equality():
 
 
 def test_a_long_enum_keeps_exactly_its_valid_values():
-    """An enum of at least ``LONG_ENUM`` values is tested by hash against its own sibling enum
-    (``allOf``): the same values kept as by the scan (1 and 1.0 one value, true not 1)."""
+    """Two long enums (``allOf``) intersected by ``json_key``: the values both list, with JSON's
+    equality (1 and 1.0 one value, true not 1, keys in any order)."""
     long = [f"v{i}" for i in range(40)] + [1, True, {"a": [1, 2]}]
     schema = {"allOf": [{"enum": long}, {"enum": [f"v{i}" for i in range(0, 40, 2)] + [1.0, {"a": [1.0, 2]}, False]}]}
     assert accepts(schema, '"v0"') and accepts(schema, '"v38"') and not accepts(schema, '"v1"')
