@@ -4,9 +4,9 @@ The accepted text lists the ``properties`` in the order the schema gives them (l
 choice, which MaskBench follows), each optional unless ``required``; required names that
 ``properties`` does not list come next, each with the schema of the ``patternProperties``
 matching it, else ``additionalProperties`` (``_unlisted_value``).  Keys allowed by
-``patternProperties`` or ``additionalProperties`` follow in any order and number.  Keeping the listed properties in
-order keeps the automaton linear in their number: any order of ``n`` optional properties
-would need a state per *subset* already seen, ``2**n``.
+``patternProperties`` or ``additionalProperties`` follow in any order and number.  Keeping the
+listed properties in order keeps the automaton linear in their number: any order of ``n``
+optional properties would need a state per *subset* already seen, ``2**n``.
 
 The sequence with separators is built from suffixes (``_separated``): "what may follow once
 something was written" shares one expression per position, and only a run of leading
@@ -29,7 +29,6 @@ then bound the number of other keys), when they are implied, and for "at least o
 from __future__ import annotations
 
 import functools
-import json
 
 import numpy as np
 
@@ -44,6 +43,7 @@ from indexc.jsonschema.json_text import (ALL_CHARS, ANY_CHAR, ANY_CHAR_RUN_UNIT,
                                          literal_string_body)
 from indexc.jsonschema.patterns import PatternError, translate_pattern
 from indexc.jsonschema.punctuation import CLOSE_OBJECT, OPEN_OBJECT, bracketed
+from indexc.jsonschema.validator import CannotDecide, pattern_matches
 
 
 def lower_object(lw, schema: dict, pointer: str) -> Expr:
@@ -89,21 +89,12 @@ def _unlisted_value(lw, schema: dict, name: str, additional: object, pointer: st
 
 
 def _pattern_matches(pattern: str, name: str) -> bool:
-    """Does ``pattern`` (ECMA, unanchored) match somewhere in ``name``?  Decided on the pattern's
-    own translation, the one its keys are lexed with (an unreadable pattern matches nothing
-    here: ``_extra_members`` refuses it)."""
+    """Does ``pattern`` match somewhere in ``name``, as the validator decides it for a key (an
+    unreadable pattern matches nothing here: ``_extra_members`` refuses it)."""
     try:
-        body = translate_pattern(pattern).body_regex
-    except PatternError:
+        return pattern_matches(pattern, name)
+    except CannotDecide:
         return False
-    return _key_dfa(body).matches(json.dumps(name, ensure_ascii=False)[1:-1].encode("utf-8"))
-
-
-@functools.lru_cache(maxsize=64)
-def _key_dfa(body_regex: str):
-    from indexc.automaton import compile_regex
-
-    return compile_regex(body_regex)
 
 
 def _extra_members(lw, schema: dict, names: list[str], additional: object, pointer: str) -> Expr:

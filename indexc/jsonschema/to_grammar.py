@@ -45,10 +45,6 @@ SHORT_COUNT = 8  # counts up to this are spelled out; longer ones take O(log cou
 MAX_LEXER_STATES = 6_144
 
 
-def _is_structural(item: Expr, structural: frozenset[str]) -> bool:
-    return isinstance(item, Lex) and item.regex in structural
-
-
 def schema_grammar(lowered: LoweredSchema, *, source: str = "<schema>", max_lexer_states: int | None = None,
                    max_states: int = DEFAULT_MAX_STATES, dfas: TerminalDFAs | None = None) -> Grammar:
     """The schema's grammar, its whitespace and punctuation copied per follow context
@@ -86,7 +82,9 @@ class _GrammarBuilder:
         self.powers: dict[tuple[tuple[str, ...], int], str] = {}
         self.bounded_lists: dict[tuple[tuple[str, ...], int], str] = {}
         self.counter = 0
-        self.structural_names: set[str] = set()  # brackets and separators glued to their whitespace
+        options = lowered.options
+        self.structural = structural_lexemes(options.item_separator, options.key_separator)  # brackets, separators
+        self.structural_names: set[str] = set()  # their terminals, glued to their whitespace
 
     def fresh(self, hint: str) -> str:
         self.counter += 1
@@ -120,9 +118,7 @@ class _GrammarBuilder:
         -> 241.  The 20 long-string files of the every-4th MaskBench run, cold walks of every
         instance: 1,457-1,477 -> 977-988 ms CPU, masks over 200 us 1,284-1,288 -> 1,141-1,179,
         every mask the same; their compile 111 -> 98 s (smaller undecided sets)."""
-        options = self.lowered.options
-        structural = structural_lexemes(options.item_separator, options.key_separator)
-        structural |= {QUOTE}
+        structural = self.structural | {QUOTE}
         return [name for (regex, also, excluding), name in self.terminal_names.items()
                 if (regex in structural or name in self.structural_names) and not also and not excluding]
 
@@ -161,7 +157,7 @@ class _GrammarBuilder:
         (``_spaced``)."""
         spaced = self.lowered.options.whitespace_terminal is not None
         pieces = self._spaced(items) if spaced else [(item, "", "") for item in items]
-        structural = self._structural_regexes() if spaced else frozenset()
+        structural = self.structural if spaced else frozenset()
         out: list[str] = []
         glued: list[str] = []
         for item, leading, trailing in pieces:
@@ -192,7 +188,7 @@ class _GrammarBuilder:
         grammar-path files of every 4th MaskBench file, cold walks of every instance, every mask
         byte-identical: masks over 200 us 991 -> 772, walk 779 -> 677 ms, compile 92.4 -> 85.8 s
         CPU, artifacts 3.5% smaller (``docs/grammar-path.md``, session 25)."""
-        space, structural = self.lowered.options.whitespace_regex, self._structural_regexes()
+        space = self.lowered.options.whitespace_regex
         pieces: list[list] = [[item, "", ""] for item in items]
         kept: list[list] = []
         for i, piece in enumerate(pieces):
@@ -200,17 +196,16 @@ class _GrammarBuilder:
                 kept.append(piece)
                 continue
             before, after = (kept[-1] if kept else None), (pieces[i + 1] if i + 1 < len(pieces) else None)
-            if before is not None and _is_structural(before[0], structural) and not before[2]:
+            if before is not None and self._is_structural(before[0]) and not before[2]:
                 before[2] = space
-            elif after is not None and _is_structural(after[0], structural) and not after[1]:
+            elif after is not None and self._is_structural(after[0]) and not after[1]:
                 after[1] = space
             else:
                 kept.append(piece)
         return [(item, leading, trailing) for item, leading, trailing in kept]
 
-    def _structural_regexes(self) -> frozenset[str]:
-        options = self.lowered.options
-        return structural_lexemes(options.item_separator, options.key_separator)
+    def _is_structural(self, item: Expr) -> bool:
+        return isinstance(item, Lex) and item.regex in self.structural
 
     def repetition(self, expr: Repeat) -> tuple[str, ...]:
         item = self.symbols_of(expr.item)
