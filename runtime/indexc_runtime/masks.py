@@ -125,9 +125,8 @@ class MaskStore:
     def or_into(self, mask_id: int, target: np.ndarray, scratch: np.ndarray) -> None:
         """OR mask ``mask_id`` into ``target`` (one row of ``W`` int32 words): a dense or
         materialised mask straight from its row, a sparse one into its words only; a complement
-        one through ``scratch`` (int32 rows, its row 0 overwritten).  A grammar configuration's
-        part 1 ORs 3-24 masks: through ``fill`` each was copied into a scratch row first (the C
-        sample's 22 unions: 14-18 -> 6-10 us each, warm)."""
+        one through ``scratch`` (int32 rows, its row 0 overwritten); the entry is made if new.
+        ``union`` ORs many masks, most of them without an entry, and hands it a complement."""
         form, index, value, _, _, _ = self._entries[mask_id] or self.entry(mask_id)
         if form == MASK_DENSE:
             target |= index
@@ -136,6 +135,40 @@ class MaskStore:
         else:
             self.fill(mask_id, scratch, 0)
             target |= scratch[0]
+
+    def union(self, mask_ids: tuple[int, ...]) -> np.ndarray:
+        """The OR of masks ``mask_ids`` as a new int32 row of ``W`` words.  A mask never used
+        before is read as the file holds it, without making its entry: a dense one from its row,
+        a sparse one's words ORed in place; a mask with an entry ORs its row; a complement one
+        goes through ``or_into``.
+
+        A grammar configuration's part 1 ORs 3-24 masks, most of them read once.  Through their
+        entries (checks, and a sparse mask's materialised 16 KB row) they cost ~65 of the ~1,140
+        us of the C sample's slowest first-request mask in a fresh process (median of 8, the
+        sample's walk 6.4 -> 6.1 ms); a gather of all the dense rows at once, a temporary of up
+        to ~400 KB, was no faster.  What this reads is checked as an entry checks it (a mask
+        that fails goes to ``or_into``, whose entry raises): a dense row in range without words
+        in the lists, a word range inside the lists, and no bit at ids ``>= vocab_size`` (one
+        test of the OR's last word; the mask that sets one is then named by its entry)."""
+        union = np.zeros(self.words, dtype=np.int32)
+        entries, forms, dense_row, offsets = self._entries, self._form, self._dense_row, self._offsets
+        dense, n_dense, n_words = self.dense, self._n_dense, len(self._index_items)
+        for mask_id in mask_ids:
+            entry = entries[mask_id]
+            if entry is not None and entry[0] == MASK_DENSE:  # dense or materialised: its row
+                union |= entry[1]
+                continue
+            form, start, end = forms[mask_id], offsets[mask_id], offsets[mask_id + 1]
+            if form == MASK_DENSE and start == end and 0 <= dense_row[mask_id] < n_dense:
+                union |= dense[dense_row[mask_id]]
+            elif form == MASK_SPARSE and 0 <= start <= end <= n_words:
+                union[self.word_index[start:end]] |= self.word_value[start:end]
+            else:
+                self.or_into(mask_id, union, np.empty((1, self.words), dtype=np.int32))
+        if int(union[-1]) & self._tail_bits:
+            for mask_id in mask_ids:
+                self.entry(mask_id)  # the one with bits past the vocabulary raises
+        return union
 
     def contains(self, mask_id: int, token: int) -> bool:
         """Is ``token`` (already known to be in ``[0, vocab_size)``) in the mask?"""

@@ -81,3 +81,23 @@ def test_or_into_is_the_or_of_each_form(big_index):
         expected = start.copy()
         expected[MASKS[state]] = True
         assert np.array_equal(np.unpackbits(row.view(np.uint8), bitorder="little").astype(bool), expected)
+
+
+def test_union_is_the_or_of_any_masks_with_or_without_their_entries(big_artifact):
+    # every set of the four masks (one of each form, two sparse), read raw, then again once
+    # their entries are made (materialised rows where the budget allows)
+    from itertools import combinations
+
+    index = indexc_runtime.load(big_artifact)
+    masks, state_mask = index._masks, index._automaton.state_mask
+    for made in (False, True):
+        for size in range(1, 5):
+            for states in combinations(range(4), size):
+                ids = tuple(int(state_mask[state]) for state in states)
+                union = masks.union(ids)
+                expected = np.zeros(32 * index.mask_words, dtype=bool)
+                for state in states:
+                    expected[MASKS[state]] = True
+                assert np.array_equal(np.unpackbits(union.view(np.uint8), bitorder="little").astype(bool), expected)
+        for state in range(4):
+            masks.entry(int(state_mask[state]))

@@ -194,6 +194,21 @@ def test_each_mask_is_checked_at_its_first_use_and_every_mask_by_verify(raw, nam
             index._masks.forced(mask_id)
 
 
+@pytest.mark.parametrize("name, change, at_first_use", [  # on mask 4, which load does not read
+    ("mask_form", lambda a: a.__setitem__(4, 3), "mask 4 has form 3"),
+    ("mask_dense_row", lambda a: a.__setitem__(4, 9), "dense row 9 is outside \\[0, 4\\]"),
+    ("mask_word_offsets", lambda a: a.__setitem__(5, 1), "dense mask 4 has words"),
+    ("dense_masks", lambda a: a.__setitem__((4, 1), 0xFFFFFFFF), "mask 4: bits set at ids >= vocab size 40"),
+])
+def test_a_union_of_masks_checks_what_it_reads_as_their_entries_do(raw, name, change, at_first_use):
+    """``MaskStore.union`` (a grammar configuration's part 1) reads masks without making their
+    entries: the same checks, the same errors, and nothing past them served."""
+    index = indexc_runtime.load(surgery.rewrite_section(raw, name, change))
+    with pytest.raises(ArtifactError, match=f"section '{name}': .*{at_first_use}"):
+        index._masks.union(tuple(range(index.n_masks)))
+    assert index._masks.union((0, 1, 2, 3)).any()  # the others still serve
+
+
 @pytest.mark.parametrize("position, value, outside_the_row", [
     (1, 0, False), (1, 9, False), (2, 10, True), (3, -1, True), (0, -5, True)])
 def test_word_indices_must_rise_inside_each_mask_and_stay_in_the_row(monkeypatch, position, value, outside_the_row):

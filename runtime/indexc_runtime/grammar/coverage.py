@@ -31,7 +31,6 @@ from bisect import bisect_left
 
 import numpy as np
 
-from indexc_runtime.grammar.unions import vocabulary_union
 from indexc_runtime.masks import MaskStore, set_bits
 
 
@@ -58,7 +57,7 @@ class TrieOrderMasks:
         them for the mask anyway), the others from the masks' kept rows (see the module note)."""
         if sum(mask_id not in self._rows for mask_id in mask_ids) > 1:
             if vocabulary_row is None:
-                vocabulary_row = vocabulary_union(self._masks, mask_ids, self._scratch)
+                vocabulary_row = self._masks.union(mask_ids)
             return self._from_words(vocabulary_row)
         bits = np.zeros(self.words, dtype=np.uint32)
         for mask_id in mask_ids:

@@ -27,21 +27,11 @@ from indexc_runtime.masks import MaskStore
 LEXEME_MEMO = 64  # memoised ORs of precomputed masks with their coverages (~65 KB each with them)
 
 
-def vocabulary_union(masks: MaskStore, mask_ids: tuple[int, ...], scratch: np.ndarray) -> np.ndarray:
-    """The OR of stored masks in vocabulary order, int32 words (a new array; ``scratch``: one
-    row of ``masks.words`` int32 words a complement mask may overwrite)."""
-    union = np.zeros(masks.words, dtype=np.int32)
-    for mask_id in mask_ids:
-        masks.or_into(mask_id, union, scratch)
-    return union
-
-
 class MaskUnions:
     """ORs of precomputed masks by their sorted ids, with their coverages (see the module note)."""
 
     def __init__(self, masks: MaskStore, max_entries: int = LEXEME_MEMO):
         self._masks = masks
-        self._scratch = np.zeros((1, masks.words), dtype=np.int32)
         self._entries: OrderedDict[tuple[int, ...], tuple[np.ndarray, dict]] = OrderedDict()
         self._max_entries = max_entries
 
@@ -51,7 +41,7 @@ class MaskUnions:
         if found is not None:
             self._entries.move_to_end(mask_ids)
             return found
-        found = self._entries[mask_ids] = (vocabulary_union(self._masks, mask_ids, self._scratch), {})
+        found = self._entries[mask_ids] = (self._masks.union(mask_ids), {})
         if len(self._entries) > self._max_entries:
             self._entries.popitem(last=False)
         return found
