@@ -53,6 +53,7 @@ from indexc_runtime.grammar.tables import LexerTables
 UNKNOWN = -2
 DEAD = -1
 ALIKE_MIN_CLASSES = 4  # a resolve asking one configuration for this many classes groups them (``_fill_alike``)
+FEW_TO_SYNC = 8  # new rows, or filled cells, written one by one when the numpy table is read (``_sync``)
 MAX_UNSYNCED_CELLS = 1 << 16  # cells of the numpy table noted before it is written anyway (memory stays bounded)
 
 
@@ -93,19 +94,31 @@ class Configs:
         return self._table
 
     def _sync(self) -> None:
-        """Write the configurations made, and the cells of older ones filled, since the last read."""
+        """Write the configurations made, and the cells of older ones filled, since the last read.
+
+        A few of each (the usual read: a mask's walk makes a handful) are written one by one: the
+        batch forms (a joined buffer reshaped into a slice, a scatter from three lists) cost
+        ~20-50 us each the first time a process calls them, on its first computed mask."""
         made = len(self.rows)
         if made > self._table.shape[0]:
             grown = np.full((max(2 * self._table.shape[0], made), self._table.shape[1]), UNKNOWN, dtype=np.int32)
             grown[: self._table.shape[0]] = self._table
             self._table = grown
-        if self._synced < made:
-            written = np.frombuffer(b"".join(self.rows[self._synced:made]), dtype=np.int32)
-            self._table[self._synced:made] = written.reshape(made - self._synced, -1)
-            self._synced = made
+        table, rows = self._table, self.rows
+        if made - self._synced <= FEW_TO_SYNC:
+            for config in range(self._synced, made):
+                table[config] = rows[config]
+        else:
+            written = np.frombuffer(b"".join(rows[self._synced:made]), dtype=np.int32)
+            table[self._synced:made] = written.reshape(made - self._synced, -1)
+        self._synced = made
         configs, classes, found = self._unsynced_cells
         if configs:
-            self._table[configs, classes] = found
+            if len(configs) <= FEW_TO_SYNC:
+                for cell in zip(configs, classes, found):
+                    table[cell[:2]] = cell[2]
+            else:
+                table[configs, classes] = found
             self._unsynced_cells = ([], [], [])
 
     def fresh(self, set_id: int) -> tuple[tuple[int, int, int], ...]:
