@@ -24,10 +24,11 @@ from typing import Callable
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run_one(module: str, args: list[str], timeout_s: float) -> dict:
-    """The child's JSON row, or ``{"error": ...}`` with its last stderr line or the timeout."""
+def run_one(module: str, args: list[str], timeout_s: float, option: str = "--one") -> dict:
+    """The child's JSON row, or ``{"error": ...}`` with its last stderr line or the timeout
+    (``option``: the child's option that takes ``args``)."""
     try:
-        done = subprocess.run([sys.executable, "-m", module, "--one", *args], cwd=REPO,
+        done = subprocess.run([sys.executable, "-m", module, option, *args], cwd=REPO,
                               capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         return {"error": f"timeout after {timeout_s:g} s"}

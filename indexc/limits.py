@@ -43,8 +43,11 @@ DEFAULT_MAX_STATES = 100_000  # a mask table of 100,000 rows; the benchmark's re
 DEFAULT_MAX_MEMORY = 4 << 30  # bytes: a sixth of this machine's 24 GB; real compiles peak at 0.1-0.5 GB
 SIZE_SUFFIXES = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 # tokens of sentences sampled from a Lark or GBNF grammar that its compile walks (``--warm-up-samples``;
-# ``indexc.grammar.sentences``): session 21, arithmetic's cold mask p50 needed 512; compile +0.05-1.0 s
-DEFAULT_WARM_UP_SAMPLES = 512
+# ``indexc.grammar.sentences``): session 21, arithmetic's cold mask p50 needed 512; session 26, 2,048 (the
+# warm-up's whole budget, ``MAX_WARM_UP_TOKENS``) took the slowest first-request mask of a freshly loaded
+# artifact from 1,076 / 1,030 / 1,183 to 867 / 908 / 889 us on C / C-other / RFC-XML, compile +0.05-0.23 s
+# and +0.0-0.8 MB (docs/grammar-path.md, session 26)
+DEFAULT_WARM_UP_SAMPLES = 2048
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,13 @@ def test_measure_walks_the_sample_document_twice(engine):
     assert (row["bytes"] is None) == (engine == "llguidance")  # llguidance has no serialized form
     table = render_table([{"grammar": "sql", "engine": engine, **row}])
     assert f"| sql | {engine} | {row['tokens']} |" in table and table.rstrip().endswith(f"| {row['cold_walk_ms']:,.2f} | yes |")
+    if engine == "indexc":  # a process that only loads the artifact walked the document too
+        served = row["served"]
+        assert served["accepted"], served
+        assert len(served["cold_mask_us"]) == row["tokens"] + 1 and served["load_first_mask_ms"] > 0
+        assert f"| {served['load_first_mask_ms']:,.2f}, " in table
+    else:
+        assert "served" not in row and "| — |" in table
 
 
 def test_a_rejected_document_says_where():
