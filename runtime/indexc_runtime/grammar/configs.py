@@ -24,10 +24,10 @@ read (``table``): most configurations are only ever stepped in Python, and writi
 rows and cells as they were made cost ~4 us a new configuration (seven grammar-path MaskBench
 files, cold walks, 5 interleaved pairs: walk CPU median 1,043 -> 1,012 ms, masks over 200 us
 1,621 -> 1,564, every mask byte-identical; the bundled grammars' walks unchanged within noise).
-A row is an ``array("i")``, not a list: the cyclic garbage collector does not track it, where
-the lists were most of what a full collection visited once a memo had grown (o39444 after its
-cold walks: 5,421 lists holding 412k entries, against 28k other tracked objects), and such a
-collection lands in one mask.  Six grammar-path MaskBench files, two interleaved pairs, every
+A row is an ``array("i")``, not a list: the cyclic garbage collector tracks it (Python 3.11)
+but has no entries of it to visit, where the lists' entries were most of what a full collection
+visited once a memo had grown (o39444 after its cold walks: 5,421 lists holding 412k entries,
+against 28k other tracked objects), and such a collection lands in one mask.  Six grammar-path MaskBench files, two interleaved pairs, every
 mask the same: masks over 1 ms 245 -> 206, over 200 us 2,730 -> 2,689, fills 1,861 -> 1,810 ms
 (both passes summed); the bundled samples the same within noise (RFC-XML's p99 1,154-1,368 ->
 934-1,184 us, C's 953-1,589 -> 986-1,272).
