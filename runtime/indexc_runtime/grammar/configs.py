@@ -27,10 +27,10 @@ files, cold walks, 5 interleaved pairs: walk CPU median 1,043 -> 1,012 ms, masks
 A row is an ``array("i")``, not a list: the cyclic garbage collector tracks it (Python 3.11)
 but has no entries of it to visit, where the lists' entries were most of what a full collection
 visited once a memo had grown (o39444 after its cold walks: 5,421 lists holding 412k entries,
-against 28k other tracked objects), and such a collection lands in one mask.  Six grammar-path MaskBench files, two interleaved pairs, every
-mask the same: masks over 1 ms 245 -> 206, over 200 us 2,730 -> 2,689, fills 1,861 -> 1,810 ms
-(both passes summed); the bundled samples the same within noise (RFC-XML's p99 1,154-1,368 ->
-934-1,184 us, C's 953-1,589 -> 986-1,272).
+against 28k other tracked objects), and such a collection lands in one mask.  Six grammar-path
+MaskBench files, two interleaved pairs, every mask the same: masks over 1 ms 245 -> 206, over
+200 us 2,730 -> 2,689, fills 1,861 -> 1,810 ms (both passes summed); the bundled samples the
+same within noise (RFC-XML's p99 1,154-1,368 -> 934-1,184 us, C's 953-1,589 -> 986-1,272).
 Limits: threads per configuration and configurations per memo (``GrammarLimits``).
 
 A step depends on the class only through the lexer states its threads go to, so when the walk
