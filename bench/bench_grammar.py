@@ -60,6 +60,12 @@ CASES = {  # name: (grammar file, sample document)
     "c-other": ("gbnf/c.gbnf", "c_other.c"),
     "arithmetic-other": ("gbnf/arithmetic.gbnf", "arithmetic_other.txt"),
     "json-other": ("gbnf/json.gbnf", "json_other.json"),
+    # the other bundled grammars and their samples (session 26: the goals say every bundled grammar)
+    "json-arr": ("gbnf/json_arr.gbnf", "json_arr.json"),
+    "list": ("gbnf/list.gbnf", "list.txt"),
+    "english": ("gbnf/english.gbnf", "english.txt"),
+    "japanese": ("gbnf/japanese.gbnf", "japanese.txt"),
+    "lark": ("lark/lark.lark", "lark.lark.txt"),
 }
 ENGINES = ("indexc", "llguidance", "xgrammar")
 TIMEOUT_S = 900

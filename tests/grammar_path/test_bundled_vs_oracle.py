@@ -23,6 +23,7 @@ SAMPLES = {
     "gbnf/c.gbnf": "c.c",
     "gbnf/vllm-sql.gbnf": "vllm-sql.sql",
     "lark/rfc.lark": "rfc.xml",
+    "lark/lark.lark": "lark.lark.txt",
 }
 DOCUMENT_TOKENS = 24
 
