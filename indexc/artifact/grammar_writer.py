@@ -38,6 +38,7 @@ from indexc.errors import LimitError
 from indexc.grammar.grammar_table import GrammarTable
 from indexc.masks.table import bitset_row
 from indexc_runtime.format import state_dtype
+from indexc_runtime.grammar import languages
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
 from indexc_runtime.grammar.format import (
     GRAMMAR_FORMAT_VERSION,
@@ -199,6 +200,7 @@ def _header_fields(table: GrammarTable, vocab: dict, constraint: dict, options: 
         **common_fields(format_version=GRAMMAR_FORMAT_VERSION, index_kind=GRAMMAR_INDEX_KIND, vocab=vocab,
                         constraint=constraint, options=options, stats=stats),
         "lexing": LEXING_ALL_SPLITS,
+        "origin_merge": languages.MERGE_FROM_SHARED,  # read here, not imported: tests may set it
         "n_lexer_states": table.lexer.dfa.n_states,
         "n_classes": table.n_classes,
         "n_masks": len(table.all_masks),

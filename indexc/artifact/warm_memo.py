@@ -57,6 +57,7 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
                           GRAMMAR_SECTIONS_V6)
     index = load_grammar_index(plan.to_bytes())
     index.use_stored_memo = False
+    index.origin_merge = fields.get("origin_merge")  # walked as the written file is read (format 9)
     memo = shared_memo(index, index.limits).current
     texts = _texts(tokens)
     rows, walked = _walk(index, memo, texts)

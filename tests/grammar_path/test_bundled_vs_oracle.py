@@ -84,7 +84,7 @@ def test_masks_served_by_language_key_equal_the_oracle(grammar_file, tmp_path):
     ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
     vocab = vocabulary_from_text(text, pieces=80)
     index = compiled_index(ir, vocab, tmp_path, boundary_masks="default", sampled_warm_up=256, language_keys=True)
-    assert index.format_version == 8 and index.header["stats"]["warm_up"]["language_keys"] > 0
+    assert index.format_version == 9 and index.header["stats"]["warm_up"]["language_keys"] > 0
     oracle = GrammarOracle(ir)
     token_bytes = [None if i == EOS else b for i, b in enumerate(vocab.token_bytes)]
     matcher, prefix = index.matcher(), b""
@@ -93,3 +93,29 @@ def test_masks_served_by_language_key_equal_the_oracle(grammar_file, tmp_path):
         matcher.advance(token)
         prefix += vocab.token_bytes[token]
     assert_walks_agree(index, oracle, vocab, walks=3, steps=8, seed=2)
+
+
+@pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
+def test_masks_equal_the_oracle_with_every_configuration_merged(grammar_file, tmp_path, monkeypatch):
+    """``languages.OriginMerger`` on every configuration (the runtime merges only those where
+    more than ``MERGE_FROM_SHARED`` threads share a terminal and state): a thread whose origin
+    has the language of another's, with the same terminal and state, is dropped, and no mask
+    changes.  lark.lark's names may be split at any letter (all splits), so its configurations
+    hold one origin per split: there threads are dropped."""
+    import indexc_runtime.grammar.languages as languages
+
+    monkeypatch.setattr(languages, "MERGE_FROM_SHARED", 0)
+    text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:400]
+    ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
+    vocab = vocabulary_from_text(text, pieces=80)
+    index = compiled_index(ir, vocab, tmp_path)
+    oracle = GrammarOracle(ir)
+    token_bytes = [None if i == EOS else b for i, b in enumerate(vocab.token_bytes)]
+    matcher, prefix = index.matcher(), b""
+    for token in greedy_tokens(text.encode(), vocab)[:DOCUMENT_TOKENS]:
+        assert set(matcher.allowed_token_ids().tolist()) == oracle.allowed_tokens(prefix, token_bytes, [EOS]), prefix
+        matcher.advance(token)
+        prefix += vocab.token_bytes[token]
+    assert_walks_agree(index, oracle, vocab, walks=3, steps=8, seed=3)
+    if grammar_file == "lark/lark.lark":
+        assert matcher._configs.merger.dropped > 0

@@ -15,11 +15,11 @@ from indexc.pipeline.grammar import compile_grammar_ir
 from indexc.trie import build_trie
 from indexc.vocab.greedy_tokens import greedy_token_ids
 from indexc_runtime.errors import ArtifactError
-from indexc_runtime.grammar.languages import LanguageKeys
+from indexc_runtime.grammar.languages import MERGE_FROM_SHARED, LanguageKeys
 from indexc_runtime.grammar.matcher import ParserMemo, shared_memo
-from tests.grammar_path.helpers import assert_walks_agree, bitmask_ids, grammar, vocabulary_from_text
+from tests.grammar_path.helpers import assert_walks_agree, bitmask_ids, compiled_index, grammar, vocabulary_from_text
 from tests.reference.grammar_oracle import GrammarOracle
-from tests.runtime.surgery import rewrite_section, setting
+from tests.runtime.surgery import rewrite_header, rewrite_section, setting
 
 IR = grammar("value", {"value": [["LB", "items", "RB"], ["STR"], ["NUM"]], "items": [["value"], ["items", "COMMA", "value"], []]},
              {"LB": r"\[", "RB": r"\]", "COMMA": ",", "NUM": "[0-9]+", "STR": '"[a-z ]*"', "WS": "[ ]+"},
@@ -78,7 +78,7 @@ def test_a_key_is_the_same_in_every_memo_whatever_was_keyed_before(compiled):
 def test_the_compiler_stores_the_keys_and_a_request_in_another_context_reads_them(compiled):
     data, vocab = compiled
     index = indexc_runtime.load(data, verify=True)  # verify: every stored key recomputed, with its mask
-    assert index.format_version == 8 and index.header["stats"]["warm_up"]["language_keys"] > 0
+    assert index.format_version == 9 and index.header["stats"]["warm_up"]["language_keys"] > 0
     assert index.section("memo_language_keys").shape == (index.section("memo_language_mask").size, 16)
     matcher = index.matcher()
     walker = shared_memo(index, index.limits).current.walker
@@ -189,3 +189,63 @@ def test_random_damage_to_the_language_sections_never_crashes(compiled, seed):
             step(damaged)
         except (ArtifactError, TokenNotAllowed, GrammarLimitExceeded):
             pass
+
+
+ADJACENT = grammar("start", {"start": [["name", "BANG"], ["name", "name", "QUERY"], ["name", "name", "name", "DOT"]],
+                             "name": [["NAME"]]},
+                   {"NAME": "[a-z]+", "BANG": "!", "QUERY": r"\?", "DOT": r"\."})
+NAMES = grammar("start", {"start": [["items", "BANG"]], "items": [["item"], ["items", "item"]],
+                          "item": [["NAME"], ["NAME", "LP", "RP"]]},
+                {"NAME": "[a-z]+", "BANG": "!", "LP": r"\(", "RP": r"\)", "SPACE": " "}, ignore=["SPACE"])
+
+
+def test_merged_origins_keep_the_futures_they_differ_in(tmp_path, monkeypatch):
+    """All splits: after ``abc`` a name may have begun at ``a``, ``b`` or ``c`` (one, two or three
+    names so far): threads of one terminal and state from origins whose futures differ (``!``,
+    ``?`` or ``.`` ends the text).  Merged on every configuration (``OriginMerger``), none may
+    go: a merge keyed by terminal and state alone keeps one origin and loses endings."""
+    import indexc_runtime.grammar.languages as languages
+
+    monkeypatch.setattr(languages, "MERGE_FROM_SHARED", 0)
+    vocab = vocabulary_from_text("abc!abc?abc.", pieces=0)
+    index = compiled_index(ADJACENT, vocab, tmp_path)
+    matcher, _ = _walk(index, vocab, "abc")
+    endings = {bytes(vocab.token_bytes[t]) for t in bitmask_ids(index, matcher)} & {b"!", b"?", b"."}
+    assert endings == {b"!", b"?", b"."}
+    assert_walks_agree(index, GrammarOracle(ADJACENT), vocab, walks=8, steps=6, seed=4)
+
+
+@pytest.mark.parametrize("merged", [True, False])
+def test_a_run_of_letters_split_anywhere_keeps_a_few_threads(tmp_path, monkeypatch, merged):
+    """Items ``NAME`` or ``NAME ( )`` side by side, spaces optional: every letter of a run may end
+    a name and start the next, and each split's Earley set names the previous one (its item
+    ``item: NAME . ( )`` waits with the name's origin), as lark.lark's ``value: name . "{"`` does.  Unmerged, a configuration holds a
+    thread per letter so far; merged (the runtime's threshold), the splits' origins are one
+    language and a few threads stay, with the oracle's masks."""
+    import indexc_runtime.grammar.languages as languages
+
+    if not merged:
+        monkeypatch.setattr(languages, "MERGE_FROM_SHARED", 1 << 30)
+    text = "abcdefghijklmnopqrstuvwxyz" * 2
+    vocab = vocabulary_from_text(text + " !", pieces=0)
+    index = compiled_index(NAMES, vocab, tmp_path)
+    matcher, memo = _walk(index, vocab, text)
+    widest = max(len(threads) for threads in memo.configs.threads)
+    assert (widest <= 16) if merged else (widest >= len(text))  # measured: 10, and 260
+    assert b"!" in {bytes(vocab.token_bytes[t]) for t in bitmask_ids(index, matcher)}
+    if merged:
+        assert_walks_agree(index, GrammarOracle(NAMES), vocab, walks=4, steps=12, seed=5)
+
+
+@pytest.mark.parametrize("change", [lambda h: h.pop("origin_merge"), lambda h: h.__setitem__("origin_merge", -1),
+                                    lambda h: h.__setitem__("origin_merge", "4")], ids=["missing", "negative", "text"])
+def test_a_version_9_header_says_from_where_origins_merge(compiled, change):
+    """Format 9's ``origin_merge``: the threshold the compile's walk merged with, which the runtime
+    must use to recompute the stored memo (``verify``); a file without it is refused, a version 8
+    one has none and is walked without merging."""
+    data, _ = compiled
+    assert indexc_runtime.load(data).origin_merge == MERGE_FROM_SHARED
+    with pytest.raises(ArtifactError, match="origin_merge"):
+        indexc_runtime.load(rewrite_header(data, change))
+    older = indexc_runtime.load(rewrite_header(data, lambda h: (h.pop("origin_merge"), h.__setitem__("format_version", 8))))
+    assert older.origin_merge is None and shared_memo(older, older.limits).current.configs.merger is None

@@ -33,8 +33,9 @@ Code map, in reading order:
                 (find_region, shared with the compiler; the regions it stored, format 3)
     horizon.py  TokenHorizon: Earley sets told apart only as far as one token reads (long strings' chunks)
     futures.py  future_key, FutureMasks: one mask for configurations with the same future
-    languages.py LanguageKeys: one key for configurations that accept the same texts, whatever
-                their parser context (stored by the compiler, format 8)
+    languages.py SetLanguages, LanguageKeys: one key for configurations that accept the same texts,
+                whatever their parser context (stored by the compiler, format 8); OriginMerger:
+                one thread for threads whose origins have one language (format 9)
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
     stored_match.py StoredLookup, StoredMatch: a stored memo's sets and configurations by hash, and
                 a live memo's new ones looked up in it as they are made

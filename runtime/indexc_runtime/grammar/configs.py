@@ -79,6 +79,8 @@ class Configs:
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
         # called with each new configuration's threads and flag (``stored_match.StoredMatch.new_config``), if set
         self.on_new: Callable[[int, set, bool], None] | None = None
+        # drops threads another of the same language makes redundant (``languages.OriginMerger``), if set
+        self.merger = None
         self.initial = self._intern(set(self.fresh(sets.initial)), sets.accepting[sets.initial])
 
     def __len__(self) -> int:
@@ -211,6 +213,8 @@ class Configs:
                 accepting = accepting or sets.accepting[after]
         if not threads:
             return DEAD
+        if self.merger is not None:
+            threads = self.merger.merged(threads)
         return self._intern(threads, accepting)
 
     def _intern(self, threads: set, accepting: bool) -> int:

@@ -60,9 +60,15 @@ warm-up's (a statement of the first C function, the warm-up's in a later one) fi
 by its key.  The compiler stores them for Lark and GBNF grammars, not for JSON Schemas (no
 gain measured there); a file with no keys computes none.  Version 7 files are still read.
 
+Format version 9 adds no section: the header key ``origin_merge`` says that the parser that made
+the file's stored memo merged the threads of a configuration whose origins have one language
+(``indexc_runtime.grammar.languages.OriginMerger``), and from how many shared threads on; the
+runtime merges alike, so that ``verify`` recomputes the same transitions.  A version 8 or older
+file is walked without merging (its stored transitions were made so).
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
-``lexing`` (``"all_splits"``: the only rule this version writes).
+``lexing`` (``"all_splits"``: the only rule this version writes), ``origin_merge`` (version 9).
 """
 
 from __future__ import annotations
@@ -70,7 +76,7 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 8  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 9  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 
 GRAMMAR_SECTIONS_V2: tuple[SectionSpec, ...] = (
@@ -171,5 +177,5 @@ GRAMMAR_SECTIONS_V7: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V6 + STORED_MEMO
 GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V7 + LANGUAGE_KEY_SECTIONS
 GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS_V4,
                                5: GRAMMAR_SECTIONS_V5, 6: GRAMMAR_SECTIONS_V6, 7: GRAMMAR_SECTIONS_V7,
-                               8: GRAMMAR_SECTIONS}
+                               8: GRAMMAR_SECTIONS, 9: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

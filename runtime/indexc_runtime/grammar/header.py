@@ -39,6 +39,7 @@ class GrammarHeader:
     terminal_names: tuple[str, ...]
     sections: dict[str, SectionInfo]  # in file order
     dims: dict[str, int]
+    origin_merge: int | None = None  # version 9: ``OriginMerger``'s threshold; None: no merging
 
 
 def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
@@ -72,9 +73,10 @@ def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
             "n_symbols": counts["n_terminals"] + counts["n_nonterminals"]}
     sections = parse_sections(top.get("sections"), specs, dims, check)
     _check_packed_widths(dims, source)
+    origin_merge = check.integer(top, "origin_merge", 0, _INT32_MAX) if version >= 9 else None
     return GrammarHeader(top, version, vocab_size, fingerprint, eos_ids, counts["n_lexer_states"], n_classes,
                          counts["n_masks"], counts["n_terminals"], counts["n_nonterminals"], counts["n_rules"],
-                         tuple(names), sections, dims)
+                         tuple(names), sections, dims, origin_merge)
 
 
 

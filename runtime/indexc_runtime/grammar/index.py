@@ -88,6 +88,7 @@ class GrammarIndex:
         self.start_state: int = 0
         self.mask_words: int = header.dims["mask_words"]
         self.format_version: int = header.format_version
+        self.origin_merge: int | None = header.origin_merge  # ``languages.OriginMerger``'s threshold (format 9)
         self.terminal_names: tuple[str, ...] = header.terminal_names
         self.limits = limits
         self._lexer = LexerTables.from_container(container)

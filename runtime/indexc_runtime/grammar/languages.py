@@ -54,6 +54,19 @@ RFC-XML 49.9 / 76.6 -> 42.0 / 68.3 ms, p50 35 / 47 -> 32 / 53; arithmetic-other 
 6.4 / 8.8 ms.  Without the shape test: C 23.7 / 25.1 ms, c-other 33.1 / 41.9 ms, p50 99 / 116.
 Bounded: at most ``MAX_VISITS`` sets keyed afresh per configuration (no key past that: the mask
 is computed as before); a ``GrammarLimitExceeded`` while making a set gives no key.
+
+The same digests merge threads (``OriginMerger``, format 9, session 26).  Two threads of one
+terminal and lexer state whose origin sets have one digest accept the same texts, so a
+configuration keeps one of them.  It matters where all splits meet adjacency: lark.lark's names
+may stand side by side (``expansion: expr*``, spaces ignored), so every letter of an identifier
+may end a name, and each split's set names the previous split's (``value: name . "{" ...``
+waits with its origin).  Its sample's walk made configurations of up to 1,440 threads from
+102 origins, and the compile's warm-up stopped at ``max_threads`` (4,096) after 151 of its
+2,048 tokens; merged, at most 32 threads and 5 origins, every mask of the walk the same (a
+digest of all of them), the cold walk 420 -> 142 ms.  Digests are made only where more than
+``MERGE_FROM_SHARED`` threads share a terminal and state with another origin's: MaskBench's
+recursive schemas name up to 45 origins in a configuration, never more than two for one
+terminal and state, and digesting them for nothing cost their masks' p99 ~20%.
 """
 
 from __future__ import annotations
@@ -62,10 +75,12 @@ import hashlib
 import struct
 
 from indexc_runtime.grammar.configs import Configs
+from indexc_runtime.grammar.earley import EarleySets
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
 
 KEY_BYTES = 16
 MAX_VISITS = 512  # sets keyed afresh for one configuration's key; past it, no key
+MERGE_FROM_SHARED = 4  # threads beyond one per terminal and state, past which a configuration is merged (``OriginMerger``)
 _OPEN = 1 << 62  # "names no set on the path": the lowest path position a digest refers to
 _NONE = b"\x00" * KEY_BYTES  # the key of no set (a completion that leads nowhere but maybe to the end)
 _PACK4 = struct.Struct("<4i").pack
@@ -76,61 +91,26 @@ class _OverBudget(Exception):
     pass
 
 
-class LanguageKeys:
-    """Language keys of one memo's configurations (see the module note); the sets made on the way
+class SetLanguages:
+    """Language digests of one memo's Earley sets (see the module note); the sets made on the way
     (``EarleySets.completed``) go into the memo like any other."""
 
-    def __init__(self, configs: Configs):
-        self._sets, self._configs = configs.sets, configs
-        self._lhs_of = configs.sets.rules.lhs_symbol
+    def __init__(self, sets: EarleySets):
+        self._sets = sets
+        self._lhs_of = sets.rules.lhs_symbol
         self._closed: dict[int, bytes] = {}  # set id -> its digest, where it is the same on every path
         self._completions: dict[tuple[int, int], tuple[int, bool]] = {}  # (origin, symbol) -> ``completed``
-        self._keys: dict[int, bytes | None] = {}  # configuration -> its key (None: over the budget)
         self._visits = 0
-        self._shapes: set[tuple[frozenset, bool]] = set()  # shapes met, worth a key (``unknown_shape``)
 
-    def unknown_shape(self, config: int) -> tuple[frozenset, bool] | None:
-        """``config``'s *shape* (its threads' terminals and lexer states, and its accepting flag:
-        its key without the origins) if it was not met before (``note``, ``add_shapes``), else
-        None (a known shape: its key is worth making).  Two configurations with one key have one
-        shape, so a key of a new shape can find nothing."""
-        shape = shape_of(self._configs.threads[config], self._configs.accepting[config])
-        return None if shape in self._shapes else shape
-
-    def note(self, shape: tuple[frozenset, bool]) -> None:
-        """Make keys of configurations of ``shape`` worth making from now on."""
-        self._shapes.add(shape)
-
-    def add_shapes(self, shapes) -> None:
-        self._shapes.update(shapes)
-
-    def known(self, config: int) -> bytes | None:
-        """``config``'s key if it was made already (nothing is computed)."""
-        return self._keys.get(config)
-
-    def of(self, config: int) -> bytes | None:
-        """``config``'s key (16 bytes), or None where it would cost more than ``MAX_VISITS`` sets."""
-        if config in self._keys:
-            return self._keys[config]
+    def digests(self, set_ids) -> dict[int, bytes]:
+        """The digests of ``set_ids``, under one budget of ``MAX_VISITS`` sets keyed afresh
+        (``_OverBudget`` past it; ``GrammarLimitExceeded`` from the sets made on the way)."""
         self._visits = 0
-        try:
-            key = self._config_key(config)
-        except (_OverBudget, GrammarLimitExceeded):
-            key = None
-        self._keys[config] = key
-        return key
-
-    def _config_key(self, config: int) -> bytes:
-        configs = self._configs
-        digests: dict[int, bytes] = {}
-        parts = []
-        for origin, terminal, state in configs.threads[config]:
-            digest = digests.get(origin)
-            if digest is None:
-                digest = digests[origin] = self._digest(origin, {})[0]
-            parts.append(_PACK3(terminal, state, 0) + digest)
-        parts.sort()
-        return _hash(b"C%d" % configs.accepting[config], parts)
+        found: dict[int, bytes] = {}
+        for set_id in set_ids:
+            if set_id not in found:
+                found[set_id] = self._digest(set_id, {})[0]
+        return found
 
     def _digest(self, set_id: int, path: dict[int, int]) -> tuple[bytes, int]:
         """(the set's digest, the lowest position on ``path`` it refers to, or ``_OPEN``).
@@ -182,6 +162,108 @@ class LanguageKeys:
         if found is None:
             found = self._completions[key] = self._sets.completed(origin, symbol)
         return found
+
+
+class OriginMerger:
+    """Drops the threads of a configuration that another of its threads makes redundant: the same
+    terminal and lexer state, from an origin with the same language (``SetLanguages``), which the
+    same texts follow (a thread meets its origin only through the sets it leads to, whose
+    languages are its origin's: the language keys' argument).  Of such threads the one with the
+    lowest origin id is kept, a choice made from the configuration's own threads, so that a
+    fresh memo that adopts a stored one (``verify``) makes the same choice.
+
+    Why: all splits lets a lexeme end at any byte where it accepts, so where a grammar puts two
+    names side by side with only optional separators (lark.lark's ``expansion: expr*``), every
+    letter of an identifier may end one name and start the next; each split's Earley set names
+    the previous one (an item ``value: name . "{" ...`` waits with its origin), so a
+    configuration held one thread per letter so far: lark.lark's sample walk made configurations
+    of up to 1,440 threads from 102 origins (docs/grammar-path.md, session 26).
+
+    Asked of every new configuration of a version 9 file, it does something only where more than
+    ``MERGE_FROM_SHARED`` (the file's ``origin_merge``) threads share their terminal and state with
+    another thread: MaskBench's
+    recursive schemas' configurations name up to 45 origins (a long string's chunk positions),
+    but never more than two for one terminal and state, and digesting their origins for nothing
+    cost their masks' p99 ~20%."""
+
+    def __init__(self, languages: SetLanguages, ignored: frozenset[int], from_shared: int = MERGE_FROM_SHARED):
+        self._languages = languages
+        self._ignored = ignored
+        self._from_shared = from_shared  # the file's ``origin_merge`` (format 9)
+        self.dropped = 0  # threads dropped so far (tests)
+
+    def merged(self, threads: set) -> set:
+        """``threads`` without those another thread keeps."""
+        if len(threads) <= self._from_shared:
+            return threads
+        ignored = self._ignored
+        by_lexeme: dict[tuple[int, int], list[int]] = {}
+        for origin, terminal, state in threads:
+            if terminal not in ignored:
+                by_lexeme.setdefault((terminal, state), []).append(origin)
+        shared = [origins for origins in by_lexeme.values() if len(origins) > 1]
+        if sum(map(len, shared)) - len(shared) <= self._from_shared:
+            return threads
+        try:
+            digests = self._languages.digests(sorted({origin for origins in shared for origin in origins}))
+        except _OverBudget:
+            return threads
+        dropped = set()
+        for (terminal, state), origins in by_lexeme.items():
+            if len(origins) > 1:
+                first: dict[bytes, int] = {}
+                for origin in sorted(origins):
+                    if first.setdefault(digests[origin], origin) != origin:
+                        dropped.add((origin, terminal, state))
+        self.dropped += len(dropped)
+        return threads - dropped if dropped else threads
+
+
+class LanguageKeys:
+    """Language keys of one memo's configurations (see the module note), from its sets' digests."""
+
+    def __init__(self, configs: Configs, set_languages: SetLanguages | None = None):
+        self._configs = configs
+        self._sets = set_languages if set_languages is not None else SetLanguages(configs.sets)
+        self._keys: dict[int, bytes | None] = {}  # configuration -> its key (None: over the budget)
+        self._shapes: set[tuple[frozenset, bool]] = set()  # shapes met, worth a key (``unknown_shape``)
+
+    def unknown_shape(self, config: int) -> tuple[frozenset, bool] | None:
+        """``config``'s *shape* (its threads' terminals and lexer states, and its accepting flag:
+        its key without the origins) if it was not met before (``note``, ``add_shapes``), else
+        None (a known shape: its key is worth making).  Two configurations with one key have one
+        shape, so a key of a new shape can find nothing."""
+        shape = shape_of(self._configs.threads[config], self._configs.accepting[config])
+        return None if shape in self._shapes else shape
+
+    def note(self, shape: tuple[frozenset, bool]) -> None:
+        """Make keys of configurations of ``shape`` worth making from now on."""
+        self._shapes.add(shape)
+
+    def add_shapes(self, shapes) -> None:
+        self._shapes.update(shapes)
+
+    def known(self, config: int) -> bytes | None:
+        """``config``'s key if it was made already (nothing is computed)."""
+        return self._keys.get(config)
+
+    def of(self, config: int) -> bytes | None:
+        """``config``'s key (16 bytes), or None where it would cost more than ``MAX_VISITS`` sets."""
+        if config in self._keys:
+            return self._keys[config]
+        try:
+            key = self._config_key(config)
+        except (_OverBudget, GrammarLimitExceeded):
+            key = None
+        self._keys[config] = key
+        return key
+
+    def _config_key(self, config: int) -> bytes:
+        """Each thread's terminal, state and origin digest (one budget for all the origins)."""
+        threads = self._configs.threads[config]
+        digests = self._sets.digests(origin for origin, _, _ in threads)
+        parts = sorted(_PACK3(terminal, state, 0) + digests[origin] for origin, terminal, state in threads)
+        return _hash(b"C%d" % self._configs.accepting[config], parts)
 
 
 def shape_of(threads, accepting: bool) -> tuple[frozenset, bool]:

@@ -45,7 +45,7 @@ from indexc_runtime.errors import TokenNotAllowed
 from indexc_runtime.grammar.configs import DEAD, Configs
 from indexc_runtime.grammar.earley import EarleySets
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
-from indexc_runtime.grammar.languages import LanguageKeys
+from indexc_runtime.grammar.languages import LanguageKeys, OriginMerger, SetLanguages
 from indexc_runtime.grammar.stored_match import StoredMatch
 from indexc_runtime.grammar.walker import MaskWalker
 
@@ -63,8 +63,11 @@ class ParserMemo:
                                  index._undecided, index._terminal_lengths, self.configs, index.eos_token_ids, limits)
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
+        set_languages = SetLanguages(self.sets)  # digests shared by the merger and the language keys
+        if index.origin_merge is not None:  # a version 9 file's stored memo was made merging (``languages``)
+            self.configs.merger = OriginMerger(set_languages, self.configs.ignored, index.origin_merge)
         if language_keys and index._stored_memo.n_languages:  # the compiler found them worth storing (format 8)
-            self.walker.use_languages(LanguageKeys(self.configs))
+            self.walker.use_languages(LanguageKeys(self.configs, set_languages))
         self._limits = limits
         self.stored_pending = index._stored_memo if index.use_stored_memo else None  # see use_stored
         self.stored_match: StoredMatch | None = None

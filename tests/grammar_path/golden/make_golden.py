@@ -13,7 +13,8 @@ stored as bit rows in trie order (with 25 trie tokens a one-word row is never la
 set's places) and each loop region's tokens by id (``grammar-v6-brackets-strings``).  Version 7:
 the same, with a parser memo stored from a warm-up walk of the first half of the walk
 (``grammar-v7-brackets-strings``: the second half is walked from masks the file does not hold).  Version 8:
-the same, with the stored configurations' language keys (``grammar-v8-brackets-strings``).  The expected
+the same, with the stored configurations' language keys (``grammar-v8-brackets-strings``).  Version 9:
+the same, the header recording the origin merge's threshold (``grammar-v9-brackets-strings``).  The expected
 masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
 runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
 """
