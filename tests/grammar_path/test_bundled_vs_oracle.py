@@ -80,19 +80,9 @@ def test_masks_served_by_language_key_equal_the_oracle(grammar_file, tmp_path):
     """As ``indexc compile --grammar`` writes it: sampled sentences walked at compile time, their
     configurations' masks stored with their language keys (format 8), so that the sample's and
     the random walks' masks may come from a stored key, a live one or a walk."""
-    text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:400]
-    ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
-    vocab = vocabulary_from_text(text, pieces=80)
-    index = compiled_index(ir, vocab, tmp_path, boundary_masks="default", sampled_warm_up=256, language_keys=True)
+    index, _ = _sample_and_walks_agree(grammar_file, tmp_path, seed=2, boundary_masks="default",
+                                       sampled_warm_up=256, language_keys=True)
     assert index.format_version == 9 and index.header["stats"]["warm_up"]["language_keys"] > 0
-    oracle = GrammarOracle(ir)
-    token_bytes = [None if i == EOS else b for i, b in enumerate(vocab.token_bytes)]
-    matcher, prefix = index.matcher(), b""
-    for token in greedy_tokens(text.encode(), vocab)[:DOCUMENT_TOKENS]:
-        assert set(matcher.allowed_token_ids().tolist()) == oracle.allowed_tokens(prefix, token_bytes, [EOS]), prefix
-        matcher.advance(token)
-        prefix += vocab.token_bytes[token]
-    assert_walks_agree(index, oracle, vocab, walks=3, steps=8, seed=2)
 
 
 @pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
@@ -105,10 +95,19 @@ def test_masks_equal_the_oracle_with_every_configuration_merged(grammar_file, tm
     import indexc_runtime.grammar.languages as languages
 
     monkeypatch.setattr(languages, "MERGE_FROM_SHARED", 0)
+    _, matcher = _sample_and_walks_agree(grammar_file, tmp_path, seed=3)
+    if grammar_file == "lark/lark.lark":
+        assert matcher._configs.merger.dropped > 0
+
+
+def _sample_and_walks_agree(grammar_file: str, tmp_path, *, seed: int, **options):
+    """Compile the grammar with a small vocabulary from its sample (``options``: ``compiled_index``'s),
+    check the masks along the sample and random walks against the oracle; the index, and the
+    matcher that walked the sample."""
     text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:400]
     ir = load_grammar((GRAMMARS / grammar_file).read_text(), source=grammar_file)
     vocab = vocabulary_from_text(text, pieces=80)
-    index = compiled_index(ir, vocab, tmp_path)
+    index = compiled_index(ir, vocab, tmp_path, **options)
     oracle = GrammarOracle(ir)
     token_bytes = [None if i == EOS else b for i, b in enumerate(vocab.token_bytes)]
     matcher, prefix = index.matcher(), b""
@@ -116,6 +115,5 @@ def test_masks_equal_the_oracle_with_every_configuration_merged(grammar_file, tm
         assert set(matcher.allowed_token_ids().tolist()) == oracle.allowed_tokens(prefix, token_bytes, [EOS]), prefix
         matcher.advance(token)
         prefix += vocab.token_bytes[token]
-    assert_walks_agree(index, oracle, vocab, walks=3, steps=8, seed=3)
-    if grammar_file == "lark/lark.lark":
-        assert matcher._configs.merger.dropped > 0
+    assert_walks_agree(index, oracle, vocab, walks=3, steps=8, seed=seed)
+    return index, matcher
