@@ -24,6 +24,8 @@ SAMPLES = {
     "gbnf/vllm-sql.gbnf": "vllm-sql.sql",
     "lark/rfc.lark": "rfc.xml",
     "lark/lark.lark": "lark.lark.txt",
+    "gbnf/english.gbnf": "english.txt",
+    "gbnf/japanese.gbnf": "japanese.txt",
 }
 DOCUMENT_TOKENS = 24
 
