@@ -5,8 +5,9 @@ masks from the brute-force oracle: version 2 (no loop regions), version 3 (a sto
 region, which the walk uses), version 4 (the stored start mask, which the first mask reads),
 version 5 (the undecided sets, which restrict the walk), version 6 (the sets stored as bit
 rows, the regions' tokens by id), version 7 (a stored parser memo), version 8 (its language keys),
-version 9 (the header's ``origin_merge``: the memo was made merging threads by origin language).  A failure here after a change means files already shipped no
-longer read the same: fix the reader, or bump the grammar format version and keep reading these.
+version 9 (the header's ``origin_merge``: the memo was made merging threads by origin language).
+A failure here after a change means files already shipped no longer read the same: fix the
+reader, or bump the grammar format version and keep reading these.
 """
 
 from __future__ import annotations

@@ -219,9 +219,10 @@ def test_merged_origins_keep_the_futures_they_differ_in(tmp_path, monkeypatch):
 def test_a_run_of_letters_split_anywhere_keeps_a_few_threads(tmp_path, monkeypatch, merged):
     """Items ``NAME`` or ``NAME ( )`` side by side, spaces optional: every letter of a run may end
     a name and start the next, and each split's Earley set names the previous one (its item
-    ``item: NAME . ( )`` waits with the name's origin), as lark.lark's ``value: name . "{"`` does.  Unmerged, a configuration holds a
-    thread per letter so far; merged (the runtime's threshold), the splits' origins are one
-    language and a few threads stay, with the oracle's masks."""
+    ``item: NAME . ( )`` waits with the name's origin), as lark.lark's ``value: name . "{"``
+    does.  Unmerged, a configuration holds a thread per letter so far; merged (the runtime's
+    threshold), the splits' origins are one language and a few threads stay, with the oracle's
+    masks."""
     import indexc_runtime.grammar.languages as languages
 
     if not merged:
@@ -247,5 +248,6 @@ def test_a_version_9_header_says_from_where_origins_merge(compiled, change):
     assert indexc_runtime.load(data).origin_merge == MERGE_FROM_SHARED
     with pytest.raises(ArtifactError, match="origin_merge"):
         indexc_runtime.load(rewrite_header(data, change))
-    older = indexc_runtime.load(rewrite_header(data, lambda h: (h.pop("origin_merge"), h.__setitem__("format_version", 8))))
+    as_version_8 = lambda h: (h.pop("origin_merge"), h.__setitem__("format_version", 8))  # noqa: E731
+    older = indexc_runtime.load(rewrite_header(data, as_version_8))
     assert older.origin_merge is None and shared_memo(older, older.limits).current.configs.merger is None

@@ -117,8 +117,8 @@ class Configs:
         configs, classes, found = self._unsynced_cells
         if configs:
             if len(configs) <= FEW_TO_SYNC:
-                for cell in zip(configs, classes, found):
-                    table[cell[:2]] = cell[2]
+                for config, byte_class, after in zip(configs, classes, found):
+                    table[config, byte_class] = after
             else:
                 table[configs, classes] = found
             self._unsynced_cells = ([], [], [])

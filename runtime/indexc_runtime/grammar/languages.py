@@ -80,7 +80,9 @@ from indexc_runtime.grammar.errors import GrammarLimitExceeded
 
 KEY_BYTES = 16
 MAX_VISITS = 512  # sets keyed afresh for one configuration's key; past it, no key
-MERGE_FROM_SHARED = 4  # threads beyond one per terminal and state, past which a configuration is merged (``OriginMerger``)
+# threads beyond one per terminal and state past which a configuration is merged (``OriginMerger``;
+# written into each file as ``origin_merge``, format 9)
+MERGE_FROM_SHARED = 4
 _OPEN = 1 << 62  # "names no set on the path": the lowest path position a digest refers to
 _NONE = b"\x00" * KEY_BYTES  # the key of no set (a completion that leads nowhere but maybe to the end)
 _PACK4 = struct.Struct("<4i").pack
@@ -187,7 +189,7 @@ class OriginMerger:
     comprehension a new configuration, nothing measurable (61 files, two alternated rounds each
     way: p99 313-331 against 314-324 µs)."""
 
-    def __init__(self, languages: SetLanguages, ignored: frozenset[int], from_shared: int = MERGE_FROM_SHARED):
+    def __init__(self, languages: SetLanguages, ignored: frozenset[int], from_shared: int):
         self._languages = languages
         self._ignored = ignored
         self._from_shared = from_shared  # the file's ``origin_merge`` (format 9)
@@ -203,20 +205,19 @@ class OriginMerger:
         for origin, terminal, state in threads:
             if terminal not in ignored:
                 by_lexeme.setdefault((terminal, state), []).append(origin)
-        shared = [origins for origins in by_lexeme.values() if len(origins) > 1]
-        if sum(map(len, shared)) - len(shared) <= limit:
+        shared = {lexeme: origins for lexeme, origins in by_lexeme.items() if len(origins) > 1}
+        if sum(map(len, shared.values())) - len(shared) <= limit:  # the ignored terminals' threads left out
             return threads
         try:
-            digests = self._languages.digests(sorted({origin for origins in shared for origin in origins}))
+            digests = self._languages.digests(sorted({origin for origins in shared.values() for origin in origins}))
         except _OverBudget:
             return threads
         dropped = set()
-        for (terminal, state), origins in by_lexeme.items():
-            if len(origins) > 1:
-                first: dict[bytes, int] = {}
-                for origin in sorted(origins):
-                    if first.setdefault(digests[origin], origin) != origin:
-                        dropped.add((origin, terminal, state))
+        for (terminal, state), origins in shared.items():
+            first: dict[bytes, int] = {}
+            for origin in sorted(origins):
+                if first.setdefault(digests[origin], origin) != origin:
+                    dropped.add((origin, terminal, state))
         self.dropped += len(dropped)
         return threads - dropped if dropped else threads
 
