@@ -108,18 +108,12 @@ def measure(engine_name: str, grammar: str) -> dict:
     """Compile, load + first mask, cold and warm walks of one engine on one grammar (this process)."""
     import time
 
-    from tokenizers import Tokenizer
-
-    from bench.bench_regex import resolve_eos_ids
     from bench.engines.common import time_walk
     from bench.engines.grammar_engines import GrammarNotCompiled, load_grammar_engine
-    from tests.reference.tokenizer_source import tokenizer_json_text
 
-    grammar_file, sample = CASES[grammar]
+    grammar_file = CASES[grammar][0]
     text = (GRAMMARS / grammar_file).read_text(encoding="utf-8")
-    document = (GRAMMARS / "samples" / sample).read_text(encoding="utf-8")
-    ids = Tokenizer.from_str(tokenizer_json_text(str(TOKENIZER))).encode(document, add_special_tokens=False).ids
-    eos_ids = resolve_eos_ids(str(TOKENIZER))
+    ids, eos_ids = _document(grammar)
     engine = load_grammar_engine(engine_name)
     tokenizer = engine.load_tokenizer(str(TOKENIZER), eos_ids)
     started = time.perf_counter()
@@ -144,33 +138,37 @@ def measure(engine_name: str, grammar: str) -> dict:
 def measure_served(artifact: str, grammar: str) -> dict:
     """A server's first request: load an indexc artifact in a process that did not compile it (the
     tokenizer, imports and a collector pass before the clock, as a server's start-up), load +
-    first mask timed, then the document walked once on that index."""
+    first mask timed, then the document walked once on that index (the engine's own walk)."""
     import time
 
     import numpy as np
+
+    from bench.engines.common import Compiled, time_walk
+    from bench.engines.grammar_engines import load_grammar_engine
+    from bench.engines.indexc_engine import settle_collector
+
+    ids, eos_ids = _document(grammar)
+    engine, compiled = load_grammar_engine("indexc"), Compiled(Path(artifact))
+    settle_collector()
+    started = time.perf_counter()
+    index = engine.loaded(compiled)  # the index the walk below uses: one load, as a server's
+    index.matcher().fill_bitmask(np.zeros((1, index.mask_words), dtype=np.int32))
+    load_first_ms = (time.perf_counter() - started) * 1000
+    served = time_walk(engine.start_walk(compiled), ids, eos_ids)
+    return {"load_first_mask_ms": round(load_first_ms, 3), "cold_mask_us": served.mask_us,
+            "accepted": served.accepted, "failure": served.failure}
+
+
+def _document(grammar: str) -> tuple[list[int], list[int]]:
+    """The grammar's sample document as the HF tokenizer cuts it (no special tokens), and the EOS ids."""
     from tokenizers import Tokenizer
 
-    import indexc_runtime
     from bench.bench_regex import resolve_eos_ids
-    from bench.engines.common import MaskWalk, bit_is_set, time_walk
-    from bench.engines.indexc_engine import settle_collector
     from tests.reference.tokenizer_source import tokenizer_json_text
 
     document = (GRAMMARS / "samples" / CASES[grammar][1]).read_text(encoding="utf-8")
     ids = Tokenizer.from_str(tokenizer_json_text(str(TOKENIZER))).encode(document, add_special_tokens=False).ids
-    eos_ids = resolve_eos_ids(str(TOKENIZER))
-    settle_collector()
-    started = time.perf_counter()
-    index = indexc_runtime.load(artifact)
-    bitmask = np.zeros((1, index.mask_words), dtype=np.int32)
-    index.matcher().fill_bitmask(bitmask)
-    load_first_ms = (time.perf_counter() - started) * 1000
-    matcher = index.matcher()
-    walk = MaskWalk(fill=lambda: matcher.fill_bitmask(bitmask, row=0),
-                    allows=lambda token: bit_is_set(bitmask[0], token), advance=matcher.advance)
-    served = time_walk(walk, ids, eos_ids)
-    return {"load_first_mask_ms": round(load_first_ms, 3), "cold_mask_us": served.mask_us,
-            "accepted": served.accepted, "failure": served.failure}
+    return ids, resolve_eos_ids(str(TOKENIZER))
 
 
 COLUMNS = ["grammar", "engine", "tokens", "compile ms", "size", "load + first mask ms",

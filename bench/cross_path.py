@@ -99,7 +99,8 @@ def broken_rule(report, bounded_any_value: bool, any_depth: int, token_bytes) ->
             continue
         for label in pair.only_b:
             if nesting(pair.witness + token_bytes(label), len(pair.witness))[1] <= any_depth:
-                return f"a token differs that stays {any_depth} or fewer levels deep ({label} after {pair.witness[-60:]!r})"
+                return (f"a token differs that stays {any_depth} or fewer levels deep "
+                        f"({label} after {pair.witness[-60:]!r})")
     return ""
 
 

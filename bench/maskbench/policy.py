@@ -229,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     run = json.loads(Path(args.run).read_text(encoding="utf-8"))
     tokenizer_path, eos_ids = tokenizer_and_eos(args)
     engine = load_schema_engine("indexc")
-    checker = PolicyChecker(engine, engine.load_tokenizer(tokenizer_path, eos_ids), text_encoder(tokenizer_path), eos_ids)
+    checker = PolicyChecker(engine, engine.load_tokenizer(tokenizer_path, eos_ids), text_encoder(tokenizer_path),
+                            eos_ids)
     refusals = explain_run(run, Path(args.directory), checker)
     for r in refusals:
         print(f"{r.file}\t#{r.instance}\t{r.reason}")
