@@ -222,7 +222,9 @@ def _merge_multiple_of(left: object, right: object, pointer: str) -> object:
 
 def json_key(value: object) -> object:
     """A hashable key with ``json_equal``'s equality (``json_key(a) == json_key(b)`` iff
-    ``json_equal(a, b)``): two enums intersected by hashing, not by comparing every pair."""
+    ``json_equal(a, b)``): an enum's values hashed, where ``json_equal`` would compare every
+    pair; ``json_equal`` stays for one comparison, which it often settles at the first
+    difference (two long enums of other lengths: the key would build both whole)."""
     if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, (int, float)):

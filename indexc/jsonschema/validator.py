@@ -16,7 +16,7 @@ import re
 from decimal import Decimal
 
 from indexc.jsonschema.document import SchemaDocument
-from indexc.jsonschema.merge import json_equal, normalize_legacy
+from indexc.jsonschema.merge import json_key, normalize_legacy
 from indexc.jsonschema.patterns import FORMATS, ecma_to_python
 
 MAX_DEPTH = 200
@@ -66,7 +66,10 @@ def _type_ok(value, s, document, depth) -> bool:
 
 
 def _enum_ok(value, s, document, depth) -> bool:
-    return "enum" not in s or any(json_equal(value, v) for v in s["enum"])
+    if "enum" not in s:
+        return True
+    key = json_key(value)
+    return any(json_key(v) == key for v in s["enum"])
 
 
 def _number_ok(value, s, document, depth) -> bool:
@@ -119,10 +122,8 @@ def _array_ok(value, s, document, depth) -> bool:
         sub = prefix[i] if i < len(prefix) else s.get("items", True)
         if not is_valid(item, sub, document, depth + 1):
             return False
-    if s.get("uniqueItems") is True:
-        for i in range(len(value)):
-            if any(json_equal(value[i], value[j]) for j in range(i)):
-                return False
+    if s.get("uniqueItems") is True and len({json_key(item) for item in value}) != len(value):
+        return False
     if "contains" in s:
         hits = sum(1 for item in value if is_valid(item, s["contains"], document, depth + 1))
         if hits < s.get("minContains", 1) or ("maxContains" in s and hits > s["maxContains"]):
