@@ -46,6 +46,7 @@ from indexc_runtime.grammar.format import (
     GRAMMAR_SECTIONS,
     GRAMMAR_SECTIONS_V3,
     LEXING_ALL_SPLITS,
+    LEXING_LONGEST_MATCH,
 )
 
 
@@ -194,12 +195,19 @@ def loop_region_sections(table: GrammarTable) -> dict[str, np.ndarray]:
     }
 
 
+def _lexing_fields(table: GrammarTable) -> dict:
+    """``lexing``, and under longest match the terminals that end so (format 10)."""
+    if table.longest_match is None:
+        return {"lexing": LEXING_ALL_SPLITS}
+    return {"lexing": LEXING_LONGEST_MATCH, "longest_match_terminals": np.flatnonzero(table.longest_match).tolist()}
+
+
 def _header_fields(table: GrammarTable, vocab: dict, constraint: dict, options: dict, stats: dict) -> dict:
     earley = table.earley
     return {
         **common_fields(format_version=GRAMMAR_FORMAT_VERSION, index_kind=GRAMMAR_INDEX_KIND, vocab=vocab,
                         constraint=constraint, options=options, stats=stats),
-        "lexing": LEXING_ALL_SPLITS,
+        **_lexing_fields(table),
         "origin_merge": languages.MERGE_FROM_SHARED,  # read here, not imported: tests may set it
         "n_lexer_states": table.lexer.dfa.n_states,
         "n_classes": table.n_classes,

@@ -7,7 +7,9 @@ expression tree (``expression``) and one desugaring (``lowering``), so the two s
 only in their parsers and in one policy:
 
 - Lark has a lexer: literals, ``/regex/`` and capitalised definitions are the terminals, a
-  terminal definition is expanded into a single regex, ``%ignore`` applies between terminals.
+  terminal definition is expanded into a single regex, ``%ignore`` applies between terminals,
+  and a lexeme ends by longest match where one byte of lookahead decides it, as Lark's own
+  dynamic lexer ends it (``longest_match``; ``Grammar.lexing``).
 - GBNF has none: it is a CFG over characters.  Its regular parts are folded into as few, as
   large terminals as possible (``gbnf_folding``), which keeps the language exactly and puts
   the work into precompiled lexeme masks; the Earley path must lex GBNF with the all-splits
@@ -60,9 +62,11 @@ Code map, in reading order:
 Then the compile side of the Earley path, which reads the IR:
 
 - ``lexemes``          every terminal as a byte DFA, side by side in one lexer automaton
+- ``longest_match``    which terminals of a Lark file end by longest match (the others: all splits)
 - ``earley_tables``    the rules as flat arrays for the runtime's Earley parser
 - ``numbered_states``  the worklist numbering the two subset constructions below share
-- ``boundary_masks``   "the rest of lexeme t, then lexeme u" products, masked ahead of time
+- ``boundary_masks``   "the rest of lexeme t, ignored lexemes, then lexeme u" products, masked
+                       ahead of time
 - ``undecided_tokens`` per lexer state, the tokens those masks cannot decide (they may cross
                        two boundaries): the only ones the live walk looks at (format 5)
 - ``grammar_table``    everything a grammar artifact holds, before encoding

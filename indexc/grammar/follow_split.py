@@ -61,7 +61,8 @@ def split_by_follow(grammar: Grammar, symbols: Iterable[str]) -> Grammar:
             rules.extend(Rule(renamed[symbol], tuple(renamed.get(x, x) for x in r.rhs)) for r in own_rules)
             terminals.update({new: replace(grammar.terminals[old], name=new)
                               for old, new in renamed.items() if old in grammar.terminals})
-    return Grammar(grammar.start, tuple(rules), terminals, grammar.ignore, grammar.source, grammar.warnings)
+    return Grammar(grammar.start, tuple(rules), terminals, grammar.ignore, grammar.source, grammar.warnings,
+                   grammar.lexing)
 
 
 def _occurrence_contexts(grammar: Grammar, symbols: set[str]) -> dict[tuple[int, int], frozenset[str]]:

@@ -69,6 +69,7 @@ class GrammarTable:
     stats: dict = field(default_factory=dict)
     warm_up_tokens: np.ndarray | None = None  # int32: a text the writer walks to store its memo (format 7)
     language_keys: bool = False  # the writer stores the walk's configurations' language keys (format 8)
+    longest_match: np.ndarray | None = None  # bool per terminal under ``lexing = "longest_match"`` (format 10)
 
     @property
     def n_states(self) -> int:

@@ -10,6 +10,10 @@ the lexeme tables and the Earley parser know one shape only:
   nonterminals); an empty ``rhs`` is epsilon.  Front ends desugar ``?``, ``*``, ``+``,
   ``{n,m}`` and groups into plain rules, so the parser sees BNF only.
 - ``ignore`` names terminals that may appear between any two terminals (Lark's ``%ignore``).
+- ``lexing`` says where a lexeme may end: ``"all_splits"`` (at any byte where its regex
+  accepts: GBNF's meaning, and a JSON Schema's) or ``"longest_match"`` (Lark's: a terminal
+  whose end one byte of lookahead decides ends only where the next byte cannot extend it;
+  ``indexc.grammar.longest_match``).
 
 Names are unique across terminals and nonterminals.  ``validate()`` checks the references;
 the front ends call it and raise ``GrammarError`` with the line and column they know.
@@ -74,6 +78,7 @@ class Grammar:
     # Optional, added by the front ends: "line:column: message" notes (unreachable or
     # unproductive rules) that do not stop a compile.
     warnings: tuple[str, ...] = ()
+    lexing: str = "all_splits"  # or "longest_match" (Lark files): ``indexc.grammar.longest_match``
 
     @property
     def nonterminals(self) -> frozenset[str]:

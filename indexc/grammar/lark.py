@@ -17,11 +17,11 @@ The steps, after ``lark_parser`` has read the text:
 7. Unproductive rules are removed with a warning; an empty language is an error (``checks``).
 
 Semantics kept, and not: the IR is the language of the grammar with each terminal standing for
-its regex's language and ignored terminals allowed between terminals.  Lark's own lexers are
-not all-splits (its Earley "dynamic" lexer matches each terminal's regex with ``re.match`` at a
-position, i.e. one length per terminal; "dynamic_complete" tries every length), and terminal
-priorities only choose between competing matches; the Earley path documents which lexing rule
-it applies.  ``%declare``d terminals (made by Lark post-lexers, e.g. indentation) have no
+its regex's language and ignored terminals allowed between terminals, lexed by longest match
+(``lexing = "longest_match"``): Lark's default parser (Earley, ``lexer="dynamic"``) matches each
+expected terminal's regex with ``re.match`` at a position, one length per terminal, and
+``indexc.grammar.longest_match`` says where indexc's rule is that one and where it is not.
+Terminal priorities only choose between competing matches and are not kept.  ``%declare``d terminals (made by Lark post-lexers, e.g. indentation) have no
 definition and are an error where a rule uses them.
 """
 
@@ -83,7 +83,8 @@ def _lower(
         if name in reachable and not definition.is_terminal:
             builder.define(name, definition.body)
     ignore = [_ignored_terminal(builder, expr, expander) for expr, _ in lark_file.ignores]
-    return Grammar(start, tuple(builder.rules), builder.terminals, tuple(dict.fromkeys(ignore)), expander.source)
+    return Grammar(start, tuple(builder.rules), builder.terminals, tuple(dict.fromkeys(ignore)), expander.source,
+                   lexing="longest_match")
 
 
 def _with_imports(lark_file: LarkFile, text: str, source: str) -> dict[str, Definition]:

@@ -63,6 +63,7 @@ from indexc.grammar.lexemes import Lexer
 COMMON_BYTES = tuple(b"abcdefghijklmnopqrstuvwxyz0123456789 _")
 PRINTABLE_BYTES = tuple(range(0x20, 0x7F)) + tuple(b"\n\t")
 COMMON_SHARE = 0.8  # how often a byte is drawn from COMMON_BYTES where one is allowed
+MAX_REDRAWS = 64  # a sentence drawn again this many times is kept as it is (the warm-up stops at its first refusal)
 IGNORE_SHARE = 0.25  # how often an ignored terminal goes between two terminals
 EMPTY_SHARE = 0.5  # how often a terminal that may be empty is
 SHALLOWEST = 8  # a sentence's depth limit is drawn between this and ``max_depth``
@@ -82,7 +83,9 @@ class SentenceSampler:
     """Random sentences of ``rules`` (BNF over ``lexer``'s terminal names and nonterminals)."""
 
     def __init__(self, start: str, rules: list[Rule], lexer: Lexer, ignore: tuple[str, ...] = (), *,
-                 seed: int = 0, limits: SentenceLimits = SentenceLimits()):
+                 seed: int = 0, limits: SentenceLimits = SentenceLimits(), longest: np.ndarray | None = None):
+        """``longest``: per terminal, whether it ends by longest match (``indexc.grammar.longest_match``):
+        a sentence where such a lexeme is followed by a byte that extends it is drawn again."""
         self.start = start
         self.limits = limits
         self.random = random.Random(seed)
@@ -95,6 +98,7 @@ class SentenceSampler:
         self.used: dict[tuple[str, str, tuple[str, ...]], int] = {}  # (parent, symbol, option) -> times taken
         self.lexer = lexer
         self.distance = _distance_to_acceptance(lexer.dfa)
+        self.longest = longest
 
     def sentences(self) -> Iterator[bytes]:
         """Sentences without end (``sentence`` again and again)."""
@@ -102,8 +106,29 @@ class SentenceSampler:
             yield self.sentence()
 
     def sentence(self) -> bytes:
-        """One sentence: a derivation's terminals, each spelled by ``spell``."""
-        return b"".join(self.spell(terminal) for terminal in self.terminals())
+        """One sentence: a derivation's terminals, each spelled by ``spell``; under longest match,
+        drawn again until no lexeme is extended by the byte after it (the ``MAX_REDRAWS``-th draw
+        is kept as it is)."""
+        for _ in range(MAX_REDRAWS):
+            terminals = self.terminals()
+            lexemes = [self.spell(terminal) for terminal in terminals]
+            if self.longest is None or self._ends_hold(terminals, lexemes):
+                break
+        return b"".join(lexemes)
+
+    def _ends_hold(self, terminals: list[int], lexemes: list[bytes]) -> bool:
+        """Whether each longest-match lexeme ends where its DFA cannot take the next byte."""
+        transitions = self.lexer.dfa.transitions
+        following = None  # the first byte after the lexeme
+        for terminal, lexeme in zip(reversed(terminals), reversed(lexemes)):
+            if self.longest[terminal] and following is not None:
+                state = int(self.lexer.starts[terminal])
+                for byte in lexeme:
+                    state = int(transitions[state, byte])
+                if transitions[state, following] != DEAD:
+                    return False
+            following = lexeme[0] if lexeme else following
+        return True
 
     def terminals(self) -> list[int]:
         """A leftmost derivation's terminal ids (ignored terminals inserted between them)."""

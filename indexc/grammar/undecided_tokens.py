@@ -101,16 +101,22 @@ def undecided_terminals(lexer: Lexer, max_states: int | None = None) -> np.ndarr
 
 
 def undecided_masks(lexer: Lexer, follow: dict[int, set[int]], complete: np.ndarray, class_of_byte: np.ndarray,
-                    n_classes: int, trie: TokenTrie, vocab: Vocabulary,
-                    options: MaskOptions) -> tuple[list[np.ndarray], np.ndarray]:
+                    n_classes: int, trie: TokenTrie, vocab: Vocabulary, options: MaskOptions,
+                    longest: np.ndarray | None = None, ignore: frozenset[int] = frozenset(),
+                    ) -> tuple[list[np.ndarray], np.ndarray]:
     """(distinct undecided token sets, each lexer state's index among them or ``UNRESTRICTED``).
 
     ``follow``: FOLLOW of each terminal (``boundary_masks.follow_pairs``); ``complete[t]``:
-    every pair ``(t, u)``, ``u`` in FOLLOW(``t``), has its boundary mask."""
+    every pair ``(t, u)``, ``u`` in FOLLOW(``t``), has its boundary mask; ``longest``: per
+    terminal, whether it ends by longest match (``indexc.grammar.longest_match``: then a lexeme
+    after it starts only on a byte it cannot take); ``ignore``: the ignored terminals, after
+    which the lexeme that follows is still a second one (the boundary masks run them between
+    ``t`` and ``u``: ``boundary_masks``)."""
     representative = np.zeros(n_classes, dtype=np.int64)
     representative[class_of_byte[::-1]] = np.arange(255, -1, -1)  # first byte of each class
     by_class = lexer.dfa.transitions[:, representative]
-    builder = _TwoBoundaryAutomaton(lexer, by_class, follow)
+    by_longest = np.zeros(lexer.dfa.n_states, dtype=bool) if longest is None else longest[lexer.state_terminal]
+    builder = _TwoBoundaryAutomaton(lexer, by_class, follow, by_longest.tolist(), ignore)
     n_states = lexer.dfa.n_states
     start_of = np.full(n_states, UNRESTRICTED, dtype=np.int64)
     offsets = lexer.offsets.tolist()
@@ -155,12 +161,17 @@ class _TwoBoundaryAutomaton:
     """The ``(q, S)`` states of every terminal, numbered once for all of them (state 0 is ``ALL``).
 
     ``(DEAD, S)`` states are shared by every terminal (past ``t`` nothing depends on it), as
-    the boundary products share theirs."""
+    the boundary products share theirs.  A lexeme that ends by longest match (``longest``, per
+    lexer state) lets the next one start only on the classes its state cannot take
+    (``_ending``)."""
 
     ALL = 0
 
-    def __init__(self, lexer: Lexer, by_class: np.ndarray, follow: dict[int, set[int]]):
+    def __init__(self, lexer: Lexer, by_class: np.ndarray, follow: dict[int, set[int]], longest: list[bool],
+                 ignore: frozenset[int] = frozenset()):
         self._accepting = lexer.dfa.accepting.tolist()
+        self._longest = longest
+        self._ignore = ignore
         self._n_classes = by_class.shape[1]
         self._terminal_of = lexer.state_terminal.tolist()
         starts = lexer.starts.tolist()
@@ -238,7 +249,7 @@ class _TwoBoundaryAutomaton:
         for c in to_all:
             row[c] = self.ALL
         q_cells = self._cells[q] if q != DEAD else ()
-        fresh = self._fresh[self._terminal_of[q]] if q != DEAD and self._accepting[q] else {}
+        fresh = self._ending(q, self._fresh[self._terminal_of[q]]) if q != DEAD and self._accepting[q] else {}
         next_q = dict(q_cells)
         live = set(next_q).union(moves, fresh, third_moves).difference(to_all)
         for c in live:
@@ -255,13 +266,27 @@ class _TwoBoundaryAutomaton:
         found = self._moves.get(running)
         if found is None:
             accepting, terminal_of = self._accepting, self._terminal_of
-            finished = {terminal_of[s] for s in running if accepting[s]}
+            second = {c: set(states) for c, states in self._stepped(running).items()}
             third: dict[int, set[int]] = {}
-            for u in finished:
-                for c, states in self._fresh[u].items():
-                    third.setdefault(c, set()).update(states)
-            found = self._moves[running] = (self._stepped(running), {c: frozenset(v) for c, v in third.items()})
+            for s in running:
+                if accepting[s]:  # an ignored lexeme's end leaves the parser as it was: a second lexeme again
+                    into = second if terminal_of[s] in self._ignore else third
+                    for c, states in self._ending(s, self._fresh[terminal_of[s]]).items():
+                        into.setdefault(c, set()).update(states)
+            found = self._moves[running] = ({c: frozenset(v) for c, v in second.items()},
+                                            {c: frozenset(v) for c, v in third.items()})
         return found
+
+    def _ending(self, state: int, classes):
+        """The classes of ``classes`` (a dict by class, or a set) on which a lexeme in the accepting
+        ``state`` may end and a next one read the byte: all of them, or by longest match the ones
+        ``state`` cannot take."""
+        if not self._longest[state]:
+            return classes
+        takes = {c for c, _ in self._cells[state]}
+        if isinstance(classes, dict):
+            return {c: v for c, v in classes.items() if c not in takes}
+        return classes - takes
 
     def _third_moves(self, third: frozenset) -> tuple[dict[int, frozenset], frozenset]:
         """{class: where the third lexemes go} (a new dict), and the classes that reach ``ALL``
@@ -269,7 +294,7 @@ class _TwoBoundaryAutomaton:
         found = self._third.get(third)
         if found is None:
             accepting, terminal_of = self._accepting, self._terminal_of
-            to_all = frozenset().union(*(self._then[terminal_of[s]] for s in third if accepting[s]))
+            to_all = frozenset().union(*(self._ending(s, self._then[terminal_of[s]]) for s in third if accepting[s]))
             found = self._third[third] = (self._stepped(third), to_all)
         return dict(found[0]), found[1]
 

@@ -34,6 +34,7 @@ from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
 from indexc.grammar.lexemes import TerminalDFAs, build_lexer, in_lexeme_masks
+from indexc.grammar.longest_match import ends_by_longest_match
 from indexc.grammar.sentences import SentenceSampler
 from indexc.grammar.undecided_tokens import undecided_masks, undecided_terminals
 from indexc.limits import DEFAULT_WARM_UP_SAMPLES
@@ -42,6 +43,7 @@ from indexc.pipeline.collector import collector_paused
 from indexc.pipeline.result import CompileOptions, CompileResult, elapsed_ms
 from indexc.trie import TokenTrie
 from indexc.vocab.model import Vocabulary
+from indexc_runtime.grammar.format import LEXING_LONGEST_MATCH
 
 MAX_SAMPLED_SENTENCES = 1024  # a grammar whose sentences are mostly empty still stops
 
@@ -83,6 +85,7 @@ def compile_grammar_ir(
     rules, terminal_names, warnings = trimmed(grammar)
     terminals = [grammar.terminals[name] for name in terminal_names]
     lexer = build_lexer(terminals, max_states=options.max_states, source=grammar.source, dfas=dfas)
+    longest = ends_by_longest_match(lexer) if grammar.lexing == LEXING_LONGEST_MATCH else None
     t1 = time.perf_counter()
     stage_timings: dict[str, float] = {}
     masks = in_lexeme_masks(lexer, trie, vocab, options.masks, timings=stage_timings)
@@ -95,15 +98,17 @@ def compile_grammar_ir(
     else:
         every_follower = None
     products, product_masks = _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens,
-                                              every_follower)
+                                              every_follower, longest)
     t4 = time.perf_counter()
     undecided = undecided_masks(lexer, follow_pairs(earley), products.complete & chosen, masks.byte_classes,
-                                masks.n_classes, trie, vocab, options.masks)
+                                masks.n_classes, trie, vocab, options.masks, longest,
+                                frozenset(earley.ignore.tolist()))
     t5 = time.perf_counter()
     table = replace(build_grammar_table(lexer, masks, earley, trie, vocab, products, product_masks, undecided),
-                    language_keys=language_keys)
+                    language_keys=language_keys, longest_match=longest)
     if warm_up is not None or sampled_warm_up:  # the sampler only where it is asked for (a schema gives 0)
-        sentences = SentenceSampler(grammar.start, rules, lexer, grammar.ignore).sentences() if sampled_warm_up else ()
+        sentences = (SentenceSampler(grammar.start, rules, lexer, grammar.ignore, longest=longest).sentences()
+                     if sampled_warm_up else ())
         table = replace(table, warm_up_tokens=warm_up_tokens(vocab, warm_up, sentences, sampled_warm_up))
     t6 = time.perf_counter()
     constraint = {
@@ -111,7 +116,7 @@ def compile_grammar_ir(
         "source": source,
         "sha256": hashlib.sha256(source.encode("utf-8")).hexdigest(),
         "path": "earley",
-        "lexing": "all_splits",
+        "lexing": grammar.lexing,
     }
     timings = {"lexer_ms": elapsed_ms(t0, t1), "masks_ms": elapsed_ms(t1, t2), "earley_ms": elapsed_ms(t2, t3),
                "boundary_masks_ms": elapsed_ms(t3, t4), "undecided_ms": elapsed_ms(t4, t5),
@@ -120,14 +125,14 @@ def compile_grammar_ir(
 
 
 def _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens: int,
-                    every_follower: np.ndarray | None):
+                    every_follower: np.ndarray | None, longest: np.ndarray | None):
     """The (t, u) product automata for wide ``u`` and after the ``every_follower`` terminals, and
     the masks of the pairs' start states: (products, (distinct masks, mask id per pair)), or
     (products, None) when there is no pair.
     Only the start states are walked from (a few hundred of the products' thousands of states)."""
     sizes = np.array([m.size for m in masks.masks], dtype=np.int64)[masks.state_mask[lexer.starts]]
     products = build_products(lexer, earley, masks.byte_classes, masks.n_classes, sizes >= min_wide_tokens,
-                              every_follower)
+                              every_follower, longest)
     if not products.pair_state.size:
         return products, None
     silent = ByteDFA(products.transitions, np.zeros(products.transitions.shape[0], dtype=bool))

@@ -5,7 +5,8 @@ masks from the brute-force oracle: version 2 (no loop regions), version 3 (a sto
 region, which the walk uses), version 4 (the stored start mask, which the first mask reads),
 version 5 (the undecided sets, which restrict the walk), version 6 (the sets stored as bit
 rows, the regions' tokens by id), version 7 (a stored parser memo), version 8 (its language keys),
-version 9 (the header's ``origin_merge``: the memo was made merging threads by origin language).
+version 9 (the header's ``origin_merge``: the memo was made merging threads by origin language),
+version 10 (lexed by longest match: the header's ``lexing`` and ``longest_match_terminals``).
 A failure here after a change means files already shipped no longer read the same: fix the
 reader, or bump the grammar format version and keep reading these.
 """
@@ -25,7 +26,7 @@ from tests.grammar_path.helpers import EOS
 GOLDEN = Path(__file__).resolve().parent / "golden"
 VERSIONS = {"grammar-v2-brackets": 2, "grammar-v3-brackets-strings": 3, "grammar-v4-brackets-strings": 4,
             "grammar-v5-brackets-strings": 5, "grammar-v6-brackets-strings": 6, "grammar-v7-brackets-strings": 7,
-            "grammar-v8-brackets-strings": 8, "grammar-v9-brackets-strings": 9}
+            "grammar-v8-brackets-strings": 8, "grammar-v9-brackets-strings": 9, "grammar-v10-brackets-strings": 10}
 
 
 @pytest.mark.parametrize("suffix", [".idx", ".idx.zst"])
@@ -50,6 +51,8 @@ def test_golden_grammar_artifact_gives_the_recorded_masks(name, suffix):
     if VERSIONS[name] >= 8:  # and the stored configurations' language keys, version 8's
         assert index.section("memo_language_mask").size
     assert index.origin_merge == (4 if VERSIONS[name] >= 9 else None)  # version 9's: the merge threshold
+    assert index.header["lexing"] == ("longest_match" if VERSIONS[name] >= 10 else "all_splits")  # version 10's
+    assert (index._lexer.longest is not None) == (VERSIONS[name] >= 10)
     _assert_walk_gives(index, expected)
 
 

@@ -13,6 +13,7 @@ from indexc.artifact.warm_memo import TEXT_END
 from indexc.grammar import load_grammar
 from indexc.grammar.earley_tables import trimmed
 from indexc.grammar.lexemes import build_lexer
+from indexc.grammar.longest_match import ends_by_longest_match
 from indexc.grammar.sentences import SentenceLimits, SentenceSampler
 from indexc.pipeline.grammar import warm_up_tokens
 from tests.grammar_path.helpers import grammar, vocabulary_from_text
@@ -26,7 +27,8 @@ BUNDLED = ["gbnf/arithmetic.gbnf", "gbnf/c.gbnf", "gbnf/chess.gbnf", "gbnf/json.
 def sampler(ir, seed: int = 0, limits: SentenceLimits = SentenceLimits()) -> SentenceSampler:
     rules, names, _ = trimmed(ir)
     lexer = build_lexer([ir.terminals[name] for name in names], max_states=100_000, source="test")
-    return SentenceSampler(ir.start, rules, lexer, ir.ignore, seed=seed, limits=limits)
+    longest = ends_by_longest_match(lexer) if ir.lexing == "longest_match" else None
+    return SentenceSampler(ir.start, rules, lexer, ir.ignore, seed=seed, limits=limits, longest=longest)
 
 
 @pytest.mark.parametrize("grammar_file", BUNDLED)

@@ -244,3 +244,28 @@ def test_open_tokens_stepped_together_keep_the_oracle_masks(name, levels, handof
     index = compiled_index(ir, vocab, tmp_path)
     assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10)
     assert stepped == [n for n in opened if n]  # every nonempty set of open tokens went the wide way
+
+
+def test_an_ignored_lexeme_between_two_lexemes_is_not_a_boundary_of_its_own(tmp_path):
+    """``KEY`` then spaces then ``=``: the spaces are ignored, so the parser expects after them what
+    it expected after ``KEY``, and the boundary mask of (``KEY``'s state, ``EQ``) runs them in
+    between (``boundary_masks``): `` =`` and `` = 1`` are not undecided there, as they are when
+    the spaces count as a lexeme of their own (no ``ignore`` given); the masks stay the oracle's."""
+    ir, pieces = CASES["ignored_whitespace"]
+    vocab = small_vocabulary(pieces)
+    trie = build_trie(vocab)
+    rules, terminal_names, warnings = trimmed(ir)
+    lexer = build_lexer([ir.terminals[n] for n in terminal_names], max_states=10_000, source="t")
+    masks = in_lexeme_masks(lexer, trie, vocab, MaskOptions())
+    earley = build_tables(ir, rules, terminal_names, lexer.nullable, warnings)
+    complete = np.ones(lexer.n_terminals, dtype=bool)
+    key_end = int(np.flatnonzero(lexer.dfa.accepting & (lexer.state_terminal == terminal_names.index("KEY")))[0])
+    undecided = {}
+    for ignore in (frozenset(), frozenset(earley.ignore.tolist())):
+        sets, of_state = undecided_masks(lexer, follow_pairs(earley), complete, masks.byte_classes, masks.n_classes,
+                                         trie, vocab, MaskOptions(), ignore=ignore)
+        undecided[bool(ignore)] = {bytes(vocab.token_bytes[t]) for t in sets[of_state[key_end]].tolist()}
+    assert b" =" in undecided[False] and b"= 1" in undecided[False]
+    assert b" =" not in undecided[True] and b"= 1" in undecided[True]  # after "=", "1" is a third lexeme
+    index = compiled_index(ir, vocab, tmp_path)
+    assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10, seed=2)

@@ -26,6 +26,15 @@ grammar: every terminal ``T`` in a right-hand side becomes ``T ign*``, and the s
 ``ign* start``.  Unproductive rules are dropped first, so every item left in a set can still be
 completed: the text is a viable prefix iff the last set is not empty.
 
+Longest match (a Lark grammar: ``Grammar.lexing == "longest_match"``).  A terminal whose DFA
+does not accept the empty string and, from an accepting state, reaches only accepting states
+ends only where its DFA accepts and cannot take the next byte (or at the end of the text); every
+other terminal keeps all splits.  Here: a terminal item of such a terminal does not complete
+when it reaches an accepting state; at the next byte, if the DFA dies on it from an accepting
+state, the item completes *before* the byte (the completions are closed into a copy of the last
+set, whose new terminal items then read the byte), and at the end of the text every accepting
+one completes.  Which terminals end so is decided here from the oracle's own DFAs.
+
 Nothing here is shared with indexc's Earley path (tables, lexer automaton, runtime parser).
 Cost: items x bytes in pure Python — keep documents to a few kilobytes and vocabularies to a
 few hundred tokens.
@@ -68,6 +77,8 @@ class GrammarOracle:
         self.terminal_index = {name: i for i, name in enumerate(self.terminal_names)}
         self.dfas: list[ByteDFA] = [compile_regex(grammar.terminals[name].regex) for name in self.terminal_names]
         self.nullable = _nullable_symbols(rules, {name for name, dfa in zip(self.terminal_names, self.dfas) if dfa.accepting[0]})
+        longest = getattr(grammar, "lexing", "all_splits") == "longest_match"
+        self.longest = [longest and _one_byte_decides(dfa) for dfa in self.dfas]
 
     # --- public answers --------------------------------------------------------------------
 
@@ -101,7 +112,7 @@ class GrammarOracle:
         chart = self.chart(prefix)
         if chart is None:
             return []
-        return [byte for byte in range(256) if self._scan(chart, byte) is not None]
+        return [byte for byte in range(256) if self._scan(self._ended(chart, byte), byte) is not None]
 
     def random_sentence(self, rng, max_bytes: int = 200, stop_probability: float = 0.2) -> bytes | None:
         """A random walk of viable bytes that ends in a whole sentence (None if it did not
@@ -128,17 +139,16 @@ class GrammarOracle:
     # --- Earley steps ----------------------------------------------------------------------
 
     def _extend(self, chart: list[_EarleySet], data: bytes) -> list[_EarleySet] | None:
-        chart = list(chart)
         for byte in data:
+            chart = self._ended(chart, byte)  # a new list where a lexeme ends, else the same
             following = self._scan(chart, byte)
             if following is None:
                 return None
-            chart.append(following)
+            chart = [*chart, following]
         return chart
 
     def _scan(self, chart: list[_EarleySet], byte: int) -> _EarleySet | None:
-        position = len(chart)
-        current = chart[-1]
+        current = chart[-1]  # with the longest-match lexemes that end before ``byte`` completed (``_ended``)
         following = _EarleySet()
         completed: list[tuple[int, int, int]] = []
         for terminal, state, origin in current.terminal_items:
@@ -147,7 +157,7 @@ class GrammarOracle:
             if next_state == DEAD:
                 continue
             following.terminal_items.add((terminal, next_state, origin))
-            if dfa.accepting[next_state]:
+            if dfa.accepting[next_state] and not self.longest[terminal]:
                 name = self.terminal_names[terminal]
                 completed.extend((rule, dot + 1, start) for rule, dot, start in chart[origin].waiting.get(name, ()))
         if not following.terminal_items:
@@ -179,7 +189,25 @@ class GrammarOracle:
             else:
                 agenda.extend((rule, 0, position) for rule in self.rules_of.get(symbol, ()))
 
+    def _ended(self, chart: list[_EarleySet], byte: int | None) -> list[_EarleySet]:
+        """The chart with the longest-match lexemes that end before ``byte`` (None: the end of
+        the text) completed into a copy of its last set; the chart itself if there are none."""
+        current = chart[-1]
+        completed = []
+        for terminal, state, origin in current.terminal_items:
+            dfa = self.dfas[terminal]
+            if self.longest[terminal] and dfa.accepting[state] and (byte is None or dfa.transitions[state, byte] == DEAD):
+                name = self.terminal_names[terminal]
+                completed.extend((rule, dot + 1, start) for rule, dot, start in chart[origin].waiting.get(name, ()))
+        if not completed:
+            return chart
+        copy = _EarleySet(set(current.rule_items), set(current.terminal_items),
+                          {symbol: list(items) for symbol, items in current.waiting.items()})
+        self._closure(chart[:-1], copy, completed)
+        return [*chart[:-1], copy]
+
     def _is_complete(self, chart: list[_EarleySet]) -> bool:
+        chart = self._ended(chart, None)
         return any(
             self.rules[rule].lhs == _START and dot == len(self.rules[rule].rhs) and origin == 0
             for rule, dot, origin in chart[-1].rule_items
@@ -230,3 +258,70 @@ def _nullable_symbols(rules: list[Rule], nullable_terminals: set[str]) -> set[st
                 nullable.add(rule.lhs)
                 changed = True
     return nullable
+
+
+def _one_byte_decides(dfa: ByteDFA) -> bool:
+    """Whether one byte of lookahead decides the terminal's longest match, character by
+    character: its start does not accept; from an accepting state, every state reached at the
+    end of a whole UTF-8 character accepts; and a non-ASCII lead byte an accepting state takes
+    is followed by every continuation UTF-8 allows after it (each character it starts is taken
+    whole).  Written apart from ``indexc.grammar.longest_match``: states are walked with the
+    number of continuation bytes still due, and a lead's characters are enumerated."""
+    if dfa.accepting[0]:
+        return False
+    table = dfa.transitions.tolist()
+    due = lambda byte: 1 if 0xC0 <= byte < 0xE0 else 2 if 0xE0 <= byte < 0xF0 else 3 if byte >= 0xF0 else 0  # noqa: E731
+    seen = {(q, 0) for q in range(dfa.n_states) if dfa.accepting[q]}
+    stack = list(seen)
+    while stack:
+        state, pending = stack.pop()
+        if pending == 0 and not dfa.accepting[state]:
+            return False
+        for byte in range(0x80, 0xC0) if pending else range(256):
+            target = table[state][byte]
+            if target == DEAD:
+                continue
+            if pending == 0 and dfa.accepting[state] and 0xC2 <= byte <= 0xF4 and not _takes_every_character(table, state, byte):
+                return False
+            step = (target, pending - 1 if pending else due(byte))
+            if step not in seen:
+                seen.add(step)
+                stack.append(step)
+    return True
+
+
+def _takes_every_character(table: list[list[int]], state: int, lead: int) -> bool:
+    """Whether every character whose UTF-8 starts with ``lead`` keeps ``state``'s DFA alive: the
+    states after each byte position, over every byte that position takes (``_utf8_positions``)."""
+    states = {table[state][lead]}
+    for allowed in _utf8_positions(lead):
+        following = set()
+        for current in states:
+            for byte in allowed:
+                target = table[current][byte]
+                if target == DEAD:
+                    return False
+                following.add(target)
+        states = following
+    return True
+
+
+_POSITIONS: dict[int, list[set[int]]] = {}
+
+
+def _utf8_positions(lead: int) -> list[set[int]]:
+    """Per byte position of the characters that start with ``lead``, the bytes found there
+    (enumerated from the code points, once per lead)."""
+    found = _POSITIONS.get(lead)
+    if found is None:
+        found = []
+        for code in range(0x80, 0x110000):
+            if 0xD800 <= code < 0xE000:
+                continue
+            encoded = chr(code).encode("utf-8")
+            if encoded[0] == lead:
+                found += [set() for _ in range(len(encoded) - len(found))]
+                for position, byte in enumerate(encoded):
+                    found[position].add(byte)
+        _POSITIONS[lead] = found
+    return found[1:]

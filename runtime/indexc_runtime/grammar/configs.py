@@ -15,6 +15,15 @@ terminal it expects and per ignored terminal; an ignored terminal's completion r
 origin set unchanged (it starts the same fresh threads again).  The configuration accepts
 (eos allowed) when a set completed at this position holds ``S' -> start .``.
 
+Under *longest match* (a Lark file, format 10: ``indexc.grammar.longest_match``), a thread of a
+terminal that ends so does not complete on reaching an accepting state: its lexeme ends only
+where the next byte cannot extend it.  Stepping class ``c``, such a thread in an accepting state
+that dies on ``c`` completes *before* the byte, and the fresh threads of the set its scan leads
+to read ``c`` themselves (``_step_longest``); the configuration accepts when one of its threads
+could end at the end of the text.  A fresh thread of such a terminal starts in a state that does
+not accept (nullable terminals keep all splits), so one byte ends at most one lexeme of that
+kind per thread.  A lark.lark name is then one thread, not one per way to cut it into names.
+
 Configurations are interned (id = sorted threads + accepting flag) and their transitions kept
 in a table ``configs x classes`` filled lazily (``UNKNOWN`` until first asked): this is a DFA
 over configurations built on demand.  It is held as Python rows (``rows``: ``advance`` reads
@@ -81,6 +90,9 @@ class Configs:
         self.on_new: Callable[[int, set, bool], None] | None = None
         # drops threads another of the same language makes redundant (``languages.OriginMerger``), if set
         self.merger = None
+        self._longest = lexer.longest  # None: all splits
+        if self._longest is not None:
+            self._step = self._step_longest
         self.initial = self._intern(set(self.fresh(sets.initial)), sets.accepting[sets.initial])
 
     def __len__(self) -> int:
@@ -182,15 +194,72 @@ class Configs:
         after = np.ascontiguousarray(self._lexer.next[states][:, classes].T)  # a row of next states per class
         width = after.shape[1] * after.itemsize
         keys = after.tobytes()
-        groups: dict[bytes, list[int]] = {}
+        alone = self._ending_classes(states, after)
+        groups: dict[bytes | int, list[int]] = {}
         for k, byte_class in enumerate(classes):
-            groups.setdefault(keys[k * width:(k + 1) * width], []).append(byte_class)
+            groups.setdefault(byte_class if alone[k] else keys[k * width:(k + 1) * width], []).append(byte_class)
         row = self.rows[config]
         for alike in groups.values():
             found = self.fill(config, alike[0])
             for byte_class in alike[1:]:
                 row[byte_class] = found
                 self._record(config, byte_class, found)
+
+    def _ending_classes(self, states: np.ndarray, after: np.ndarray) -> np.ndarray:
+        """Per asked class (a row of ``after``): whether a longest-match lexeme ends on it (one of
+        ``states`` accepts and dies there), so that the step depends on the class itself."""
+        if self._longest is None:
+            return np.zeros(after.shape[0], dtype=bool)
+        lexer = self._lexer
+        ending = np.array([lexer.accepting[q] and self._longest[q] for q in states.tolist()], dtype=bool)
+        return (after[:, ending] < 0).any(axis=1)
+
+    def _step_longest(self, config: int, byte_class: int) -> int:
+        """``_step`` under longest match: a longest-match thread completes when it accepts and
+        dies on the class, and the threads its scan starts read the byte."""
+        flat, width = self._lexer.next_flat, self._lexer.n_classes
+        accepting_state, longest = self._lexer.accepting, self._longest
+        threads: set[tuple[int, int, int]] = set()
+        accepting = False
+        ended: list[tuple[int, int]] = []
+        for origin, terminal, state in self.threads[config]:
+            after = flat[state * width + byte_class]
+            if after < 0:
+                if longest[state] and accepting_state[state]:
+                    ended.append((origin, terminal))
+            else:
+                accepting = self._moved(threads, origin, terminal, after) or accepting
+        for origin, terminal in ended:
+            for set_id in self._scanned(origin, terminal):
+                for fresh_origin, fresh_terminal, start in self.fresh(set_id):
+                    after = flat[start * width + byte_class]
+                    if after >= 0:
+                        accepting = self._moved(threads, fresh_origin, fresh_terminal, after) or accepting
+        if not threads:
+            return DEAD
+        if self.merger is not None:
+            threads = self.merger.merged(threads)
+        return self._intern(threads, accepting)
+
+    def _moved(self, threads: set, origin: int, terminal: int, state: int) -> bool:
+        """Add the thread that moved to ``state`` (and, all splits, what its completion starts);
+        whether the text may end there."""
+        threads.add((origin, terminal, state))
+        if not self._lexer.accepting[state]:
+            return False
+        accepting = False
+        for set_id in self._scanned(origin, terminal):
+            accepting = accepting or self._sets.accepting[set_id]
+            if not self._longest[state]:
+                threads.update(self.fresh(set_id))
+        return accepting
+
+    def _scanned(self, origin: int, terminal: int) -> list[int]:
+        """The sets a lexeme of ``terminal`` from ``origin`` leads to: its origin again if ignored,
+        and the parser's scan where the parser expects it."""
+        found = [origin] if terminal in self.ignored else []
+        after = self._sets.scan(origin, terminal)
+        return found + [after] if after >= 0 else found
 
     def _step(self, config: int, byte_class: int) -> int:
         lexer, sets, ignored = self._lexer, self._sets, self.ignored
@@ -261,11 +330,17 @@ class Configs:
         """A new configuration's first row: ``DEAD`` on every class no thread survives, else ``UNKNOWN``.
 
         Which classes a thread survives depends on its lexer state alone, so the dead entries
-        are known without the parser; rows are shared by every configuration whose threads
+        are known without the parser (under longest match, a thread that may end before the
+        class survives it where a thread its scan starts does: the scan is made here); rows are shared by every configuration whose threads
         survive the same classes (a handful of distinct ones per grammar)."""
         live = 0
-        for _, _, state in threads:
+        for origin, terminal, state in threads:
             live |= self._lexer.live_classes(state)
+            if self._longest is not None and self._longest[state] and self._lexer.accepting[state]:
+                # it may end before a class it dies on: live there iff what follows takes the class
+                for set_id in self._scanned(origin, terminal):
+                    for _, _, start in self.fresh(set_id):
+                        live |= self._lexer.live_classes(start)
         found = self._row_templates.get(live)
         if found is None:
             width = self._table.shape[1]

@@ -66,9 +66,17 @@ the file's stored memo merged the threads of a configuration whose origins have 
 runtime merges alike, so that ``verify`` recomputes the same transitions.  A version 8 or older
 file is walked without merging (its stored transitions were made so).
 
+Format version 10 adds no section: ``lexing`` may be ``"longest_match"`` (a Lark file's rule,
+``indexc.grammar.longest_match``), and then ``longest_match_terminals`` lists, strictly
+increasing, the terminals whose lexemes end only where the next byte cannot extend them (the
+others end wherever they accept, as under ``"all_splits"``).  The runtime steps its
+configurations by that rule (``configs.Configs``); the boundary masks and undecided sets were
+computed by it.  Older files are all splits.
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
-``lexing`` (``"all_splits"``: the only rule this version writes), ``origin_merge`` (version 9).
+``lexing`` (``"all_splits"``, or ``"longest_match"`` from version 10), ``longest_match_terminals``
+(version 10, under longest match), ``origin_merge`` (version 9).
 """
 
 from __future__ import annotations
@@ -76,8 +84,9 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 9  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 10  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
+LEXING_LONGEST_MATCH = "longest_match"  # version 10 (Lark files): ``longest_match_terminals`` end so
 
 GRAMMAR_SECTIONS_V2: tuple[SectionSpec, ...] = (
     # lexer
@@ -177,5 +186,5 @@ GRAMMAR_SECTIONS_V7: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V6 + STORED_MEMO
 GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V7 + LANGUAGE_KEY_SECTIONS
 GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS_V4,
                                5: GRAMMAR_SECTIONS_V5, 6: GRAMMAR_SECTIONS_V6, 7: GRAMMAR_SECTIONS_V7,
-                               8: GRAMMAR_SECTIONS, 9: GRAMMAR_SECTIONS}
+                               8: GRAMMAR_SECTIONS, 9: GRAMMAR_SECTIONS, 10: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

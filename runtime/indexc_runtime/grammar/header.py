@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.format import ALIGNMENT, BYTE_ORDER, MAX_VOCAB_SIZE, mask_words
-from indexc_runtime.grammar.format import GRAMMAR_INDEX_KIND, GRAMMAR_SECTIONS_BY_VERSION, LEXING_ALL_SPLITS
+from indexc_runtime.grammar.format import (GRAMMAR_INDEX_KIND, GRAMMAR_SECTIONS_BY_VERSION, LEXING_ALL_SPLITS,
+                                           LEXING_LONGEST_MATCH)
 from indexc_runtime.header import SectionInfo, _Checker, _spec_table, parse_sections
 
 _INT32_MAX = 2**31 - 1
@@ -40,6 +41,7 @@ class GrammarHeader:
     sections: dict[str, SectionInfo]  # in file order
     dims: dict[str, int]
     origin_merge: int | None = None  # version 9: ``OriginMerger``'s threshold; None: no merging
+    longest_match: tuple[int, ...] | None = None  # version 10: the terminals that end by longest match; None: all splits
 
 
 def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
@@ -57,8 +59,7 @@ def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
         raise ArtifactError(f"byte_order {top['byte_order']!r} is not {BYTE_ORDER!r}", source=source)
     if check.integer(top, "alignment", 1, 1 << 20) != ALIGNMENT:
         raise ArtifactError(f"alignment {top['alignment']} is not {ALIGNMENT}", source=source)
-    if check.string(top, "lexing", where="index_kind 'grammar' needs ") != LEXING_ALL_SPLITS:
-        raise check.fail(f"lexing {top['lexing']!r:.40} is not supported (this runtime reads {LEXING_ALL_SPLITS!r})")
+    lexing = _lexing(check, top)
     vocab = check.mapping(top.get("vocab"), "vocab")
     vocab_size = check.integer(vocab, "size", 1, MAX_VOCAB_SIZE, where="vocab.")
     fingerprint = check.string(vocab, "fingerprint", where="vocab.")
@@ -74,9 +75,30 @@ def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
     sections = parse_sections(top.get("sections"), specs, dims, check)
     _check_packed_widths(dims, source)
     origin_merge = check.integer(top, "origin_merge", 0, _INT32_MAX) if version >= 9 else None
+    longest_match = (_longest_match_terminals(check, top, counts["n_terminals"])
+                     if lexing == LEXING_LONGEST_MATCH else None)
     return GrammarHeader(top, version, vocab_size, fingerprint, eos_ids, counts["n_lexer_states"], n_classes,
                          counts["n_masks"], counts["n_terminals"], counts["n_nonterminals"], counts["n_rules"],
-                         tuple(names), sections, dims, origin_merge)
+                         tuple(names), sections, dims, origin_merge, longest_match)
+
+
+def _lexing(check: _Checker, top: dict) -> str:
+    """The ``lexing`` rule.  The compiler writes ``"longest_match"`` from version 10 on; the
+    writer's start mask is computed over version 3 sections of the same file, so the rule is
+    read whatever the version (a file that names it is read by it)."""
+    rules = (LEXING_ALL_SPLITS, LEXING_LONGEST_MATCH)
+    lexing = check.string(top, "lexing", where="index_kind 'grammar' needs ")
+    if lexing not in rules:
+        raise check.fail(f"lexing {lexing!r:.40} is not supported (this runtime reads {', '.join(rules)})")
+    return lexing
+
+
+def _longest_match_terminals(check: _Checker, top: dict, n_terminals: int) -> tuple[int, ...]:
+    """Under longest match, the ids of the terminals that end so, strictly increasing."""
+    terminals = check.integers(top, "longest_match_terminals", 0, n_terminals - 1)
+    if any(a >= b for a, b in zip(terminals, terminals[1:])):
+        raise check.fail("longest_match_terminals must be strictly increasing")
+    return tuple(terminals)
 
 
 

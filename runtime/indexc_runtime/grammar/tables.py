@@ -55,6 +55,7 @@ class LexerTables:
     pair_terminal: memoryview
     pair_mask: memoryview
     undecided_set: memoryview | None  # 1 + each state's undecided set, 0: every token (format 5; None before)
+    longest: memoryview | None  # 1 where the state's terminal ends by longest match (format 10); None: all splits
 
     def boundary_masks(self, state: int) -> dict[int, int]:
         """{following terminal: mask id} of a lexer state's boundary masks (built on first use)."""
@@ -96,7 +97,7 @@ class LexerTables:
                      _bounded_items(c, "state_mask", n_masks),
                      _offset_items(c, "pair_offsets", dims["n_pairs"]),
                      _bounded_items(c, "pair_terminal", n_terminals), _bounded_items(c, "pair_mask", n_masks),
-                     _undecided_set_items(c))
+                     _undecided_set_items(c), _longest_states(c))
         object.__setattr__(tables, "_pairs", {})
         object.__setattr__(tables, "_live", {})
         object.__setattr__(tables, "_loops", {})
@@ -405,3 +406,13 @@ def _checked_offsets(c: Container, name: str, total: int) -> np.ndarray:
     if offsets[0] != 0 or offsets[-1] != total or _count(np.less(offsets[1:], offsets[:-1])):
         raise c.error(f"offsets must rise from 0 to {total}", name)
     return offsets
+
+
+def _longest_states(c: Container) -> memoryview | None:
+    """Per lexer state, 1 if its terminal is one of the header's ``longest_match_terminals``."""
+    terminals = c.header.longest_match
+    if terminals is None:
+        return None
+    flags = np.zeros(c.header.n_terminals, dtype=np.uint8)
+    flags[list(terminals)] = 1
+    return memoryview(flags[c.array("state_terminal")].tobytes())

@@ -14,7 +14,9 @@ set's places) and each loop region's tokens by id (``grammar-v6-brackets-strings
 the same, with a parser memo stored from a warm-up walk of the first half of the walk
 (``grammar-v7-brackets-strings``: the second half is walked from masks the file does not hold).  Version 8:
 the same, with the stored configurations' language keys (``grammar-v8-brackets-strings``).  Version 9:
-the same, the header recording the origin merge's threshold (``grammar-v9-brackets-strings``).  The expected
+the same, the header recording the origin merge's threshold (``grammar-v9-brackets-strings``).  Version 10:
+the same grammar lexed by longest match, as a Lark file is (``grammar-v10-brackets-strings``: the header's
+``lexing`` and ``longest_match_terminals``, which hold every terminal of it).  The expected
 masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
 runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
 """
@@ -42,6 +44,7 @@ IR = grammar("list", {"list": [["LB", "items", "RB"]], "items": [["item"], ["ite
                       "item": [["NUM"], ["STR"], ["list"]]},
              {"LB": r"\[", "RB": r"\]", "COMMA": ",", "NUM": "[0-9]+", "STR": '"[a-z0-9 ]*"', "WS": "[ ]+"},
              ignore=["WS"])
+IR = replace(IR, lexing="longest_match")  # from version 10 (the files of earlier versions are all splits)
 PIECES = [b"[", b"]", b",", b" ", b"1", b"2", b"12", b"[1", b"1]", b", ", b"],", b"[[", b"]]", b" [", b"1,", b"x",
           b'"', b'["', b'"]', b"ab", b"a b", b'b"', b'",', b'"a', b"a1"]
 WALK = [b"[", b"1", b", ", b'"a', b"a b", b'b"', b", ", b"[[", b"12", b"]]", b" ", b"]"]

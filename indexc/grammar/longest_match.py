@@ -1,0 +1,124 @@
+"""Longest match: where a lexeme of a Lark grammar may end (``lexing = "longest_match"``).
+
+GBNF has no lexer: a terminal may end at any byte where its regex accepts, and every way of
+cutting the text counts ("all splits", ``docs/grammar-path.md``).  Lark has one.  Its default
+parser (Earley with ``lexer="dynamic"``) asks, at a position, each terminal the parser expects
+there for *its own* match, ``re.match`` of that terminal's regex at the position: one length
+per terminal, the longest for greedy quantifiers, and the terminals do not compete with each
+other (a keyword and a name may both match, of different lengths).  A text is in the language
+when some sequence of such matches parses.
+
+indexc's rule for Lark files, per terminal:
+
+- a terminal whose match end *one byte of lookahead* decides ends exactly where its DFA
+  accepts and cannot take the next byte (or at the end of the text): ``[a-z]+`` ends before
+  the first byte that is not a letter.  That is ``re.match``'s end when, from every accepting
+  state, every state the DFA can go on to accepts too (after an end, the lexeme can only grow
+  through more ends); the DFA has no other way to go past an end and come back to one;
+- any other terminal keeps the all-splits rule: it may end wherever it accepts.  Its regex
+  can go past an end through states that do not accept (``\\d+(\\.\\d+)?`` after ``1.``,
+  ``".*?"`` after the first closing quote), where ``re.match`` backtracks to the end before,
+  and a thread one byte long cannot tell; all splits holds that end among others;
+- a terminal that matches the empty string keeps all splits too (Lark's dynamic lexer
+  refuses such terminals; a GBNF-like nullable lexeme is the parser's business).
+
+What that means for a grammar meant for Lark's lexer: two names side by side are one name
+(``intx`` is not ``int`` ``x``), so lark.lark's ``expansion: expr*`` no longer lets each letter
+of a run end a name (all splits made its slowest masks walk ~470 configuration transitions).
+Where it differs from Lark: a terminal that keeps all splits admits ends ``re.match`` would not
+pick (``".*?"`` may end at any closing quote, not only the first); ``re.match`` takes the first
+alternative that matches (``/a|ab/`` on ``ab`` is ``a``), this rule the longest; priorities
+(``TERM.2``) are not read.  From llguidance: its lexer runs every allowed lexeme together and
+ends one only where no lexeme at all can take the next byte (``ifx`` is a name there, while
+here a keyword ``if`` may end before ``x`` if the grammar lets a name follow); every text it
+lexes is lexed here too, so its allowed sets are contained in ours (``test_vs_llguidance``).
+
+Exactness: a mask is the set of tokens after which the text is a prefix of some sentence under
+this rule.  The runtime takes a live lexer thread for such a prefix, which holds when the
+lexeme can end before some byte that may come next; in a grammar where a terminal can only
+ever be followed by bytes that extend it (``A: /a+/`` then ``B: "a"``, nothing between) no
+sentence has that prefix, and the mask is wider than the rule.  No check finds such grammars
+yet; the oracle (``tests/reference/grammar_oracle.py``) has the same blind spot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexc.automaton.byte_dfa import DEAD
+from indexc.grammar.lexemes import Lexer
+
+
+def ends_by_longest_match(lexer: Lexer) -> np.ndarray:
+    """bool per terminal: its lexemes end by longest match (one byte of lookahead decides),
+    else by all splits (``one_byte_decides`` on its block of the lexer)."""
+    transitions, accepting = lexer.dfa.transitions.tolist(), lexer.dfa.accepting.tolist()
+    offsets = lexer.offsets.tolist()
+    return np.array([one_byte_decides(transitions, accepting, offsets[t], offsets[t + 1])
+                     for t in range(lexer.n_terminals)], dtype=bool)
+
+
+def one_byte_decides(transitions: list[list[int]], accepting: list[bool], start: int, end: int) -> bool:
+    """Whether the terminal with states ``start .. end-1`` (``start`` its first) ends where
+    ``re.match`` would end it when it ends exactly where it accepts and cannot take the next byte.
+
+    Checked per character, not per byte (a UTF-8 character passes states that do not accept):
+    the start does not accept; every state that ends a character and is reachable from an
+    accepting state accepts; and from an accepting state, a lead byte it takes starts only
+    characters it takes whole (``[^\\n]*`` takes every character; ``\\s*`` takes ``\\xc2`` for
+    U+00A0 but not U+00A1, so the byte alone cannot tell: it keeps all splits)."""
+    if accepting[start]:
+        return False
+    whole = _WholeCharacters(transitions)
+    seen = {(q, 0) for q in range(start, end) if accepting[q]}
+    stack = list(seen)
+    while stack:
+        state, pending = stack.pop()
+        if pending == 0 and not accepting[state]:
+            return False
+        row = transitions[state]
+        for byte in (_CONTINUATION if pending else range(256)):
+            target = row[byte]
+            if target == DEAD:
+                continue
+            if pending == 0 and accepting[state] and byte >= 0x80 and not whole.takes(target, byte):
+                return False
+            step = (target, pending - 1 if pending else _TAIL_LENGTH[byte])
+            if step not in seen:
+                seen.add(step)
+                stack.append(step)
+    return True
+
+
+_CONTINUATION = range(0x80, 0xC0)
+_TAIL_LENGTH = [0] * 0x80 + [0] * 0x40 + [1] * 0x20 + [2] * 0x10 + [3] * 0x10  # continuation bytes after a lead
+
+
+def _second_bytes(lead: int) -> range:
+    """The continuation bytes UTF-8 allows right after ``lead`` (no overlong forms, surrogates, or
+    code points past U+10FFFF)."""
+    return {0xE0: range(0xA0, 0xC0), 0xED: range(0x80, 0xA0), 0xF0: range(0x90, 0xC0),
+            0xF4: range(0x80, 0x90)}.get(lead, _CONTINUATION)
+
+
+class _WholeCharacters:
+    """Whether a state reached by a lead byte takes every character that starts with it."""
+
+    def __init__(self, transitions: list[list[int]]):
+        self._transitions = transitions
+        self._memo: dict[tuple[int, int, int], bool] = {}
+
+    def takes(self, state: int, lead: int) -> bool:
+        if lead < 0xC2 or lead > 0xF4:
+            return True  # not a lead byte of valid UTF-8: no character starts with it
+        return self._tail(state, _TAIL_LENGTH[lead], lead)
+
+    def _tail(self, state: int, pending: int, lead: int) -> bool:
+        key = (state, pending, lead)
+        found = self._memo.get(key)
+        if found is None:
+            row = self._transitions[state]
+            allowed = _second_bytes(lead) if lead else _CONTINUATION
+            found = all(row[b] != DEAD and (pending == 1 or self._tail(row[b], pending - 1, 0)) for b in allowed)
+            self._memo[key] = found
+        return found
