@@ -63,7 +63,8 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     arrays["loop_region_token_ids"] = loop_region_token_ids(table, vocab["size"])
     arrays["start_mask"] = start_mask_row(fields, arrays)
     memo, masks, warm_up, warm_up_ms, walked_rows = warm_memo(fields, arrays, masks, table.warm_up_tokens,
-                                                                  language_keys=table.language_keys)
+                                                                  language_keys=table.language_keys,
+                                                                  given_texts=table.warm_up_given)
     arrays.update(_file_dtypes(masks.sections()))
     arrays.update(memo.arrays())
     fields["n_masks"] = len(masks.form)

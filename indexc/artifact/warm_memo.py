@@ -38,15 +38,24 @@ from indexc_runtime.grammar.languages import KEY_BYTES, LanguageKeys
 from indexc_runtime.grammar.stored_memo import StoredMemo
 
 MAX_WARM_UP_TOKENS = 2048
+# Parser steps (``Configs.steps``) after which the sampled texts are walked no further (the given
+# text is walked whole).  A bundled grammar's 2,048 sampled tokens cost 3k-17k steps (JSON 3.0k,
+# arithmetic 3.9k, C 9.2k, RFC-XML 16.8k); lark.lark's, 123k (3.5 s of its compile: each of
+# its masks meets new configurations for the tokens that end a name and start another).
+MAX_SAMPLED_WARM_UP_STEPS = 24_576
+MAX_SAMPLED_TEXT_STEPS = 2_048  # and one sampled text after this many: the next text's start is worth more
 TEXT_END = -1  # in the warm-up tokens: one text ends, the next is walked from the start
 
 
 def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, tokens: np.ndarray | None, *,
-              language_keys: bool = False) -> tuple[StoredMemo, EncodedMasks, dict, float, list[np.ndarray]]:
+              language_keys: bool = False, given_texts: int = 0,
+              ) -> tuple[StoredMemo, EncodedMasks, dict, float, list[np.ndarray]]:
     """(the memo, the masks with the memo's appended, the header's stats, the walk's ms, the walk's
     row of each stored configuration, for the writer's self-check) of a walk of ``tokens`` over
     the version 6 ``arrays``; an empty memo and the masks unchanged when there are no tokens.
-    ``language_keys``: the memo also holds the stored configurations' language keys (``_languages``)."""
+    ``language_keys``: the memo also holds the stored configurations' language keys (``_languages``);
+    ``given_texts``: how many of the first texts were given (walked whole; the sampled ones after
+    them stop at ``MAX_SAMPLED_WARM_UP_STEPS``)."""
     if tokens is None or not len(tokens):
         return StoredMemo.empty(), masks, {}, 0.0, []
     started = time.perf_counter()
@@ -60,7 +69,7 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     index.origin_merge = fields.get("origin_merge")  # walked as the written file is read (format 9)
     memo = shared_memo(index, index.limits).current
     texts = _texts(tokens)
-    rows, walked = _walk(index, memo, texts)
+    rows, walked = _walk(index, memo, texts, given_texts)
     distinct: dict[bytes, int] = {}  # row bytes -> its place among the memo's masks
     mask_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) for row in rows.values()]
     stored = StoredMemo.export(memo.sets, memo.configs, list(rows), mask_ids)
@@ -71,12 +80,13 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     stats = {"texts": len(texts), "tokens": sum(map(len, texts)), "walked": walked,
              "configurations": stored.n_configs, "sets": stored.n_sets,
              "masks": len(distinct),  # no time: the header stays byte-reproducible
+             "steps": memo.configs.steps,
              **({"language_keys": stored.n_languages} if language_keys else {})}
     return (stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3),
             list(rows.values()))
 
 
-def _walk(index, memo, texts: list[list[int]]) -> tuple[dict[int, np.ndarray], int]:
+def _walk(index, memo, texts: list[list[int]], given_texts: int = 0) -> tuple[dict[int, np.ndarray], int]:
     """{configuration: its mask row} in first-seen order along the texts' tokens, and how many
     were taken.  Each text (``_texts``: a grammar's sampled sentences are several) is walked
     from the start by a new matcher on the same memo, up to the first token its mask refuses.
@@ -87,16 +97,21 @@ def _walk(index, memo, texts: list[list[int]]) -> tuple[dict[int, np.ndarray], i
     So is the start (the file's start mask, format 4).
 
     It stops before ``memo`` holds half its limits: the matcher would then move to a fresh memo
-    (``GrammarMatcher._compact_if_large``), and the ids gathered so far would name another's."""
+    (``GrammarMatcher._compact_if_large``), and the ids gathered so far would name another's; and
+    in a sampled text (after the ``given_texts`` first) once the parser has made
+    ``MAX_SAMPLED_WARM_UP_STEPS`` steps."""
     out = np.zeros((1, index.mask_words), dtype=np.int32)
     rows: dict[int, np.ndarray] = {}
     walked = 0
     try:
-        for text in texts:
+        for number, text in enumerate(texts):
             matcher = index.matcher()
+            sampled, text_start = number >= given_texts, memo.configs.steps
             for token in text:
-                if memo.is_large():
+                if memo.is_large() or (sampled and memo.configs.steps > MAX_SAMPLED_WARM_UP_STEPS):
                     return rows, walked
+                if sampled and memo.configs.steps - text_start > MAX_SAMPLED_TEXT_STEPS:
+                    break
                 cheap = memo.walker.part_one_only
                 matcher.fill_bitmask(out)
                 # a mask no token crosses is an OR of a few stored ones; the start's is stored already

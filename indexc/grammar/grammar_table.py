@@ -68,6 +68,7 @@ class GrammarTable:
     undecided_positions: np.ndarray | None = None  # int32: places in the trie's token order, ascending per set
     stats: dict = field(default_factory=dict)
     warm_up_tokens: np.ndarray | None = None  # int32: a text the writer walks to store its memo (format 7)
+    warm_up_given: int = 0  # its first texts that were given (walked whole), not sampled (walked to a step budget)
     language_keys: bool = False  # the writer stores the walk's configurations' language keys (format 8)
     longest_match: np.ndarray | None = None  # bool per terminal under ``lexing = "longest_match"`` (format 10)
 

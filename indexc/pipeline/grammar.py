@@ -109,7 +109,8 @@ def compile_grammar_ir(
     if warm_up is not None or sampled_warm_up:  # the sampler only where it is asked for (a schema gives 0)
         sentences = (SentenceSampler(grammar.start, rules, lexer, grammar.ignore, longest=longest).sentences()
                      if sampled_warm_up else ())
-        table = replace(table, warm_up_tokens=warm_up_tokens(vocab, warm_up, sentences, sampled_warm_up))
+        table = replace(table, warm_up_tokens=warm_up_tokens(vocab, warm_up, sentences, sampled_warm_up),
+                        warm_up_given=int(bool(warm_up)))
     t6 = time.perf_counter()
     constraint = {
         "kind": "grammar",

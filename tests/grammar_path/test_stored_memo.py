@@ -223,3 +223,30 @@ def test_the_writers_check_compares_the_stored_masks_with_its_walks_rows(compile
         indexc_runtime.load(data).verify(stored_mask_rows=swapped)
     with pytest.raises(ArtifactError, match="does not hold the walk's configurations"):
         indexc_runtime.load(data).verify(stored_mask_rows=rows[1:])
+
+
+@pytest.mark.parametrize("given", [0, 1])
+def test_sampled_texts_stop_at_the_step_budget_and_a_given_text_does_not(tmp_path, monkeypatch, given):
+    """``MAX_SAMPLED_WARM_UP_STEPS``: past that many parser steps the sampled texts are walked no
+    further (``MAX_SAMPLED_TEXT_STEPS``: nor one text past its own), while a given warm-up text
+    (``warm_up_given``, the first) is walked whole; the header says how many steps were made."""
+    import indexc.artifact.warm_memo as warm_memo
+
+    vocab = vocabulary_from_text(SAMPLE, pieces=80, seed=3)
+    text = greedy_token_ids(vocab, SAMPLE.encode(), limit=1000)
+    end = np.array([TEXT_END], dtype=np.int32)
+    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="texts", min_wide_tokens=0)
+    result.table = replace(result.table, warm_up_tokens=np.concatenate([text, end, text, end]), warm_up_given=given)
+    monkeypatch.setattr(warm_memo, "MAX_SAMPLED_WARM_UP_STEPS", 0)
+    write(result, vocab, str(tmp_path / "g.idx"))
+    stats = indexc_runtime.load(tmp_path / "g.idx", verify=True).header["stats"]["warm_up"]
+    whole = len(text) if given else 0  # a sampled text takes its first token before the budget is counted
+    assert whole <= stats["walked"] <= whole + 1 and stats["steps"] > 0
+    monkeypatch.setattr(warm_memo, "MAX_SAMPLED_WARM_UP_STEPS", 1 << 30)
+    monkeypatch.setattr(warm_memo, "MAX_SAMPLED_TEXT_STEPS", 2)  # each sampled text stops early, the next starts
+    write(result, vocab, str(tmp_path / "h.idx"))
+    stats = indexc_runtime.load(tmp_path / "h.idx", verify=True).header["stats"]["warm_up"]
+    if given:  # the sampled copy of the given text makes no new step: walked whole too
+        assert stats["walked"] == 2 * len(text)
+    else:
+        assert 0 < stats["walked"] < 2 * len(text)
