@@ -39,10 +39,10 @@ from indexc_runtime.grammar.stored_memo import StoredMemo
 
 MAX_WARM_UP_TOKENS = 2048
 # Parser steps (``Configs.steps``) after which the sampled texts are walked no further (the given
-# text is walked whole).  A bundled grammar's 2,048 sampled tokens cost 3k-17k steps (JSON 3.0k,
-# arithmetic 3.9k, C 9.2k, RFC-XML 16.8k); lark.lark's, 123k (3.5 s of its compile: each of
+# text is walked whole).  A bundled grammar's 2,048 sampled tokens cost 2k-15k steps (JSON 2.3k,
+# arithmetic 2.4k, C 7.4k, RFC-XML 14.4k); lark.lark's, 123k (3.5 s of its compile: each of
 # its masks meets new configurations for the tokens that end a name and start another).
-MAX_SAMPLED_WARM_UP_STEPS = 24_576
+MAX_SAMPLED_WARM_UP_STEPS = 20_480
 MAX_SAMPLED_TEXT_STEPS = 2_048  # and one sampled text after this many: the next text's start is worth more
 TEXT_END = -1  # in the warm-up tokens: one text ends, the next is walked from the start
 
