@@ -21,8 +21,9 @@ its regex's language and ignored terminals allowed between terminals, lexed by l
 (``lexing = "longest_match"``): Lark's default parser (Earley, ``lexer="dynamic"``) matches each
 expected terminal's regex with ``re.match`` at a position, one length per terminal, and
 ``indexc.grammar.longest_match`` says where indexc's rule is that one and where it is not.
-Terminal priorities only choose between competing matches and are not kept.  ``%declare``d terminals (made by Lark post-lexers, e.g. indentation) have no
-definition and are an error where a rule uses them.
+Terminal priorities only choose between competing matches and are not kept.  ``%declare``d
+terminals (made by Lark post-lexers, e.g. indentation) have no definition and are an error
+where a rule uses them.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """Against llguidance (``no_forcing``) with Llama-3 along the bundled sample documents.
 
-llguidance lexes greedily (a lexeme extends as far as it can), we follow every split
-(``docs/grammar-path.md``).  A text that greedy lexing accepts is accepted with some split,
-so the languages nest: at every step llguidance's allowed text tokens must be a subset of
+llguidance lexes greedily (a lexeme extends as far as it can), we follow every split for GBNF
+and, for a Lark file (``rfc.lark``), end each terminal by its own longest match where one byte
+decides it (``docs/grammar-path.md``).  A text that greedy lexing accepts is accepted by either
+rule (llguidance ends a lexeme only where nothing can take the next byte, so that lexeme could
+not take it either), so the languages nest: at every step llguidance's allowed text tokens must be a subset of
 ours, and where llguidance may stop, so may we.  Where a shorter split exists ours is larger:
 the test reports how much (``-s``), requires exactly the documented differences
 (``EXPECTED_EXTRA``; none but one step of C), and checks that both accept the sample's own

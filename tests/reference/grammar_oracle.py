@@ -196,7 +196,8 @@ class GrammarOracle:
         completed = []
         for terminal, state, origin in current.terminal_items:
             dfa = self.dfas[terminal]
-            if self.longest[terminal] and dfa.accepting[state] and (byte is None or dfa.transitions[state, byte] == DEAD):
+            ends = byte is None or dfa.transitions[state, byte] == DEAD
+            if self.longest[terminal] and dfa.accepting[state] and ends:
                 name = self.terminal_names[terminal]
                 completed.extend((rule, dot + 1, start) for rule, dot, start in chart[origin].waiting.get(name, ()))
         if not completed:
@@ -270,7 +271,9 @@ def _one_byte_decides(dfa: ByteDFA) -> bool:
     if dfa.accepting[0]:
         return False
     table = dfa.transitions.tolist()
-    due = lambda byte: 1 if 0xC0 <= byte < 0xE0 else 2 if 0xE0 <= byte < 0xF0 else 3 if byte >= 0xF0 else 0  # noqa: E731
+    def due(byte: int) -> int:  # continuation bytes after a lead byte
+        return 1 if 0xC0 <= byte < 0xE0 else 2 if 0xE0 <= byte < 0xF0 else 3 if byte >= 0xF0 else 0
+
     seen = {(q, 0) for q in range(dfa.n_states) if dfa.accepting[q]}
     stack = list(seen)
     while stack:
@@ -281,7 +284,8 @@ def _one_byte_decides(dfa: ByteDFA) -> bool:
             target = table[state][byte]
             if target == DEAD:
                 continue
-            if pending == 0 and dfa.accepting[state] and 0xC2 <= byte <= 0xF4 and not _takes_every_character(table, state, byte):
+            lead = pending == 0 and dfa.accepting[state] and 0xC2 <= byte <= 0xF4
+            if lead and not _takes_every_character(table, state, byte):
                 return False
             step = (target, pending - 1 if pending else due(byte))
             if step not in seen:

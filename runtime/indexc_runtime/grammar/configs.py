@@ -342,8 +342,9 @@ class Configs:
 
         Which classes a thread survives depends on its lexer state alone, so the dead entries
         are known without the parser (under longest match, a thread that may end before the
-        class survives it where a thread its scan starts does: the scan is made here); rows are shared by every configuration whose threads
-        survive the same classes (a handful of distinct ones per grammar)."""
+        class survives it where a thread its scan starts does: the scan is made here); rows are
+        shared by every configuration whose threads survive the same classes (a handful of
+        distinct ones per grammar)."""
         live = 0
         for origin, terminal, state in threads:
             live |= self._lexer.live_classes(state)

@@ -41,7 +41,8 @@ class GrammarHeader:
     sections: dict[str, SectionInfo]  # in file order
     dims: dict[str, int]
     origin_merge: int | None = None  # version 9: ``OriginMerger``'s threshold; None: no merging
-    longest_match: tuple[int, ...] | None = None  # version 10: the terminals that end by longest match; None: all splits
+    # version 10: the terminals that end by longest match; None: all splits
+    longest_match: tuple[int, ...] | None = None
 
 
 def parse_grammar_header(raw: object, source: str) -> GrammarHeader:
