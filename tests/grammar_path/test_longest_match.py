@@ -12,12 +12,14 @@ from hypothesis import strategies as st
 
 import indexc_runtime
 from indexc.automaton import compile_regex
+from indexc.automaton.byte_dfa import ByteDFA
 from indexc.grammar import load_grammar
 from indexc.grammar.lexemes import Lexer
 from indexc.grammar.longest_match import ends_by_longest_match
+from indexc.vocab import vocabulary_from_tokens
 from indexc_runtime.errors import ArtifactError
 from tests.diff.test_diff_random_grammars import SHAPES, TERMINALS, TOKENS
-from tests.grammar_path.helpers import assert_walks_agree, compiled_index, small_vocabulary
+from tests.grammar_path.helpers import EOS, assert_walks_agree, compiled_index, small_vocabulary
 from tests.grammar_path.test_hand_written_vs_oracle import CASES
 from tests.reference.grammar_oracle import GrammarOracle, _one_byte_decides
 from tests.runtime.surgery import rewrite_header
@@ -40,11 +42,10 @@ DECIDES = {
 
 
 def _lexer(regexes: list[str]) -> Lexer:
+    """The regexes' DFAs side by side, as ``lexemes.build_lexer`` lays a grammar's terminals."""
     blocks = [compile_regex(r) for r in regexes]
     offsets = np.concatenate(([0], np.cumsum([b.n_states for b in blocks])))
     transitions = np.concatenate([np.where(b.transitions < 0, -1, b.transitions + o) for b, o in zip(blocks, offsets)])
-    from indexc.automaton.byte_dfa import ByteDFA
-
     accepting = np.concatenate([b.accepting for b in blocks]).astype(bool)
     return Lexer(tuple(f"T{i}" for i in range(len(blocks))), ByteDFA(transitions.astype(np.int32), accepting), offsets)
 
@@ -133,33 +134,13 @@ def test_a_name_is_one_thread_not_one_per_split(tmp_path):
 def test_random_lark_grammars_against_the_oracle(tmp_path_factory, a, b, c, shape, tokens):
     """The random grammars of ``test_diff_random_grammars`` (which compares them under all splits
     with the DFA of their language), under their own rule, against the oracle."""
-    from indexc.vocab import vocabulary_from_tokens
-
-    vocab = vocabulary_from_tokens([t.encode() for t in tokens] + [b"<eos>"], eos_ids=[len(tokens)])
+    vocab = vocabulary_from_tokens([b"<eos>"] + [t.encode() for t in tokens], eos_ids=[EOS])
     ir = load_grammar(f"start: {shape[0]}\nA: /{a}/\nB: /{b}/\nC: /{c}/\n", syntax="lark")
     oracle = GrammarOracle(ir)
     if oracle.language_is_empty:
         return
     index = compiled_index(ir, vocab, tmp_path_factory.mktemp("longest"))
-    _walks_agree(index, oracle, vocab, eos=len(tokens))
-
-
-def _walks_agree(index, oracle, vocab, *, eos: int) -> None:
-    import random
-
-    rng = random.Random(0)
-    token_bytes = [None if i == eos else t for i, t in enumerate(vocab.token_bytes)]
-    for _ in range(3):
-        matcher, prefix = index.matcher(), b""
-        for _ in range(6):
-            expected = oracle.allowed_tokens(prefix, token_bytes, [eos])
-            assert set(matcher.allowed_token_ids().tolist()) == expected, prefix
-            choices = sorted(expected - {eos})
-            if not choices:
-                break
-            token = rng.choice(choices)
-            matcher.advance(token)
-            prefix += token_bytes[token]
+    assert_walks_agree(index, oracle, vocab, walks=3, steps=6)
 
 
 def test_the_header_records_the_rule_and_the_terminals(tmp_path):

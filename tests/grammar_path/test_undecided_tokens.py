@@ -75,8 +75,8 @@ def _third_alive(lexer, follow, v: int, rest: bytes) -> bool:
     return True
 
 
-def _sets_of(name: str):
-    """(lexer, FOLLOW, the undecided sets, each state's set, the text token ids and bytes) of a case."""
+def _parts(name: str):
+    """(IR, vocabulary, trie, terminal names, lexer, in-lexeme masks, Earley tables) of a case."""
     ir, pieces = CASES[name]
     vocab = small_vocabulary(pieces)
     trie = build_trie(vocab)
@@ -84,6 +84,12 @@ def _sets_of(name: str):
     lexer = build_lexer([ir.terminals[n] for n in terminal_names], max_states=10_000, source=name)
     masks = in_lexeme_masks(lexer, trie, vocab, MaskOptions())
     earley = build_tables(ir, rules, terminal_names, lexer.nullable, warnings)
+    return ir, vocab, trie, terminal_names, lexer, masks, earley
+
+
+def _sets_of(name: str):
+    """(lexer, FOLLOW, the undecided sets, each state's set, the text token ids and bytes) of a case."""
+    _, vocab, trie, _, lexer, masks, earley = _parts(name)
     follow = follow_pairs(earley)
     complete = np.ones(lexer.n_terminals, dtype=bool)
     sets, of_state = undecided_masks(lexer, follow, complete, masks.byte_classes, masks.n_classes, trie, vocab,
@@ -122,13 +128,7 @@ def test_past_the_refined_bound_the_sets_are_the_coarse_ones(name, bound, monkey
 
 
 def test_an_incomplete_terminal_is_unrestricted():
-    ir, pieces = CASES["left_recursion"]
-    vocab = small_vocabulary(pieces)
-    trie = build_trie(vocab)
-    rules, terminal_names, warnings = trimmed(ir)
-    lexer = build_lexer([ir.terminals[n] for n in terminal_names], max_states=10_000, source="t")
-    masks = in_lexeme_masks(lexer, trie, vocab, MaskOptions())
-    earley = build_tables(ir, rules, terminal_names, lexer.nullable, warnings)
+    _, vocab, trie, _, lexer, masks, earley = _parts("left_recursion")
     complete = np.array([True, False][: lexer.n_terminals] + [True] * max(0, lexer.n_terminals - 2))
     _, of_state = undecided_masks(lexer, follow_pairs(earley), complete, masks.byte_classes, masks.n_classes,
                                   trie, vocab, MaskOptions())
@@ -251,13 +251,7 @@ def test_an_ignored_lexeme_between_two_lexemes_is_not_a_boundary_of_its_own(tmp_
     it expected after ``KEY``, and the boundary mask of (``KEY``'s state, ``EQ``) runs them in
     between (``boundary_masks``): `` =`` and `` = 1`` are not undecided there, as they are when
     the spaces count as a lexeme of their own (no ``ignore`` given); the masks stay the oracle's."""
-    ir, pieces = CASES["ignored_whitespace"]
-    vocab = small_vocabulary(pieces)
-    trie = build_trie(vocab)
-    rules, terminal_names, warnings = trimmed(ir)
-    lexer = build_lexer([ir.terminals[n] for n in terminal_names], max_states=10_000, source="t")
-    masks = in_lexeme_masks(lexer, trie, vocab, MaskOptions())
-    earley = build_tables(ir, rules, terminal_names, lexer.nullable, warnings)
+    ir, vocab, trie, terminal_names, lexer, masks, earley = _parts("ignored_whitespace")
     complete = np.ones(lexer.n_terminals, dtype=bool)
     key_end = int(np.flatnonzero(lexer.dfa.accepting & (lexer.state_terminal == terminal_names.index("KEY")))[0])
     undecided = {}

@@ -14,8 +14,10 @@ Semantics (exact, "all splits"): a text token ``t`` is allowed iff the text so f
 context-free grammar with each terminal standing for its regular language and the ignored
 terminals allowed (any number of times) before, between and after terminals, and where a
 lexeme may end at *any* byte at which its regular language accepts (every way of cutting the
-text into lexemes counts, as in GBNF's character-level meaning; no longest-match lexer).  An
-end-of-sequence id is allowed iff the text so far is a sentence; other special tokens never.
+text into lexemes counts, as in GBNF's character-level meaning).  A file whose header says
+``lexing = "longest_match"`` (format 10, a Lark file) ends each of its ``longest_match_terminals``
+only where the next byte cannot extend it (``configs``).  An end-of-sequence id is allowed iff
+the text so far is a sentence; other special tokens never.
 
 Code map, in reading order:
 

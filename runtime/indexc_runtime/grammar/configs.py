@@ -1,7 +1,7 @@
 """Parser configurations: the lexer threads alive at one text position, and their transitions.
 
-Lexing follows the *all splits* rule: a lexeme may end at any byte where its DFA accepts, and
-every way of cutting the text into lexemes is followed at once.  The state after a text
+Lexing follows the *all splits* rule (or longest match, below): a lexeme may end at any byte
+where its DFA accepts, and every way of cutting the text into lexemes is followed at once.  The state after a text
 prefix is therefore a set of *threads* ``(origin set, terminal, lexer state)``: "at Earley set
 ``origin`` the parser expected ``terminal`` (or it is an ignored terminal), and the bytes since
 then took its DFA to ``lexer state``".  Every lexer state is live and every Earley item can
