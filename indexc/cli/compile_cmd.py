@@ -79,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"indexc compile: warning: --warm-up {args.warm_up} ignored: this constraint took the DFA path, "
                   "whose artifact stores every mask already", file=sys.stderr)
         summary = write(result, vocab, args.output, compress=args.compress, durable=args.fsync)
+    if not args.quiet:  # a grammar's unused or never-ending parts, a lenient schema's dropped keywords
+        where = args.grammar or args.json_schema or "constraint"
+        for warning in result.constraint.get("warnings", []):
+            print(f"indexc compile: warning: {where}: {warning}", file=sys.stderr)
     report = {
         "path": result.constraint["path"],
         "reason": result.constraint.get("reason"),

@@ -57,16 +57,29 @@ class BoundaryProducts:
 
 def follow_pairs(earley: EarleyTables) -> dict[int, set[int]]:
     """For each terminal, the terminals that can come right after it (ignored ones included)."""
-    T = len(earley.terminal_names)
-    N = len(earley.nonterminal_names)
-    nullable = earley.symbol_nullable.astype(bool)
-    rules = [(int(earley.rule_lhs[r]) + T, earley.rule_rhs[earley.rule_rhs_offsets[r]:earley.rule_rhs_offsets[r + 1]].tolist())
-             for r in range(earley.n_rules)]
+    T, N, nullable, rules = _numbered_rules(earley)
     first = first_sets(rules, T, T + N, nullable)
     follow = follow_sets(rules, first, nullable)
     ignore = set(earley.ignore.tolist())
     everything = set(range(T))
     return {t: (everything if t in ignore else follow[t] | ignore) for t in range(T)}
+
+
+def text_enders(earley: EarleyTables) -> set[int]:
+    """The terminals that may end a sentence: the last ones of the start symbol's strings (FIRST
+    of the rules read backwards), and the ignored ones."""
+    T, N, nullable, rules = _numbered_rules(earley)
+    last = first_sets([(lhs, rhs[::-1]) for lhs, rhs in rules], T, T + N, nullable)
+    return {t for t in last[T] if t < T} | set(earley.ignore.tolist())  # symbol T: the added start S'
+
+
+def _numbered_rules(earley: EarleyTables) -> tuple[int, int, np.ndarray, list[tuple[int, list[int]]]]:
+    """(terminals, nonterminals, nullable per symbol, the rules as (lhs symbol, rhs symbols))."""
+    T = len(earley.terminal_names)
+    offsets = earley.rule_rhs_offsets
+    rules = [(int(earley.rule_lhs[r]) + T, earley.rule_rhs[offsets[r]:offsets[r + 1]].tolist())
+             for r in range(earley.n_rules)]
+    return T, len(earley.nonterminal_names), earley.symbol_nullable.astype(bool), rules
 
 
 def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray, n_classes: int,

@@ -37,8 +37,11 @@ Exactness: a mask is the set of tokens after which the text is a prefix of some 
 this rule.  The runtime takes a live lexer thread for such a prefix, which holds when the
 lexeme can end before some byte that may come next; in a grammar where a terminal can only
 ever be followed by bytes that extend it (``A: /a+/`` then ``B: "a"``, nothing between) no
-sentence has that prefix, and the mask is wider than the rule.  No check finds such grammars
-yet; the oracle (``tests/reference/grammar_oracle.py``) has the same blind spot.
+sentence has that prefix, and the mask is wider than the rule.  ``never_ending`` finds the
+terminals for which that holds in every context (no terminal that may follow starts with a byte
+that ends them, and they cannot end the text), and the compiler warns about each; a terminal
+that can end in some contexts and not in others is not found.  The oracle
+(``tests/reference/grammar_oracle.py``) has the same blind spot.
 """
 
 from __future__ import annotations
@@ -122,3 +125,21 @@ class _WholeCharacters:
             found = all(row[b] != DEAD and (pending == 1 or self._tail(row[b], pending - 1, 0)) for b in allowed)
             self._memo[key] = found
         return found
+
+
+def never_ending(lexer: Lexer, longest: np.ndarray, follow: dict[int, set[int]], may_end_text: set[int]) -> list[int]:
+    """The longest-match terminals that cannot end anywhere: every first byte of every terminal
+    that may follow them (``follow``: ``boundary_masks.follow_pairs``, ignored ones included)
+    extends them at each of their accepting states, and they cannot end the text."""
+    transitions, accepting = lexer.dfa.transitions, lexer.dfa.accepting.astype(bool)
+    first_bytes = transitions[lexer.starts] != DEAD  # (n_terminals, 256)
+    found = []
+    for t in np.flatnonzero(longest).tolist():
+        if t in may_end_text:
+            continue
+        ends = transitions[lexer.offsets[t]:lexer.offsets[t + 1]][accepting[lexer.offsets[t]:lexer.offsets[t + 1]]]
+        ending_bytes = (ends == DEAD).any(axis=0)
+        followers = sorted(follow.get(t, ()))
+        if not (first_bytes[followers] & ending_bytes).any():
+            found.append(t)
+    return found

@@ -29,12 +29,12 @@ from dataclasses import replace
 import numpy as np
 
 from indexc.automaton.byte_dfa import ByteDFA
-from indexc.grammar.boundary_masks import MIN_WIDE_TOKENS, build_products, follow_pairs
+from indexc.grammar.boundary_masks import MIN_WIDE_TOKENS, build_products, follow_pairs, text_enders
 from indexc.grammar.earley_tables import build_tables, trimmed
 from indexc.grammar.grammar_table import build_grammar_table
 from indexc.grammar.ir import Grammar
 from indexc.grammar.lexemes import TerminalDFAs, build_lexer, in_lexeme_masks
-from indexc.grammar.longest_match import ends_by_longest_match
+from indexc.grammar.longest_match import ends_by_longest_match, never_ending
 from indexc.grammar.sentences import SentenceSampler
 from indexc.grammar.undecided_tokens import undecided_masks, undecided_terminals
 from indexc.limits import DEFAULT_WARM_UP_SAMPLES
@@ -91,6 +91,10 @@ def compile_grammar_ir(
     masks = in_lexeme_masks(lexer, trie, vocab, options.masks, timings=stage_timings)
     t2 = time.perf_counter()
     earley = build_tables(grammar, rules, terminal_names, lexer.nullable, warnings)
+    if longest is not None:
+        warnings += [f"terminal {terminal_names[t]} never ends (longest match): every byte that may follow it extends "
+                     "it, and it cannot end the text; masks there allow tokens that lead to no sentence"
+                     for t in never_ending(lexer, longest, follow_pairs(earley), text_enders(earley))]
     t3 = time.perf_counter()
     chosen = undecided_terminals(lexer)
     if min_wide_tokens is None:  # the command line's: every pair after the chosen terminals
@@ -118,6 +122,7 @@ def compile_grammar_ir(
         "sha256": hashlib.sha256(source.encode("utf-8")).hexdigest(),
         "path": "earley",
         "lexing": grammar.lexing,
+        "warnings": [*grammar.warnings, *warnings],
     }
     timings = {"lexer_ms": elapsed_ms(t0, t1), "masks_ms": elapsed_ms(t1, t2), "earley_ms": elapsed_ms(t2, t3),
                "boundary_masks_ms": elapsed_ms(t3, t4), "undecided_ms": elapsed_ms(t4, t5),

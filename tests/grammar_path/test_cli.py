@@ -108,3 +108,23 @@ def test_a_grammar_is_warmed_up_by_sampled_sentences_unless_told_not_to(tmp_path
         main(["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "--warm-up-samples", "-1",
               "-o", str(out)])
     assert exited.value.code == 2 and "--warm-up-samples" in capsys.readouterr().err
+
+
+def test_a_grammars_warnings_are_printed_unless_quiet_and_kept_in_the_json_report(tmp_path, capsys):
+    """An unreachable rule (with its line and column) and, under longest match, a terminal that
+    never ends: on stderr, named by the file; in ``--json``'s report; nothing with ``-q``."""
+    import json
+
+    tokenizer = str(bundled_tokenizer_file("gpt2"))
+    grammar_file, out = tmp_path / "warned.lark", tmp_path / "warned.idx"
+    grammar_file.write_text('start: A B\nA: /a+/\nB: "a"\nunused: "b"\n')
+    base = ["compile", "--tokenizer", tokenizer, "--grammar", str(grammar_file), "-o", str(out), "--warm-up-samples", "0"]
+    assert main(base) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {grammar_file}: 4:1: rule 'unused' is never used" in err
+    assert "terminal A never ends" in err
+    assert main([*base, "-q"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main([*base, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert len(report["warnings"]) == 2 and out.exists()

@@ -16,6 +16,8 @@ from indexc.automaton.byte_dfa import ByteDFA
 from indexc.grammar import load_grammar
 from indexc.grammar.lexemes import Lexer
 from indexc.grammar.longest_match import ends_by_longest_match
+from indexc.pipeline.grammar import compile_grammar_ir
+from indexc.trie import build_trie
 from indexc.vocab import vocabulary_from_tokens
 from indexc_runtime.errors import ArtifactError
 from tests.diff.test_diff_random_grammars import SHAPES, TERMINALS, TOKENS
@@ -169,3 +171,16 @@ def test_a_hostile_lexing_header_is_refused(change, message, tmp_path):
         "NAME", '","']
     with pytest.raises(ArtifactError, match=message):
         indexc_runtime.load(rewrite_header(data, change))
+
+
+@pytest.mark.parametrize("text, never", [
+    ('start: A B\nA: /a+/\nB: "a"\n', ["A"]),  # every byte after A extends it
+    ('start: A B?\nA: /a+/\nB: "a"\n', []),  # A may end the text
+    ('start: A B\nA: /a+/\nB: /[ab]/\n', []),  # B may start with b, which ends A
+    ('start: A B\nA: /a+/\nB: "a"\n%ignore " "\n', []),  # a space may come between
+])
+def test_a_terminal_that_never_ends_is_warned_about(text, never, tmp_path):
+    ir = load_grammar(text, syntax="lark")
+    vocab = small_vocabulary([b"a", b"b"])
+    result = compile_grammar_ir(ir, vocab, build_trie(vocab), source="t")
+    assert [w.split()[1] for w in result.constraint["warnings"] if "never ends" in w] == never
