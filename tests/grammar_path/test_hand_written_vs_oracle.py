@@ -3,6 +3,8 @@ terminals, overlapping lexemes) against the brute-force oracle along random walk
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.conftest import keep_coverages_wide
@@ -73,12 +75,14 @@ CASES = {
                          ids=["root_starts", "loop_exits", "loop_exits_numpy_levels", "loop_exits_handed_to_python",
                               "wide_coverage_as_open_places"])
 @pytest.mark.parametrize("boundary_masks", ["every", "wide", "none"], ids=["every_pair", "wide_pairs", "live_walk_only"])
+@pytest.mark.parametrize("lexing", ["all_splits", "longest_match"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, loop_exits, levels, tmp_path,
+def test_masks_equal_the_oracle_along_random_walks(name, lexing, boundary_masks, loop_exits, levels, tmp_path,
                                                    monkeypatch):
     """``open_places``: the runtime's setting, where a small vocabulary's wide coverages are all
     served as open places (``OPEN_FROM_WIDE``); the other variants keep them wide, so that the
-    trie walk, its loop jumps and its levels are what is checked."""
+    trie walk, its loop jumps and its levels are what is checked.  Each case under both lexing
+    rules (``longest_match``: a Lark file's, ``indexc.grammar.longest_match``)."""
     import indexc_runtime.grammar.loop_exits as exits
     import indexc_runtime.grammar.walker as walker
 
@@ -90,6 +94,7 @@ def test_masks_equal_the_oracle_along_random_walks(name, boundary_masks, loop_ex
         # "numpy": never hand a level's live pairs to the Python tail; else once they hold 3 tokens or fewer
         monkeypatch.setattr(walker, "TAIL_TOKENS", -1 if levels == "numpy" else 3)
     ir, pieces = CASES[name]
+    ir = replace(ir, lexing=lexing)
     vocab = small_vocabulary(pieces)
     index = compiled_index(ir, vocab, tmp_path, boundary_masks=boundary_masks)
     checked = assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10, seed=len(name))

@@ -22,7 +22,6 @@ from indexc.vocab import vocabulary_from_tokens
 from indexc_runtime.errors import ArtifactError
 from tests.diff.test_diff_random_grammars import SHAPES, TERMINALS, TOKENS
 from tests.grammar_path.helpers import EOS, assert_walks_agree, compiled_index, small_vocabulary
-from tests.grammar_path.test_hand_written_vs_oracle import CASES
 from tests.reference.grammar_oracle import GrammarOracle, _one_byte_decides
 from tests.runtime.surgery import rewrite_header
 
@@ -100,17 +99,6 @@ def test_lark_grammars_against_the_oracle_under_longest_match(name, boundary_mas
     vocab = small_vocabulary(pieces)
     index = compiled_index(ir, vocab, tmp_path, boundary_masks=boundary_masks)
     assert assert_walks_agree(index, GrammarOracle(ir), vocab, walks=8, steps=10, seed=len(name)) >= 8
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_hand_written_grammars_under_longest_match(name, tmp_path):
-    """The all-splits cases of ``test_hand_written_vs_oracle`` under the other rule (their
-    adjacent identifiers, nullable terminal and overlapping lexemes included)."""
-    ir, pieces = CASES[name]
-    ir = replace(ir, lexing="longest_match")
-    vocab = small_vocabulary(pieces)
-    index = compiled_index(ir, vocab, tmp_path)
-    assert_walks_agree(index, GrammarOracle(ir), vocab, walks=6, steps=10, seed=len(name))
 
 
 def test_a_name_is_one_thread_not_one_per_split(tmp_path):
