@@ -182,3 +182,28 @@ def test_a_forgotten_mask_is_computed_again_the_same(brackets):
         walker.forget_mask(matcher.state)
         assert bitmask_ids(index, matcher) == expected and walker.computed == before + 1  # computed again
         matcher.advance(token)
+
+
+def test_rollback_and_forced_tokens_under_longest_match(tmp_path):
+    """A Lark file (lexed by longest match): the keyword's tokens are forced, a name goes on
+    until ``;`` ends it, and rolling back restores each earlier mask and the accepting flag."""
+    from indexc.grammar import load_grammar
+
+    ir = load_grammar('start: "let" " " NAME ";"\nNAME: /[a-z]+/\n', syntax="lark")
+    vocab = small_vocabulary([b"l", b"e", b"t", b" ", b"x", b"y", b";", b"xy"])
+    index = compiled_index(ir, vocab, tmp_path)
+    ids = {b: i for i, b in enumerate(vocab.token_bytes)}
+    matcher = index.matcher()
+    assert matcher.forced_tokens() == [ids[b"l"], ids[b"e"], ids[b"t"], ids[b" "]]
+    for token in matcher.forced_tokens():
+        matcher.advance(token)
+    seen = [set(matcher.allowed_token_ids().tolist())]
+    for piece in (b"x", b"y", b"xy", b";"):
+        matcher.advance(ids[piece])
+        seen.append(set(matcher.allowed_token_ids().tolist()))
+    assert seen[2] == {ids[p] for p in (b"l", b"e", b"t", b"x", b"y", b"xy", b";")} and seen[-1] == {EOS}
+    assert matcher.is_accepting()
+    for back in range(1, 5):
+        matcher.rollback(1)
+        assert set(matcher.allowed_token_ids().tolist()) == seen[-1 - back]
+    assert not matcher.is_accepting()
