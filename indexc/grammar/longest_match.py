@@ -36,7 +36,7 @@ lexes is lexed here too, so its allowed sets are contained in ours (``test_vs_ll
 Measured (session 27): lark.lark, 23 of its 26 terminals end by longest match (``REGEXP``,
 ``STRING`` and ``_NL`` keep all splits), decided in 1.3 ms for its 137 lexer states; rfc.lark,
 237 of 238 (``TEXT`` keeps them), 6.3 ms for 2,252 states.  lark.lark with Llama-3, the rule
-alone: compile 3.15 -> 2.76 s, cold mask p50 81 -> 11 µs, cold walk 138 -> 84 ms; with the
+alone: compile 3.15 -> 2.76 s, cold mask p50 81 -> 8 µs, cold walk 138 -> 84 ms (one cell); with the
 warm-up's step budget too (``indexc.artifact.warm_memo``): compile 1.52 s, p50 21 µs
 (BENCHMARKS.md, session 27; its p99 stays over 1 ms: ``docs/grammar-path.md``).
 
