@@ -82,12 +82,13 @@ def _numbered_rules(earley: EarleyTables) -> tuple[int, int, np.ndarray, list[tu
     return T, len(earley.nonterminal_names), earley.symbol_nullable.astype(bool), rules
 
 
-def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray, n_classes: int,
-                   wide: np.ndarray, every_follower: np.ndarray | None = None,
+def build_products(lexer: Lexer, earley: EarleyTables, follow: dict[int, set[int]], class_of_byte: np.ndarray,
+                   n_classes: int, wide: np.ndarray, every_follower: np.ndarray | None = None,
                    longest: np.ndarray | None = None) -> BoundaryProducts:
-    """Subset-construct the (t, u) products over byte classes, for the terminals ``u`` with
-    ``wide[u]``, and for every follower of a terminal ``t`` with ``every_follower[t]``
-    (``complete[t]`` says whether every follower of ``t`` got its pair).  The pipeline asks for
+    """Subset-construct the (t, u) products over byte classes, ``u`` in ``follow[t]``
+    (``follow_pairs``, computed once by the pipeline), for the terminals ``u`` with ``wide[u]``,
+    and for every follower of a terminal ``t`` with ``every_follower[t]`` (``complete[t]`` says
+    whether every follower of ``t`` got its pair).  The pipeline asks for
     every pair after the terminals that get undecided sets (``undecided_tokens.undecided_terminals``:
     all of them unless the lexer is very large) and for pairs into wide lexemes
     (``MIN_WIDE_TOKENS``) after the others.
@@ -117,7 +118,7 @@ def build_products(lexer: Lexer, earley: EarleyTables, class_of_byte: np.ndarray
     offsets = lexer.offsets.tolist()
     pairs: list[tuple[int, int, int]] = []  # (q, u, product state)
     complete = np.ones(lexer.n_terminals, dtype=bool)
-    for t, followers in sorted(follow_pairs(earley).items()):
+    for t, followers in sorted(follow.items()):
         every = every_follower is not None and every_follower[t]
         complete[t] = every or all(wide[u] for u in followers)
         for u in sorted(u for u in followers if every or wide[u]):

@@ -168,10 +168,7 @@ class SentenceSampler:
         return None
 
     def _end_state(self, terminal: int, lexeme: bytes) -> int:
-        state = int(self.lexer.starts[terminal])
-        for byte in lexeme:
-            state = int(self.lexer.dfa.transitions[state, byte])
-        return state
+        return self.lexer.dfa.run(lexeme, int(self.lexer.starts[terminal]))
 
     def terminals(self) -> list[int]:
         """A leftmost derivation's terminal ids (ignored terminals inserted between them)."""

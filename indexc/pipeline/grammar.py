@@ -91,20 +91,21 @@ def compile_grammar_ir(
     masks = in_lexeme_masks(lexer, trie, vocab, options.masks, timings=stage_timings)
     t2 = time.perf_counter()
     earley = build_tables(grammar, rules, terminal_names, lexer.nullable, warnings)
+    follow = follow_pairs(earley)
     if longest is not None:
         warnings += [f"terminal {terminal_names[t]} never ends (longest match): every byte that may follow it extends "
                      "it, and it cannot end the text; masks there allow tokens that lead to no sentence"
-                     for t in never_ending(lexer, longest, follow_pairs(earley), text_enders(earley))]
+                     for t in never_ending(lexer, longest, follow, text_enders(earley))]
     t3 = time.perf_counter()
     chosen = undecided_terminals(lexer)
     if min_wide_tokens is None:  # the command line's: every pair after the chosen terminals
         min_wide_tokens, every_follower = MIN_WIDE_TOKENS, chosen
     else:
         every_follower = None
-    products, product_masks = _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens,
+    products, product_masks = _boundary_masks(lexer, masks, earley, follow, trie, vocab, options, min_wide_tokens,
                                               every_follower, longest)
     t4 = time.perf_counter()
-    undecided = undecided_masks(lexer, follow_pairs(earley), products.complete & chosen, masks.byte_classes,
+    undecided = undecided_masks(lexer, follow, products.complete & chosen, masks.byte_classes,
                                 masks.n_classes, trie, vocab, options.masks, longest,
                                 frozenset(earley.ignore.tolist()))
     t5 = time.perf_counter()
@@ -130,14 +131,14 @@ def compile_grammar_ir(
     return CompileResult(table, constraint, options, timings, stage_timings)
 
 
-def _boundary_masks(lexer, masks, earley, trie, vocab, options, min_wide_tokens: int,
+def _boundary_masks(lexer, masks, earley, follow, trie, vocab, options, min_wide_tokens: int,
                     every_follower: np.ndarray | None, longest: np.ndarray | None):
     """The (t, u) product automata for wide ``u`` and after the ``every_follower`` terminals, and
     the masks of the pairs' start states: (products, (distinct masks, mask id per pair)), or
     (products, None) when there is no pair.
     Only the start states are walked from (a few hundred of the products' thousands of states)."""
     sizes = np.array([m.size for m in masks.masks], dtype=np.int64)[masks.state_mask[lexer.starts]]
-    products = build_products(lexer, earley, masks.byte_classes, masks.n_classes, sizes >= min_wide_tokens,
+    products = build_products(lexer, earley, follow, masks.byte_classes, masks.n_classes, sizes >= min_wide_tokens,
                               every_follower, longest)
     if not products.pair_state.size:
         return products, None

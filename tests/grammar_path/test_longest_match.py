@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import indexc_runtime
 from indexc.automaton import compile_regex
-from indexc.automaton.byte_dfa import ByteDFA
 from indexc.grammar import load_grammar
-from indexc.grammar.lexemes import Lexer
+from indexc.grammar.ir import Terminal
+from indexc.grammar.lexemes import Lexer, build_lexer
 from indexc.grammar.longest_match import ends_by_longest_match
 from indexc.pipeline.grammar import compile_grammar_ir
 from indexc.trie import build_trie
@@ -43,12 +42,8 @@ DECIDES = {
 
 
 def _lexer(regexes: list[str]) -> Lexer:
-    """The regexes' DFAs side by side, as ``lexemes.build_lexer`` lays a grammar's terminals."""
-    blocks = [compile_regex(r) for r in regexes]
-    offsets = np.concatenate(([0], np.cumsum([b.n_states for b in blocks])))
-    transitions = np.concatenate([np.where(b.transitions < 0, -1, b.transitions + o) for b, o in zip(blocks, offsets)])
-    accepting = np.concatenate([b.accepting for b in blocks]).astype(bool)
-    return Lexer(tuple(f"T{i}" for i in range(len(blocks))), ByteDFA(transitions.astype(np.int32), accepting), offsets)
+    """The regexes as a grammar's terminals, side by side (``lexemes.build_lexer``)."""
+    return build_lexer([Terminal(f"T{i}", regex) for i, regex in enumerate(regexes)], max_states=10_000, source="t")
 
 
 def test_which_terminals_end_by_longest_match_and_the_oracle_agrees():

@@ -219,7 +219,7 @@ class Configs:
         for k, (origin, terminal, state) in enumerate(self.threads[config]):
             if not (self._longest[state] and lexer.accepting[state]):
                 continue
-            starts = [start for set_id in self._scanned(origin, terminal) for _, _, start in self.fresh(set_id)]
+            starts = [start for set_id in self.scanned(origin, terminal) for _, _, start in self.fresh(set_id)]
             if starts:
                 started = lexer.next[np.array(starts, dtype=np.intp)][:, classes].T
                 columns.append(np.where(after[:, k:k + 1] < 0, started, UNKNOWN).astype(after.dtype))
@@ -241,7 +241,7 @@ class Configs:
             else:
                 accepting = self._moved(threads, origin, terminal, after) or accepting
         for origin, terminal in ended:
-            for set_id in self._scanned(origin, terminal):
+            for set_id in self.scanned(origin, terminal):
                 for fresh_origin, fresh_terminal, start in self.fresh(set_id):
                     after = flat[start * width + byte_class]
                     if after >= 0:
@@ -259,15 +259,15 @@ class Configs:
         if not self._lexer.accepting[state]:
             return False
         accepting = False
-        for set_id in self._scanned(origin, terminal):
+        for set_id in self.scanned(origin, terminal):
             accepting = accepting or self._sets.accepting[set_id]
             if not self._longest[state]:
                 threads.update(self.fresh(set_id))
         return accepting
 
-    def _scanned(self, origin: int, terminal: int) -> list[int]:
+    def scanned(self, origin: int, terminal: int) -> list[int]:
         """The sets a lexeme of ``terminal`` from ``origin`` leads to: its origin again if ignored,
-        and the parser's scan where the parser expects it."""
+        and the parser's scan where the parser expects it (the walker's boundary masks ask it too)."""
         found = [origin] if terminal in self.ignored else []
         after = self._sets.scan(origin, terminal)
         return found + [after] if after >= 0 else found
@@ -350,7 +350,7 @@ class Configs:
             live |= self._lexer.live_classes(state)
             if self._longest is not None and self._longest[state] and self._lexer.accepting[state]:
                 # it may end before a class it dies on: live there iff what follows takes the class
-                for set_id in self._scanned(origin, terminal):
+                for set_id in self.scanned(origin, terminal):
                     for _, _, start in self.fresh(set_id):
                         live |= self._lexer.live_classes(start)
         found = self._row_templates.get(live)

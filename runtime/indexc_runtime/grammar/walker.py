@@ -335,16 +335,10 @@ class MaskWalker:
                 elif not undecided_sets.is_empty(set_id):
                     undecided.add(set_id)
             pairs = lexer.boundary_masks(state)
-            if not pairs:
+            scanned = configs.scanned(origin, terminal) if pairs else ()
+            if not scanned:
                 continue
-            followers = set()
-            after = sets.scan(origin, terminal)
-            if after >= 0:
-                followers.update(sets.expected[after])
-                followers.update(ignore)
-            if terminal in configs.ignored:
-                followers.update(sets.expected[origin])
-                followers.update(ignore)
+            followers = set(ignore).union(*(sets.expected[set_id] for set_id in scanned))
             found.update(pairs[u] for u in followers if u in pairs)
         return tuple(sorted(found)), None if undecided is None else tuple(sorted(undecided))
 
