@@ -15,7 +15,10 @@ Limits: at most ``MAX_WARM_UP_TOKENS`` tokens in all (the pipeline cuts the text
 given text first, ``indexc.pipeline.grammar.warm_up_tokens``); a text's walk stops at the first
 token its mask refuses (the synthetic instance does not honour every keyword); the whole walk
 at a runtime limit (``GrammarLimitExceeded``) and before its memo holds half the limits (where
-a matcher moves to a fresh memo); what was walked up to there is kept.
+a matcher moves to a fresh memo); the sampled texts once the parser has made
+``MAX_SAMPLED_WARM_UP_STEPS`` steps, and one of them past ``MAX_SAMPLED_TEXT_STEPS`` (the given
+text is walked whole; ``stats.warm_up.steps`` says how many were made); what was walked up to
+there is kept.
 The walk is deterministic, so the same inputs give the same file.  Its cost is compile time:
 16-2,266 ms a file on the 34 grammar-path files of every 4th MaskBench file (session 19),
 reported by the compile (``warm_up_ms``, inside ``write_ms``); the header's stats say what was

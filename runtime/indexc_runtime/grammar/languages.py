@@ -57,7 +57,9 @@ is computed as before); a ``GrammarLimitExceeded`` while making a set gives no k
 
 The same digests merge threads (``OriginMerger``, format 9, session 26).  Two threads of one
 terminal and lexer state whose origin sets have one digest accept the same texts, so a
-configuration keeps one of them.  It matters where all splits meet adjacency: lark.lark's names
+configuration keeps one of them.  It matters where all splits meet adjacency (since session 27
+a Lark file is lexed by longest match and its names no longer split; a GBNF grammar, or a Lark
+grammar read as all splits, still can): lark.lark's names
 may stand side by side (``expansion: expr*``, spaces ignored), so every letter of an identifier
 may end a name, and each split's set names the previous split's (``value: name . "{" ...``
 waits with its origin).  Its sample's walk made configurations of up to 1,440 threads from
@@ -181,7 +183,7 @@ class OriginMerger:
     configuration held one thread per letter so far: lark.lark's sample walk made configurations
     of up to 1,440 threads from 102 origins (docs/grammar-path.md, session 26).
 
-    Asked of every new configuration of a version 9 file, it does something only where more than
+    Asked of every new configuration of a version 9 or later file, it does something only where more than
     ``MERGE_FROM_SHARED`` (the file's ``origin_merge``) threads share their terminal and state with
     another thread: MaskBench's recursive schemas' configurations name up to 45 origins (a long
     string's chunk positions), but never more than two for one terminal and state; digesting

@@ -64,7 +64,7 @@ class ParserMemo:
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
         set_languages = SetLanguages(self.sets)  # digests shared by the merger and the language keys
-        if index.origin_merge is not None:  # a version 9 file's stored memo was made merging (``languages``)
+        if index.origin_merge is not None:  # a version 9+ file's stored memo was made merging (``languages``)
             self.configs.merger = OriginMerger(set_languages, self.configs.ignored, index.origin_merge)
         if language_keys and index._stored_memo.n_languages:  # the compiler found them worth storing (format 8)
             self.walker.use_languages(LanguageKeys(self.configs, set_languages))
