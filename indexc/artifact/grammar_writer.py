@@ -62,20 +62,24 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     arrays.update(undecided_sections(table))
     arrays["loop_region_token_ids"] = loop_region_token_ids(table, vocab["size"])
     arrays["start_mask"] = start_mask_row(fields, arrays)
-    memo, masks, warm_up, warm_up_ms, walked_rows = warm_memo(fields, arrays, masks, table.warm_up_tokens,
-                                                                  language_keys=table.language_keys,
-                                                                  given_texts=table.warm_up_given)
+    warm = warm_memo(fields, arrays, masks, table.warm_up_tokens, language_keys=table.language_keys,
+                     given_texts=table.warm_up_given, item_keys=True)
+    masks = warm.masks
+    arrays.update(warm.items.sections)
     arrays.update(_file_dtypes(masks.sections()))
-    arrays.update(memo.arrays())
+    arrays.update(warm.memo.arrays())
     fields["n_masks"] = len(masks.form)
-    if warm_up:
-        fields["stats"] = {**fields["stats"], "warm_up": warm_up}
+    if warm.stats:
+        fields["stats"] = {**fields["stats"], "warm_up": warm.stats}
+    if warm.items.stats:
+        fields["stats"] = {**fields["stats"], "item_masks": warm.items.stats}
     plan = plan_container(fields, arrays, GRAMMAR_SECTIONS)
-    compressed, size = write_container(plan, path, compress, stored_mask_rows=walked_rows)
+    compressed, size = write_container(plan, path, compress, stored_mask_rows=warm.rows,
+                                       stored_item_bounds=warm.items.rows)
     return ArtifactSummary(path=path, bytes=size, raw_bytes=plan.size, compressed=compressed,
                            header_bytes=len(plan.header),
                            section_bytes={name: int(array.nbytes) for name, array in arrays.items()},
-                           mask_forms=masks.form_counts(), stage_ms={"warm_up_ms": warm_up_ms} if warm_up else {})
+                           mask_forms=masks.form_counts(), stage_ms={"warm_up_ms": warm.ms} if warm.stats else {})
 
 
 def _file_dtypes(sections: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -369,3 +369,9 @@ def _check_ids(mask_id: int, token_ids: np.ndarray, vocab_size: int) -> None:
         raise BadMask(mask_id, f"token ids must be a 1-D array in [0, {vocab_size})")
     if token_ids.size > 1 and np.any(np.diff(token_ids) <= 0):
         raise BadMask(mask_id, "token ids must be sorted and unique")
+
+
+def token_ids_of_row(row: bytes, vocab_size: int) -> np.ndarray:
+    """The token ids a bitmask row's bytes hold (little bit order), below ``vocab_size``."""
+    bits = np.unpackbits(np.frombuffer(row, dtype=np.uint8), bitorder="little")
+    return np.flatnonzero(bits[:vocab_size])

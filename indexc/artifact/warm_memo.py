@@ -29,14 +29,17 @@ so that the same inputs give the same bytes).
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from indexc.artifact.item_masks import ItemSections, item_mask_sections, keys_of_config
 from indexc.artifact.layout import plan_container
-from indexc.artifact.mask_encoding import EncodedMasks, encode_masks
+from indexc.artifact.sections import _as_file_dtype
+from indexc.artifact.mask_encoding import EncodedMasks, encode_masks, token_ids_of_row
+from indexc_runtime.grammar.configs import DEAD
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
-from indexc_runtime.grammar.format import GRAMMAR_SECTIONS_V6
+from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION, GRAMMAR_SECTIONS, GRAMMAR_SECTIONS_V6
 from indexc_runtime.grammar.languages import KEY_BYTES, LanguageKeys
 from indexc_runtime.grammar.stored_memo import StoredMemo
 
@@ -47,46 +50,79 @@ MAX_WARM_UP_TOKENS = 2048
 # its masks meets new configurations for the tokens that end a name and start another).
 MAX_SAMPLED_WARM_UP_STEPS = 20_480
 MAX_SAMPLED_TEXT_STEPS = 2_048  # and one sampled text after this many: the next text's start is worth more
+MAX_KEY_PASS_STEPS = 40_960  # parser steps of the item keys' pass over the texts (``_item_keys``)
 TEXT_END = -1  # in the warm-up tokens: one text ends, the next is walked from the start
 
 
+@dataclass(frozen=True)
+class WarmUp:
+    """What a warm-up gives the writer."""
+
+    memo: StoredMemo
+    masks: EncodedMasks  # the file's masks with the item bounds' and the memo's appended
+    stats: dict  # the header's ``stats.warm_up``
+    ms: float
+    rows: list[np.ndarray]  # the walk's row of each stored configuration (the writer's self-check)
+    items: ItemSections = field(default_factory=ItemSections.none)  # the item bounds (format 11)
+
+
 def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, tokens: np.ndarray | None, *,
-              language_keys: bool = False, given_texts: int = 0,
-              ) -> tuple[StoredMemo, EncodedMasks, dict, float, list[np.ndarray]]:
-    """(the memo, the masks with the memo's appended, the header's stats, the walk's ms, the walk's
-    row of each stored configuration, for the writer's self-check) of a walk of ``tokens`` over
-    the version 6 ``arrays``; an empty memo and the masks unchanged when there are no tokens.
-    ``language_keys``: the memo also holds the stored configurations' language keys (``_languages``);
-    ``given_texts``: how many of the first texts were given (walked whole; the sampled ones after
-    them stop at ``MAX_SAMPLED_WARM_UP_STEPS``)."""
+              language_keys: bool = False, given_texts: int = 0, item_keys: bool = False) -> WarmUp:
+    """A walk of ``tokens`` over the version 6 ``arrays``; an empty memo and the masks unchanged
+    when there are no tokens.  ``language_keys``: the memo also holds the stored configurations'
+    language keys (``_languages``); ``given_texts``: how many of the first texts were given (walked
+    whole; the sampled ones after them stop at ``MAX_SAMPLED_WARM_UP_STEPS``); ``item_keys``: the
+    item bounds of the keys the texts meet come first (``indexc.artifact.item_masks``), and the
+    walk reads them (its masks cost less, so it goes further for its steps: lark.lark's 20,480
+    steps walked 520 of its 2,048 tokens without them, 1,828 with them)."""
     if tokens is None or not len(tokens):
-        return StoredMemo.empty(), masks, {}, 0.0, []
+        return WarmUp(StoredMemo.empty(), masks, {}, 0.0, [])
     started = time.perf_counter()
-    from indexc_runtime.grammar.index import load_grammar_index
     from indexc_runtime.grammar.matcher import shared_memo
 
-    plan = plan_container({**fields, "format_version": 6}, {spec.name: arrays[spec.name] for spec in GRAMMAR_SECTIONS_V6},
-                          GRAMMAR_SECTIONS_V6)
-    index = load_grammar_index(plan.to_bytes())
+    index = _loaded(fields, arrays, GRAMMAR_SECTIONS_V6, 6)
+    texts = _texts(tokens)
+    vocab_size = fields["vocab"]["size"]
+    items = ItemSections.none()
+    if item_keys:
+        counts = _item_keys(index, texts)
+        items = item_mask_sections(index, sorted(counts, key=lambda key: -counts[key]), masks, arrays, vocab_size)
+        if items.rows:  # walked as the file will be read
+            masks = items.masks
+            index = _loaded({**fields, "n_masks": len(masks.form)},
+                            {**arrays, **_file_sections(masks.sections()), **items.sections, **StoredMemo.empty().arrays()},
+                            GRAMMAR_SECTIONS, GRAMMAR_FORMAT_VERSION)
     index.use_stored_memo = False
     index.origin_merge = fields.get("origin_merge")  # walked as the written file is read (format 9)
     memo = shared_memo(index, index.limits).current
-    texts = _texts(tokens)
     rows, walked = _walk(index, memo, texts, given_texts)
     distinct: dict[bytes, int] = {}  # row bytes -> its place among the memo's masks
     mask_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) for row in rows.values()]
     stored = StoredMemo.export(memo.sets, memo.configs, list(rows), mask_ids)
     if language_keys:
         stored = replace(stored, **_languages(memo, list(rows), mask_ids))
-    vocab_size = fields["vocab"]["size"]
-    new_masks = encode_masks([_token_ids(row, vocab_size) for row in distinct], vocab_size)
+    new_masks = encode_masks([token_ids_of_row(row, vocab_size) for row in distinct], vocab_size)
     stats = {"texts": len(texts), "tokens": sum(map(len, texts)), "walked": walked,
              "configurations": stored.n_configs, "sets": stored.n_sets,
              "masks": len(distinct),  # no time: the header stays byte-reproducible
              "steps": memo.configs.steps,
              **({"language_keys": stored.n_languages} if language_keys else {})}
-    return (stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3),
-            list(rows.values()))
+    return WarmUp(stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3),
+                  list(rows.values()), items)
+
+
+def _loaded(fields: dict, arrays: dict[str, np.ndarray], specs, version: int):
+    """The index of ``arrays``' sections of ``specs``, planned in memory as a version ``version`` file."""
+    from indexc_runtime.grammar.index import load_grammar_index
+
+    plan = plan_container({**fields, "format_version": version}, {spec.name: arrays[spec.name] for spec in specs}, specs)
+    return load_grammar_index(plan.to_bytes())
+
+
+def _file_sections(sections: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Mask sections in their file dtypes."""
+    specs = {spec.name: spec for spec in GRAMMAR_SECTIONS}
+    return {name: _as_file_dtype(array, specs[name].dtypes, name) for name, array in sections.items()}
 
 
 def _walk(index, memo, texts: list[list[int]], given_texts: int = 0) -> tuple[dict[int, np.ndarray], int]:
@@ -145,6 +181,36 @@ def _languages(memo, configs: list[int], mask_ids: list[int]) -> dict[str, np.nd
             "language_mask": np.array([table[key] for key in ordered], dtype=np.int32)}
 
 
+def _item_keys(index, texts: list[list[int]]) -> dict:
+    """{item key: how many runs of positions met it} over every byte position of ``texts`` (each walked
+    whole, up to a token the grammar refuses), on a memo of its own (``keys_of_config``).  Every
+    position, not only the warm-up's token boundaries: a tokenizer may stop at any byte, and
+    the warm-up's own tokens (longest match) rarely stop where a model's do (after ``:`` before
+    `` expr``).  No mask is computed: a few parser steps a byte, at most ``MAX_KEY_PASS_STEPS``."""
+    from indexc_runtime.grammar.matcher import ParserMemo
+
+    memo = ParserMemo(index, index.limits, pin_start=False, language_keys=False)
+    configs, counts, known = memo.configs, {}, {}
+    try:
+        for text in texts:
+            config, before = configs.initial, frozenset()
+            for byte_class in (c for token in text for c in index._trie.token_classes(token)):
+                if configs.steps > MAX_KEY_PASS_STEPS:
+                    return counts
+                keys = known.get(config)
+                if keys is None:
+                    keys = known[config] = frozenset(keys_of_config(index, memo, config))
+                for key in keys - before:  # once per run: a string's every byte is one place to stop
+                    counts[key] = counts.get(key, 0) + 1
+                before = keys
+                config = configs.next(config, byte_class)
+                if config == DEAD:
+                    break
+    except GrammarLimitExceeded:
+        pass  # the keys met before the limit are kept
+    return counts
+
+
 def _texts(tokens: np.ndarray) -> list[list[int]]:
     """The texts of ``tokens``: split at ``TEXT_END`` (a last text need not end with one)."""
     texts, current = [], []
@@ -155,8 +221,3 @@ def _texts(tokens: np.ndarray) -> list[list[int]]:
         else:
             current.append(token)
     return [text for text in texts + [current] if text]
-
-
-def _token_ids(row: bytes, vocab_size: int) -> np.ndarray:
-    bits = np.unpackbits(np.frombuffer(row, dtype=np.uint8), bitorder="little")
-    return np.flatnonzero(bits[:vocab_size])

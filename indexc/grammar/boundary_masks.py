@@ -35,7 +35,7 @@ import numpy as np
 
 from indexc.automaton.byte_dfa import DEAD
 from indexc.grammar.earley_tables import EarleyTables
-from indexc.grammar.first_follow import first_sets, follow_sets
+from indexc_runtime.grammar.first_follow import first_sets, follow_sets
 from indexc.grammar.lexemes import Lexer
 from indexc.grammar.numbered_states import NumberedStates
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexc.grammar.checks import productive_symbols, reachable_symbols
-from indexc.grammar.first_follow import nullable_symbols
+from indexc_runtime.grammar.first_follow import nullable_symbols
 from indexc.grammar.ir import Grammar, GrammarError, Rule
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
-from indexc.grammar.first_follow import first_of_sequence, first_sets, follow_sets, nullable_symbols
+from indexc_runtime.grammar.first_follow import first_of_sequence, first_sets, follow_sets, nullable_symbols
 from indexc.grammar.ir import Grammar, Rule
 
 

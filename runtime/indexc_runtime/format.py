@@ -48,7 +48,7 @@ BYTE_ORDER = "little"
 MAX_HEADER_BYTES = 4 << 20  # decoded, a header can take ~12x its size in Python objects
 MAX_HEADER_ARRAY = 1 << 16  # entries of any one list in the header (eos ids, section shapes...)
 MAX_HEADER_MAP = 1 << 12  # keys of any one map in the header
-MAX_SECTIONS = 64
+MAX_SECTIONS = 96
 MAX_VOCAB_SIZE = 1 << 24  # 16.7 M ids: 60x the largest real vocabulary; bounds mask buffers
 MAX_DECOMPRESSED_BYTES = 4 << 30  # the .zst shipping form is inflated into memory: never more than this
 # ... and never more than MAX_COMPRESSION_RATIO x its compressed size (at least MIN_INFLATION_CAP), so a

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from indexc.grammar import load_grammar
+from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION
 from tests.conftest import keep_coverages_wide
 from tests.grammar_path.helpers import EOS, assert_walks_agree, compiled_index, vocabulary_from_text
 from tests.reference.grammar_oracle import GrammarOracle
@@ -85,7 +86,7 @@ def test_masks_served_by_language_key_equal_the_oracle(grammar_file, tmp_path):
     the random walks' masks may come from a stored key, a live one or a walk."""
     index, _ = _sample_and_walks_agree(grammar_file, tmp_path, seed=2, boundary_masks="default",
                                        sampled_warm_up=256, language_keys=True)
-    assert index.format_version == 10 and index.header["stats"]["warm_up"]["language_keys"] > 0
+    assert index.format_version == GRAMMAR_FORMAT_VERSION and index.header["stats"]["warm_up"]["language_keys"] > 0
 
 
 @pytest.mark.parametrize("grammar_file", sorted(SAMPLES))

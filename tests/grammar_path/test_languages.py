@@ -17,6 +17,7 @@ from indexc.vocab.greedy_tokens import greedy_token_ids
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.languages import MERGE_FROM_SHARED, LanguageKeys
 from indexc_runtime.grammar.matcher import ParserMemo, shared_memo
+from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION
 from tests.grammar_path.helpers import assert_walks_agree, bitmask_ids, compiled_index, grammar, vocabulary_from_text
 from tests.reference.grammar_oracle import GrammarOracle
 from tests.runtime.surgery import rewrite_header, rewrite_section, setting
@@ -78,7 +79,7 @@ def test_a_key_is_the_same_in_every_memo_whatever_was_keyed_before(compiled):
 def test_the_compiler_stores_the_keys_and_a_request_in_another_context_reads_them(compiled):
     data, vocab = compiled
     index = indexc_runtime.load(data, verify=True)  # verify: every stored key recomputed, with its mask
-    assert index.format_version == 10 and index.header["stats"]["warm_up"]["language_keys"] > 0
+    assert index.format_version == GRAMMAR_FORMAT_VERSION and index.header["stats"]["warm_up"]["language_keys"] > 0
     assert index.section("memo_language_keys").shape == (index.section("memo_language_mask").size, 16)
     matcher = index.matcher()
     walker = shared_memo(index, index.limits).current.walker

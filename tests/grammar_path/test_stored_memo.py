@@ -17,6 +17,7 @@ from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar import stored_match
 from indexc_runtime.grammar.matcher import ParserMemo, shared_memo
 from indexc_runtime.grammar.stored_match import StoredMatch
+from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION
 from tests.grammar_path.helpers import assert_walks_agree, bitmask_ids, grammar, vocabulary_from_text
 from tests.reference.grammar_oracle import GrammarOracle
 from tests.runtime.surgery import rewrite_section, setting
@@ -42,7 +43,7 @@ def compiled(tmp_path_factory):
 def test_the_memo_is_stored_and_every_mask_agrees_with_the_oracle(compiled):
     data, vocab = compiled
     index = indexc_runtime.load(data, verify=True)  # verify: every stored scan, transition and mask recomputed
-    assert index.format_version == 10 and index.header["stats"]["warm_up"]["walked"] > 5
+    assert index.format_version == GRAMMAR_FORMAT_VERSION and index.header["stats"]["warm_up"]["walked"] > 5
     assert index.section("memo_config_mask").size >= 5 and index.section("memo_transitions").size
     assert assert_walks_agree(index, GrammarOracle(IR), vocab, walks=12, steps=25, seed=5) > 150
 
@@ -125,7 +126,7 @@ def test_a_file_without_a_warm_up_has_empty_memo_sections(tmp_path):
     result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="no warm-up")
     write(result, vocab, str(tmp_path / "g.idx"))
     index = indexc_runtime.load(tmp_path / "g.idx", verify=True)
-    assert index.format_version == 10 and index.section("memo_config_mask").size == 0
+    assert index.format_version == GRAMMAR_FORMAT_VERSION and index.section("memo_config_mask").size == 0
     assert index.section("memo_language_mask").size == 0
     assert "warm_up" not in index.header["stats"]
 

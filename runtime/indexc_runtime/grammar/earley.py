@@ -100,6 +100,15 @@ class EarleySets:
         self._predicted: list[Predictions] = []  # per set: its SELF items
         self._blocks: dict[frozenset[int], Predictions] = {}  # wanted nonterminals -> their predictions
         self.expected: list[tuple[int, ...]] = []  # per set: terminal ids some item waits on
+        # per set: the incomplete items with an origin of the closure that made it, before Leo
+        # entries took some out (None: not known); per scan, its closure's (``item_masks``' keys:
+        # two closures may make one set, so a scan's own are the ones to key it by)
+        self.kernel: list[frozenset | None] = []
+        self.scan_items: dict[tuple[int, int], frozenset] = {}
+        # ``item_bounds``' upper bounds: synthetic origin set -> the nonterminals whose completion
+        # there reaches the context (``_close`` collects their FOLLOW terminals); None in a live memo
+        self._context: dict[int, frozenset[int]] | None = None
+        self.reached: set[int] = set()
         self.accepting: list[bool] = []
         self._scans: dict[tuple[int, int], int] = {}
         self._closed: dict[tuple[frozenset, frozenset[int], bool], int] = {}  # _close's answer -> set id
@@ -117,9 +126,17 @@ class EarleySets:
         if found is None:
             kernel = [(r, d + 1, o) for r, d, o in self._own[set_id].get(terminal, ())]
             kernel += [(r, d + 1, set_id) for r, d in self._predicted[set_id].waiting.get(terminal, ())]
-            found = self._intern_closed(self._close(kernel)) if kernel else -1
+            found = -1
+            if kernel:
+                closed = self._close(kernel)
+                self.scan_items[key] = closed[0]
+                found = self._intern_closed(closed)
             self._scans[key] = found
         return found
+
+    def wanted(self, set_id: int) -> frozenset[int]:
+        """The nonterminals a set predicts (its own items wait on them; the initial set: ``S'``)."""
+        return self._predicted[set_id].wanted
 
     def completed(self, origin: int, symbol: int) -> tuple[int, bool]:
         """The set after nonterminal ``symbol`` completes from set ``origin`` (-1: nothing waits on
@@ -157,6 +174,8 @@ class EarleySets:
                     stack.append((r, d + 1, o))
             else:
                 top, lhs, through_start = self._top(o, lhs_of[r])
+                if self._context is not None and lhs - T in self._context.get(top, ()):
+                    self.reached.add(lhs)
                 if r == START_RULE or through_start:
                     accepting = True
                 for r3, d3, o3 in own[top].get(lhs, ()):
@@ -234,11 +253,12 @@ class EarleySets:
         block = self._block(wanted)
         waiting = self._waiting(items)
         leo = self._leo_entries(waiting, block)
+        kernel = items
         if leo:
             items = frozenset(item for item in items if self._rules.dotted[self._rules.first[item[0]] + item[1]] not in leo)
             for symbol in leo:
                 del waiting[symbol]
-        return self._add(items, waiting, leo, block, accepting)
+        return self._add(items, waiting, leo, block, accepting, kernel)
 
     def _block(self, wanted: frozenset[int]) -> Predictions:
         block = self._blocks.get(wanted)
@@ -255,8 +275,9 @@ class EarleySets:
         return waiting
 
     def _add(self, items: frozenset, waiting: dict[int, list], leo: dict[int, tuple[int, int, bool]],
-             block: Predictions, accepting: bool) -> int:
-        """The id of the set keyed by its own items, Leo entries, predictions and flag (made if new)."""
+             block: Predictions, accepting: bool, kernel: frozenset | None) -> int:
+        """The id of the set keyed by its own items, Leo entries, predictions and flag (made if new);
+        ``kernel``: its items before the Leo entries took some out (None: not known)."""
         accepting = accepting or block.accepting
         key = (items, frozenset(leo.items()), block.number, accepting)
         found = self._id_of.get(key)
@@ -273,6 +294,7 @@ class EarleySets:
         self._own.append({symbol: tuple(found) for symbol, found in waiting.items()})
         self._leo.append(leo)
         self._predicted.append(block)
+        self.kernel.append(kernel)
         self.expected.append(tuple(sorted(block.terminals.union(s for s in waiting if s < T))))
         self.accepting.append(accepting)
         if self.on_new is not None:
@@ -293,7 +315,7 @@ class EarleySets:
         """The id of a stored set (its own items and Leo entries as ``stored_form`` gave them,
         origins and tops already live ids): the same key ``_intern`` makes, without recomputing
         the Leo entries."""
-        return self._add(items, self._waiting(items), leo, self._block(wanted), accepting)
+        return self._add(items, self._waiting(items), leo, self._block(wanted), accepting, None if leo else items)
 
     def stored_form(self) -> tuple[list, list, list, list, list, list, list]:
         """The sets (in id order) and scans as plain lists, for ``StoredMemo.export``: per set its

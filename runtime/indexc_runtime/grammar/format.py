@@ -73,6 +73,12 @@ others end wherever they accept, as under ``"all_splits"``).  The runtime steps 
 configurations by that rule (``configs.Configs``); the boundary masks and undecided sets were
 computed by it.  Older files are all splits.
 
+Format version 11 adds the *item bounds* (``item_*``; ``indexc_runtime.grammar.item_masks``):
+per key (lexer state, Earley item, the nonterminals its origin wants) a lower mask, appended to
+the file's masks, and an upper set, appended to the undecided sets.  A thread whose items all
+have keys walks only its undecided tokens inside their upper sets, the lower masks joining its
+precomputed ones.  Version 8-10 files are still read (no keys).
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
 ``lexing`` (``"all_splits"``, or ``"longest_match"`` from version 10), ``longest_match_terminals``
@@ -84,7 +90,7 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 10  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 11  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 LEXING_LONGEST_MATCH = "longest_match"  # version 10 (Lark files): ``longest_match_terminals`` end so
 
@@ -178,13 +184,23 @@ LANGUAGE_KEY_SECTIONS: tuple[SectionSpec, ...] = (
                 "language keys (``languages``) of stored configurations, distinct"),
     SectionSpec("memo_language_mask", ("<i4",), ("n_memo_languages",), "mask id of each key's configurations"),
 )
+ITEM_MASK_SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("item_key", ("<i4",), ("n_item_keys", 4), "lexer state, rule, dot, wanted set (``item_masks``): distinct"),
+    SectionSpec("item_wanted_offsets", ("<i4",), ("n_item_wanted+1",), "wanted set w's nonterminals (CSR)"),
+    SectionSpec("item_wanted", ("<i4",), ("n_item_wanted_ids",), "nonterminal ids, strictly increasing within a set"),
+    SectionSpec("item_lower_mask", ("<i4",), ("n_item_keys",), "mask id of the tokens the key's item allows in any context"),
+    SectionSpec("item_upper_set", ("<i4",), ("n_item_keys",),
+                "undecided set id of the state's undecided tokens the key's item may allow"),
+)
 GRAMMAR_SECTIONS_V3: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V2 + LOOP_REGION_SECTIONS
 GRAMMAR_SECTIONS_V4: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + START_MASK_SECTIONS
 GRAMMAR_SECTIONS_V5: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + UNDECIDED_SECTIONS + START_MASK_SECTIONS
 GRAMMAR_SECTIONS_V6: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V5 + STORED_FIRST_USE_SECTIONS
 GRAMMAR_SECTIONS_V7: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V6 + STORED_MEMO_SECTIONS
-GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V7 + LANGUAGE_KEY_SECTIONS
+GRAMMAR_SECTIONS_V8: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V7 + LANGUAGE_KEY_SECTIONS
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V8 + ITEM_MASK_SECTIONS
 GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS_V4,
                                5: GRAMMAR_SECTIONS_V5, 6: GRAMMAR_SECTIONS_V6, 7: GRAMMAR_SECTIONS_V7,
-                               8: GRAMMAR_SECTIONS, 9: GRAMMAR_SECTIONS, 10: GRAMMAR_SECTIONS}
+                               8: GRAMMAR_SECTIONS_V8, 9: GRAMMAR_SECTIONS_V8, 10: GRAMMAR_SECTIONS_V8,
+                               11: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

@@ -41,6 +41,8 @@ from indexc_runtime.grammar.languages import LanguageKeys
 from indexc_runtime.grammar.matcher import GrammarMatcher, ParserMemo
 from indexc_runtime.grammar.stored_memo import StoredMemo
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
+from indexc_runtime.grammar.item_bounds import ItemBounds
+from indexc_runtime.grammar.item_masks import ItemMasks
 from indexc_runtime.grammar.undecided import UndecidedSets
 from indexc_runtime.masks import MaskStore
 
@@ -106,6 +108,8 @@ class GrammarIndex:
         self._eos = frozenset(self.eos_token_ids)
         self._start_mask = self._stored_start_mask()
         self._stored_memo = StoredMemo.from_container(container, self._rules, self._lexer, self.n_masks)
+        self._item_masks = ItemMasks.from_container(container, self._rules, self.n_states, self.n_masks,
+                                                    self._undecided.n_sets)
         self.use_stored_memo = True  # False: new parser memos start empty (benchmarks' "without the warm-up")
 
     def _stored_start_mask(self) -> np.ndarray | None:
@@ -156,7 +160,8 @@ class GrammarIndex:
             raise error
         warnings.warn(f"SERVING ANYWAY (allow_mismatch=True): {error}", RuntimeWarning, stacklevel=2)
 
-    def verify(self, *, stored_mask_rows: Sequence[np.ndarray] | None = None) -> None:
+    def verify(self, *, stored_mask_rows: Sequence[np.ndarray] | None = None,
+               stored_item_bounds: Sequence[tuple[np.ndarray, np.ndarray]] | None = None) -> None:
         """Check every section's checksum, every in-lexeme mask, the token class rows and every
         stored loop region (``load`` checked the other bounds; a mask is otherwise checked on its
         first use, see ``indexc_runtime.masks``, the class rows on ``advance``'s first read, see
@@ -166,7 +171,9 @@ class GrammarIndex:
         ``stored_mask_rows``: the compiler's self-check passes the rows its own warm-up walk gave
         the stored configurations (in their order), and each stored mask is compared with its row
         instead of being walked again (half the warm-up's compile time on MaskBench's largest
-        memos, 1.1-1.6 s); the scans and transitions are re-derived either way."""
+        memos, 1.1-1.6 s); the scans and transitions are re-derived either way.
+        ``stored_item_bounds``: the same for the item bounds (format 11): the compiler's own
+        (lower row, upper places) of each stored key, else each is computed again (``item_bounds``)."""
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
         self._masks.check_all(self._container)
@@ -175,6 +182,7 @@ class GrammarIndex:
         self._undecided.check_all()
         self._check_start_mask()
         self._check_stored_memo(stored_mask_rows)
+        self._check_item_masks(stored_item_bounds)
 
     def _check_start_mask(self) -> None:
         """A stored start mask is the one a walk gives (a fresh memo, nothing pinned)."""
@@ -183,6 +191,24 @@ class GrammarIndex:
         walked = ParserMemo(self, self.limits, pin_start=False)
         if not np.array_equal(walked.walker.mask(walked.configs.initial), self._start_mask):
             raise ArtifactError("the stored start mask differs from the grammar's", source=self.source)
+
+    def _check_item_masks(self, computed: Sequence[tuple[np.ndarray, np.ndarray]] | None = None) -> None:
+        """Each stored key's lower mask and upper set are the bounds its item gives."""
+        items = self._item_masks
+        if not len(items):
+            return
+        keys = items.stored_keys()
+        if computed is None:
+            bounds = ItemBounds(self)
+            computed = [bounds.of(*key) for key in keys]
+        if len(computed) != len(keys):
+            raise ArtifactError("the stored item bounds are not the compiler's", source=self.source)
+        for number, (key, (lower, upper)) in enumerate(zip(keys, computed)):
+            if (self._undecided.of(key[0]) < 0
+                    or not np.array_equal(self._masks.row(int(items.lower[number])).view(np.int32), lower.view(np.int32))
+                    or not np.array_equal(self._undecided.members(int(items.upper[number]))[0], upper)):
+                raise ArtifactError(f"item bounds of key {number} (lexer state {key[0]}, rule {key[1]}, dot {key[2]}) "
+                                    "are not the grammar's", source=self.source)
 
     def _check_stored_memo(self, stored_mask_rows: Sequence[np.ndarray] | None = None) -> None:
         """The stored memo's scans, transitions and masks are the ones its contents give (each

@@ -61,6 +61,8 @@ class ParserMemo:
         self.configs = Configs(index._lexer, self.sets, index._rules.ignore, index.n_classes, limits)
         self.walker = MaskWalker(index._lexer, index._masks, index._trie, index._trie_order, index._loop_exits,
                                  index._undecided, index._terminal_lengths, self.configs, index.eos_token_ids, limits)
+        if len(index._item_masks):  # a version 11 file's item bounds (``item_masks``)
+            self.walker.use_item_masks(index._item_masks)
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
         set_languages = SetLanguages(self.sets)  # digests shared by the merger and the language keys

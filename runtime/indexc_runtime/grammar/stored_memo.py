@@ -209,32 +209,32 @@ class StoredMemo:
         rule, dot, origin = self.set_items.T.astype(np.int64)
         first = np.asarray(rules.first, dtype=np.int64)
         lengths = np.diff(np.append(first, len(rules.dotted))) - 1  # each rule's symbols (COMPLETE ends it)
-        require(_within(rule, 0, len(first)) and _within(dot, 0, lengths[rule] if rule.size else 1),
+        require(within(rule, 0, len(first)) and within(dot, 0, lengths[rule] if rule.size else 1),
                 "memo_set_items", "names a rule out of range or a dot at or past its rule's end")
-        require(_within(origin, 0, owners["set_item_offsets"]), "memo_set_items",
+        require(within(origin, 0, owners["set_item_offsets"]), "memo_set_items",
                 "names an origin that is not an earlier set")
         symbol, top, top_symbol, through = self.set_leo.T.astype(np.int64)
-        require(_within(symbol, T, S) and _within(top, 0, owners["set_leo_offsets"]) and _within(top_symbol, T, S)
-                and _within(through, 0, 2), "memo_set_leo", "has a symbol, set or flag out of range")
-        require(_within(self.set_wanted, 0, S - T), "memo_set_wanted", "names a nonterminal out of range")
+        require(within(symbol, T, S) and within(top, 0, owners["set_leo_offsets"]) and within(top_symbol, T, S)
+                and within(through, 0, 2), "memo_set_leo", "has a symbol, set or flag out of range")
+        require(within(self.set_wanted, 0, S - T), "memo_set_wanted", "names a nonterminal out of range")
         scan_set, terminal, after = self.scans.T.astype(np.int64)
-        require(_within(scan_set, 0, self.n_sets) and _within(terminal, 0, T) and _within(after, -1, self.n_sets),
+        require(within(scan_set, 0, self.n_sets) and within(terminal, 0, T) and within(after, -1, self.n_sets),
                 "memo_scans", "has a set or terminal out of range")
         origin, terminal, state = self.config_threads.T.astype(np.int64)
-        require(_within(origin, 0, self.n_sets) and _within(terminal, 0, T) and _within(state, 0, len(lexer.accepting)),
+        require(within(origin, 0, self.n_sets) and within(terminal, 0, T) and within(state, 0, len(lexer.accepting)),
                 "memo_config_threads", "has a set, terminal or lexer state out of range")
         require(bool((np.asarray(lexer.state_terminal)[state] == terminal).all()), "memo_config_threads",
                 "has a lexer state of another terminal than its thread's")
         config, byte_class, after = self.transitions.T.astype(np.int64)
-        require(_within(config, 0, self.n_configs) and _within(byte_class, 0, lexer.n_classes)
-                and _within(after, 0, self.n_configs), "memo_transitions", "has a configuration or class out of range")
-        require(self.config_mask.size == self.n_configs and _within(self.config_mask, 0, n_masks),
+        require(within(config, 0, self.n_configs) and within(byte_class, 0, lexer.n_classes)
+                and within(after, 0, self.n_configs), "memo_transitions", "has a configuration or class out of range")
+        require(self.config_mask.size == self.n_configs and within(self.config_mask, 0, n_masks),
                 "memo_config_mask", "has a mask id out of range")
         for name, flags in (("memo_set_accepting", self.set_accepting), ("memo_config_accepting", self.config_accepting)):
-            require(_within(flags, 0, 2), name, "holds a flag other than 0 or 1")
+            require(within(flags, 0, 2), name, "holds a flag other than 0 or 1")
         require(self.language_keys.shape == (self.n_languages, KEY_BYTES), "memo_language_keys",
                 f"is not one {KEY_BYTES}-byte key per entry of memo_language_mask")
-        require(_within(self.language_mask, 0, n_masks), "memo_language_mask", "has a mask id out of range")
+        require(within(self.language_mask, 0, n_masks), "memo_language_mask", "has a mask id out of range")
 
     def _adopted(self, sets: EarleySets, configs: Configs) -> tuple[list[int], list[int]]:
         """Intern every stored set and configuration into a fresh memo by content (``check_derived``):
@@ -340,7 +340,7 @@ def _offsets(counts: list[int]) -> np.ndarray:
     return offsets
 
 
-def _within(values, low, high) -> bool:
+def within(values, low, high) -> bool:
     """Every value in ``[low, high)`` (``high`` may be an array: one bound per value)."""
     values = np.asarray(values, dtype=np.int64)
     return bool(((values >= low) & (values < high)).all())

@@ -157,6 +157,23 @@ class EarleyRules:
                                                                self.prediction_dot[lo:hi]))
         return found
 
+    def same_rest(self, rule: int, dot: int) -> tuple[int, int]:
+        """The first item ``(rule', dot')`` with ``rule``'s left side and the same symbols after
+        its dot: two such items accept the same texts from one origin (a Lark rule's optional
+        parts are lowered into one rule per combination, ``rule: RULE params? ":" expansions``
+        into four, each with the same ``":" . expansions``; ``item_masks`` keys them as one).
+        The table is built on first use."""
+        table = self.__dict__.get("_rests")
+        if table is None:
+            table, firsts = {}, {}
+            for r, lhs in enumerate(self.lhs_symbol):
+                at = self.first[r]
+                end = self.dotted.index(COMPLETE, at)
+                for d in range(end - at + 1):
+                    table[(r, d)] = firsts.setdefault((lhs, tuple(self.dotted[at + d:end])), (r, d))
+            object.__setattr__(self, "_rests", table)
+        return table[(rule, dot)]
+
     @classmethod
     def from_container(cls, c: Container) -> "EarleyRules":
         """The Earley sections, every value bounded before any is used: left sides below the

@@ -62,6 +62,10 @@ class UndecidedSets:
         return cls(of_state, c.items("undecided_offsets"), c.array("undecided_positions"), sorted_tokens, c,
                    row_of_set, stored_rows)
 
+    @property
+    def n_sets(self) -> int:
+        return 0 if self._offsets is None else len(self._offsets) - 1
+
     def of(self, state: int) -> int:
         """The undecided set of a lexer state, or ``UNRESTRICTED``."""
         return UNRESTRICTED if self._of_state is None else self._of_state[state] - 1

@@ -1,0 +1,111 @@
+"""``item_mask_sections``: the item bounds of the keys a warm-up walk met (format 11).
+
+The warm-up walk (``warm_memo``) notes, at every mask it asks for, the keys of the threads
+whose undecided sets hold at least ``MIN_ITEM_UNDECIDED`` tokens (``keys_of_config``: lexer
+state, Earley item, the item's origin's wanted nonterminals; ``indexc_runtime.grammar.item_masks``).
+Here each key's bounds are computed by the runtime's own parser (``ItemBounds``: the lower
+bound a mask row, the upper bound the places of the state's undecided tokens it may allow);
+distinct lower rows are appended to the file's masks, each upper bound to its undecided sets.
+
+Limits, explicit and reported in the header's ``stats.item_masks`` (keys stored, keys met,
+parser steps): at most ``MAX_ITEM_KEYS`` keys, the most met first, and no key begun once the
+bounds have walked ``MAX_ITEM_WORK`` undecided tokens; a key whose computation
+meets a runtime limit (``GrammarLimitExceeded``) is left out (its threads are walked as
+before).  Why the threshold: a thread with a small undecided set is walked in a few dozen
+microseconds, less than its keys cost to look up; lark.lark's heavy threads hold 20-32k
+undecided tokens, C's largest set 3.4k, JSON's 74.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexc.artifact.mask_encoding import EncodedMasks, encode_masks, token_ids_of_row
+from indexc_runtime.grammar.errors import GrammarLimitExceeded
+from indexc_runtime.grammar.item_bounds import ItemBounds
+from indexc_runtime.grammar.item_masks import ItemMasks, Key, thread_items
+from indexc_runtime.grammar.undecided import UNRESTRICTED
+
+MIN_ITEM_UNDECIDED = 256  # undecided tokens a thread's state holds for its keys to be stored
+MAX_ITEM_KEYS = 1024
+# Undecided tokens (of the keys' states) the bounds may walk, summed over the keys computed; past
+# it no key is begun.  A bound's two walks cost ~0.13 us per undecided token of its state
+# (lark.lark, session 28: 680 keys, 12.9M tokens, 1.6 s).
+MAX_ITEM_WORK = 4_000_000
+
+
+def keys_of_config(index, memo, config: int) -> list[Key]:
+    """The keys of ``config``'s threads whose state's undecided set holds at least
+    ``MIN_ITEM_UNDECIDED`` tokens (none for a thread whose sets' items are not known)."""
+    undecided, configs = index._undecided, memo.configs
+    found: list[Key] = []
+    for origin, terminal, state in configs.threads[config]:
+        set_id = undecided.of(state)
+        if set_id == UNRESTRICTED or undecided.size(set_id) < MIN_ITEM_UNDECIDED:
+            continue
+        listed = thread_items(configs.sets, origin, terminal, terminal in configs.ignored)
+        found += [(state, rule, dot, wanted) for rule, dot, wanted in listed or ()]
+    return found
+
+
+@dataclass(frozen=True)
+class ItemSections:
+    """The item bounds of a file: its masks with the lower bounds appended, the item sections and
+    the undecided sections with the upper sets appended, the header's stats, and each stored
+    key's (lower row, upper places) for the writer's self-check."""
+
+    masks: EncodedMasks | None
+    sections: dict[str, np.ndarray]
+    stats: dict
+    rows: list[tuple[np.ndarray, np.ndarray]]
+
+    @classmethod
+    def none(cls) -> "ItemSections":
+        return cls(None, ItemMasks.empty().arrays(), {}, [])
+
+
+def item_mask_sections(index, keys: Sequence[Key], masks: EncodedMasks, arrays: dict[str, np.ndarray],
+                       vocab_size: int) -> ItemSections:
+    """The bounds of ``keys`` (distinct, most met first) over ``index`` (the warm-up's, whose
+    undecided sets are ``arrays``'), within the limits."""
+    bounds = ItemBounds(index)
+    kept: list[tuple[Key, np.ndarray, np.ndarray]] = []
+    work = 0
+    for key in keys:
+        if len(kept) >= MAX_ITEM_KEYS or work >= MAX_ITEM_WORK:
+            break
+        work += index._undecided.size(index._undecided.of(key[0]))
+        try:
+            kept.append((key, *bounds.of(*key)))
+        except GrammarLimitExceeded:
+            continue
+    stats = {"keys": len(kept), "met": len(keys), "steps": bounds.steps}
+    if not kept:
+        return ItemSections(masks, ItemMasks.empty().arrays(), stats if keys else {}, [])
+    distinct: dict[bytes, int] = {}
+    lower_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) for _, row, _ in kept]
+    new_masks = encode_masks([token_ids_of_row(row, vocab_size) for row in distinct], vocab_size)
+    first_set = len(arrays["undecided_offsets"]) - 1
+    wanted_sets: dict[frozenset, int] = {}
+    key_rows = [(state, rule, dot, wanted_sets.setdefault(wanted, len(wanted_sets)))
+                for (state, rule, dot, wanted), _, _ in kept]
+    ordered_wanted = [sorted(wanted) for wanted in wanted_sets]
+    items = ItemMasks(np.array(key_rows, dtype=np.int32).reshape(-1, 4),
+                      np.concatenate([[0], np.cumsum([len(w) for w in ordered_wanted])]).astype(np.int32),
+                      np.array([x for w in ordered_wanted for x in w], dtype=np.int32),
+                      np.array(lower_ids, dtype=np.int32),
+                      np.arange(first_set, first_set + len(kept), dtype=np.int32))
+    sections = {**items.arrays(), **_with_sets(arrays, [places for _, _, places in kept])}
+    return ItemSections(masks.concatenated(new_masks), sections, stats, [(row, places) for _, row, places in kept])
+
+
+def _with_sets(arrays: dict[str, np.ndarray], added: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """The undecided sections with ``added`` sets (ascending places each) after the others, as places."""
+    offsets = arrays["undecided_offsets"].astype(np.int64)
+    sizes = np.array([places.size for places in added], dtype=np.int64)
+    return {"undecided_offsets": np.concatenate([offsets, offsets[-1] + np.cumsum(sizes)]),
+            "undecided_positions": np.concatenate([arrays["undecided_positions"], *added]).astype(np.int32),
+            "undecided_row": np.concatenate([arrays["undecided_row"], np.full(len(added), -1)]).astype(np.int32)}
