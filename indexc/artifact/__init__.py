@@ -23,6 +23,7 @@ Code map, in reading order:
     grammar_writer.py a GrammarTable -> a grammar artifact (same container, its own sections)
     warm_memo.py      the grammar writer's warm-up walk (format 7): the runtime walks a sample text,
                       its parser memo and masks are stored
+    item_masks.py     the item keys the warm-up texts meet and their bounds (format 11)
 """
 
 from indexc.artifact.writer import ArtifactSummary, VocabInfo, write_artifact

@@ -26,25 +26,31 @@ import numpy as np
 from indexc.artifact.mask_encoding import EncodedMasks, encode_masks, token_ids_of_row
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
 from indexc_runtime.grammar.item_bounds import ItemBounds
-from indexc_runtime.grammar.item_masks import ItemMasks, Key, thread_items
+from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks, Key, thread_items
 from indexc_runtime.grammar.undecided import UNRESTRICTED
 
 MIN_ITEM_UNDECIDED = 256  # undecided tokens a thread's state holds for its keys to be stored
+# ... and at most this share of the trie's tokens: a state where almost every token is undecided
+# (all splits of RFC-XML's text runs: 121k of 128k) is decided by the loop exits and the open
+# places already, and its keys made RFC-XML's sample slower (p99 ~1.0 -> ~1.2 ms, 10 keys).
+MAX_ITEM_UNDECIDED_SHARE = 0.5
 MAX_ITEM_KEYS = 1024
 # Undecided tokens (of the keys' states) the bounds may walk, summed over the keys computed; past
 # it no key is begun.  A bound's two walks cost ~0.13 us per undecided token of its state
 # (lark.lark, session 28: 680 keys, 12.9M tokens, 1.6 s).
-MAX_ITEM_WORK = 4_000_000
+MAX_ITEM_WORK = 1_200_000
 
 
 def keys_of_config(index, memo, config: int) -> list[Key]:
     """The keys of ``config``'s threads whose state's undecided set holds at least
-    ``MIN_ITEM_UNDECIDED`` tokens (none for a thread whose sets' items are not known)."""
+    ``MIN_ITEM_UNDECIDED`` tokens and at most ``MAX_ITEM_UNDECIDED_SHARE`` of the trie's (none for
+    a thread whose sets' items are not known)."""
     undecided, configs = index._undecided, memo.configs
+    most = index.n_live_tokens * MAX_ITEM_UNDECIDED_SHARE
     found: list[Key] = []
     for origin, terminal, state in configs.threads[config]:
         set_id = undecided.of(state)
-        if set_id == UNRESTRICTED or undecided.size(set_id) < MIN_ITEM_UNDECIDED:
+        if set_id == UNRESTRICTED or not MIN_ITEM_UNDECIDED <= undecided.size(set_id) <= most:
             continue
         listed = thread_items(configs.sets, origin, terminal, terminal in configs.ignored)
         found += [(state, rule, dot, wanted) for rule, dot, wanted in listed or ()]
@@ -86,7 +92,8 @@ def item_mask_sections(index, keys: Sequence[Key], masks: EncodedMasks, arrays: 
     if not kept:
         return ItemSections(masks, ItemMasks.empty().arrays(), stats if keys else {}, [])
     distinct: dict[bytes, int] = {}
-    lower_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) for _, row, _ in kept]
+    lower_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) if row.any() else NO_LOWER
+                 for _, row, _ in kept]
     new_masks = encode_masks([token_ids_of_row(row, vocab_size) for row in distinct], vocab_size)
     first_set = len(arrays["undecided_offsets"]) - 1
     wanted_sets: dict[frozenset, int] = {}

@@ -35,11 +35,10 @@ import numpy as np
 
 from indexc.artifact.item_masks import ItemSections, item_mask_sections, keys_of_config
 from indexc.artifact.layout import plan_container
-from indexc.artifact.sections import _as_file_dtype
 from indexc.artifact.mask_encoding import EncodedMasks, encode_masks, token_ids_of_row
 from indexc_runtime.grammar.configs import DEAD
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
-from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION, GRAMMAR_SECTIONS, GRAMMAR_SECTIONS_V6
+from indexc_runtime.grammar.format import GRAMMAR_SECTIONS_V6
 from indexc_runtime.grammar.languages import KEY_BYTES, LanguageKeys
 from indexc_runtime.grammar.stored_memo import StoredMemo
 
@@ -59,7 +58,7 @@ class WarmUp:
     """What a warm-up gives the writer."""
 
     memo: StoredMemo
-    masks: EncodedMasks  # the file's masks with the item bounds' and the memo's appended
+    masks: EncodedMasks  # the file's masks with the memo's and the item bounds' appended
     stats: dict  # the header's ``stats.warm_up``
     ms: float
     rows: list[np.ndarray]  # the walk's row of each stored configuration (the writer's self-check)
@@ -71,44 +70,39 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     """A walk of ``tokens`` over the version 6 ``arrays``; an empty memo and the masks unchanged
     when there are no tokens.  ``language_keys``: the memo also holds the stored configurations'
     language keys (``_languages``); ``given_texts``: how many of the first texts were given (walked
-    whole; the sampled ones after them stop at ``MAX_SAMPLED_WARM_UP_STEPS``); ``item_keys``: the
-    item bounds of the keys the texts meet come first (``indexc.artifact.item_masks``), and the
-    walk reads them (its masks cost less, so it goes further for its steps: lark.lark's 20,480
-    steps walked 520 of its 2,048 tokens without them, 1,828 with them)."""
+    whole; the sampled ones after them stop at ``MAX_SAMPLED_WARM_UP_STEPS``); ``item_keys``: then
+    the item bounds of the keys the texts meet (``indexc.artifact.item_masks``), their masks after
+    the memo's.  (Walking with the bounds made lark.lark's 20,480 steps reach 1,828 of its 2,048
+    tokens instead of 520, but its sample's masks no faster, and the bounds must come first.)"""
     if tokens is None or not len(tokens):
         return WarmUp(StoredMemo.empty(), masks, {}, 0.0, [])
     started = time.perf_counter()
     from indexc_runtime.grammar.matcher import shared_memo
 
     index = _loaded(fields, arrays, GRAMMAR_SECTIONS_V6, 6)
-    texts = _texts(tokens)
-    vocab_size = fields["vocab"]["size"]
-    items = ItemSections.none()
-    if item_keys:
-        counts = _item_keys(index, texts)
-        items = item_mask_sections(index, sorted(counts, key=lambda key: -counts[key]), masks, arrays, vocab_size)
-        if items.rows:  # walked as the file will be read
-            masks = items.masks
-            index = _loaded({**fields, "n_masks": len(masks.form)},
-                            {**arrays, **_file_sections(masks.sections()), **items.sections, **StoredMemo.empty().arrays()},
-                            GRAMMAR_SECTIONS, GRAMMAR_FORMAT_VERSION)
     index.use_stored_memo = False
     index.origin_merge = fields.get("origin_merge")  # walked as the written file is read (format 9)
     memo = shared_memo(index, index.limits).current
+    texts = _texts(tokens)
     rows, walked = _walk(index, memo, texts, given_texts)
     distinct: dict[bytes, int] = {}  # row bytes -> its place among the memo's masks
     mask_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) for row in rows.values()]
     stored = StoredMemo.export(memo.sets, memo.configs, list(rows), mask_ids)
     if language_keys:
         stored = replace(stored, **_languages(memo, list(rows), mask_ids))
-    new_masks = encode_masks([token_ids_of_row(row, vocab_size) for row in distinct], vocab_size)
+    vocab_size = fields["vocab"]["size"]
+    masks = masks.concatenated(encode_masks([token_ids_of_row(row, vocab_size) for row in distinct], vocab_size))
     stats = {"texts": len(texts), "tokens": sum(map(len, texts)), "walked": walked,
              "configurations": stored.n_configs, "sets": stored.n_sets,
              "masks": len(distinct),  # no time: the header stays byte-reproducible
              "steps": memo.configs.steps,
              **({"language_keys": stored.n_languages} if language_keys else {})}
-    return WarmUp(stored, masks.concatenated(new_masks), stats, round((time.perf_counter() - started) * 1000, 3),
-                  list(rows.values()), items)
+    items = ItemSections.none()
+    if item_keys:
+        counts = _item_keys(index, memo, texts)
+        items = item_mask_sections(index, sorted(counts, key=lambda key: -counts[key]), masks, arrays, vocab_size)
+        masks = items.masks or masks
+    return WarmUp(stored, masks, stats, round((time.perf_counter() - started) * 1000, 3), list(rows.values()), items)
 
 
 def _loaded(fields: dict, arrays: dict[str, np.ndarray], specs, version: int):
@@ -117,12 +111,6 @@ def _loaded(fields: dict, arrays: dict[str, np.ndarray], specs, version: int):
 
     plan = plan_container({**fields, "format_version": version}, {spec.name: arrays[spec.name] for spec in specs}, specs)
     return load_grammar_index(plan.to_bytes())
-
-
-def _file_sections(sections: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Mask sections in their file dtypes."""
-    specs = {spec.name: spec for spec in GRAMMAR_SECTIONS}
-    return {name: _as_file_dtype(array, specs[name].dtypes, name) for name, array in sections.items()}
 
 
 def _walk(index, memo, texts: list[list[int]], given_texts: int = 0) -> tuple[dict[int, np.ndarray], int]:
@@ -181,21 +169,20 @@ def _languages(memo, configs: list[int], mask_ids: list[int]) -> dict[str, np.nd
             "language_mask": np.array([table[key] for key in ordered], dtype=np.int32)}
 
 
-def _item_keys(index, texts: list[list[int]]) -> dict:
-    """{item key: how many runs of positions met it} over every byte position of ``texts`` (each walked
-    whole, up to a token the grammar refuses), on a memo of its own (``keys_of_config``).  Every
-    position, not only the warm-up's token boundaries: a tokenizer may stop at any byte, and
-    the warm-up's own tokens (longest match) rarely stop where a model's do (after ``:`` before
-    `` expr``).  No mask is computed: a few parser steps a byte, at most ``MAX_KEY_PASS_STEPS``."""
-    from indexc_runtime.grammar.matcher import ParserMemo
-
-    memo = ParserMemo(index, index.limits, pin_start=False, language_keys=False)
+def _item_keys(index, memo, texts: list[list[int]]) -> dict:
+    """{item key: how many runs of positions met it} over every byte position of ``texts`` (each
+    walked whole, up to a token the grammar refuses; ``keys_of_config``), on the warm-up walk's
+    memo (the transitions it made are read again, not made).  Every position, not only the
+    warm-up's token boundaries: a tokenizer may stop at any byte, and the warm-up's own tokens
+    (longest match) rarely stop where a model's do (after ``:`` before `` expr``).  No mask is
+    computed: a few parser steps a new byte, at most ``MAX_KEY_PASS_STEPS``."""
     configs, counts, known = memo.configs, {}, {}
+    last = configs.steps + MAX_KEY_PASS_STEPS
     try:
         for text in texts:
             config, before = configs.initial, frozenset()
             for byte_class in (c for token in text for c in index._trie.token_classes(token)):
-                if configs.steps > MAX_KEY_PASS_STEPS:
+                if configs.steps > last or memo.is_large():
                     return counts
                 keys = known.get(config)
                 if keys is None:

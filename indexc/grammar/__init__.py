@@ -55,7 +55,8 @@ Code map, in reading order:
 - ``gbnf_folding``     regular GBNF parts -> single terminals
 - ``gbnf``             GBNF -> IR
 - ``load``             ``load_grammar``: pick the front end by syntax or file extension
-- ``first_follow``     FIRST and FOLLOW sets over numbered symbols (both readers below)
+- (``indexc_runtime.grammar.first_follow``: FIRST and FOLLOW sets over numbered symbols, read
+  by ``follow_split``, ``earley_tables`` and ``boundary_masks`` here and by the runtime's item bounds)
 - ``follow_split``     a shared symbol copied per follow context (JSON Schema grammars'
                        whitespace and punctuation: narrower FOLLOW sets, same language)
 

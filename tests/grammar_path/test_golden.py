@@ -26,7 +26,8 @@ from tests.grammar_path.helpers import EOS
 GOLDEN = Path(__file__).resolve().parent / "golden"
 VERSIONS = {"grammar-v2-brackets": 2, "grammar-v3-brackets-strings": 3, "grammar-v4-brackets-strings": 4,
             "grammar-v5-brackets-strings": 5, "grammar-v6-brackets-strings": 6, "grammar-v7-brackets-strings": 7,
-            "grammar-v8-brackets-strings": 8, "grammar-v9-brackets-strings": 9, "grammar-v10-brackets-strings": 10}
+            "grammar-v8-brackets-strings": 8, "grammar-v9-brackets-strings": 9, "grammar-v10-brackets-strings": 10,
+            "grammar-v11-brackets-strings": 11}
 
 
 @pytest.mark.parametrize("suffix", [".idx", ".idx.zst"])
@@ -53,6 +54,8 @@ def test_golden_grammar_artifact_gives_the_recorded_masks(name, suffix):
     assert index.origin_merge == (4 if VERSIONS[name] >= 9 else None)  # version 9's: the merge threshold
     assert index.header["lexing"] == ("longest_match" if VERSIONS[name] >= 10 else "all_splits")  # version 10's
     assert (index._lexer.longest is not None) == (VERSIONS[name] >= 10)
+    if VERSIONS[name] >= 11:  # and item bounds, version 11's (``verify`` recomputed them)
+        assert index.section("item_key").shape[0] > 0 and index.section("item_upper_set").size
     _assert_walk_gives(index, expected)
 
 

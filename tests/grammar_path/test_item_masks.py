@@ -20,7 +20,7 @@ from indexc.trie import build_trie
 from indexc.vocab.greedy_tokens import greedy_token_ids
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.item_bounds import ItemBounds
-from indexc_runtime.grammar.item_masks import ItemMasks
+from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from tests.grammar_path.helpers import grammar, vocabulary_from_text
 from tests.grammar_path.test_bundled_vs_oracle import SAMPLES, _sample_and_walks_agree
 from tests.runtime.surgery import rewrite_section, setting
@@ -108,6 +108,8 @@ def test_a_lower_bound_is_in_the_mask_and_an_upper_set_holds_what_the_walk_allow
                 allowed = np.unpackbits(alone.view(np.uint8), bitorder="little").astype(bool)
                 lower = np.zeros_like(allowed)
                 for low, _ in hits:
+                    if low == NO_LOWER:
+                        continue
                     lower |= np.unpackbits(index._masks.row(low).view(np.uint8), bitorder="little").astype(bool)
                 assert not (lower & ~allowed).any()
                 places, tokens = index._undecided.members(index._undecided.of(state))

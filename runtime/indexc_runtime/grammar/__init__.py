@@ -27,6 +27,7 @@ Code map, in reading order:
     errors.py   GrammarLimits and GrammarLimitExceeded (explicit limits of the live path)
     tables.py   lexer, Earley and trie tables, checked at load
     earley.py   EarleySets: interned Earley sets, scan + closure, memoised
+    first_follow.py FIRST and FOLLOW sets over numbered symbols (shared with the compiler)
     configs.py  Configs: lexer threads per position and their lazily built transition table
     undecided.py UndecidedSets: per lexer state, the tokens its precomputed masks cannot decide (format 5)
     unions.py   MaskUnions: the OR of a configuration's precomputed masks (part 1), memoised
@@ -38,7 +39,11 @@ Code map, in reading order:
     languages.py SetLanguages, LanguageKeys: one key for configurations that accept the same texts,
                 whatever their parser context (stored by the compiler, format 8); OriginMerger:
                 one thread for threads whose origins have one language (format 9)
+    item_masks.py ItemMasks: per key (lexer state, Earley item, its origin's wanted nonterminals) a
+                lower mask and an upper set (format 11); thread_items, a thread's keys
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
+    item_bounds.py ItemBounds: a key's bounds, computed by this parser from a synthetic origin
+                (LocalSets; the compiler's and ``verify``'s)
     stored_match.py StoredLookup, StoredMatch: a stored memo's sets and configurations by hash, and
                 a live memo's new ones looked up in it as they are made
     stored_memo.py StoredMemo: a parser memo and masks computed ahead of time (format 7), read and

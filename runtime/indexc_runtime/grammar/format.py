@@ -188,7 +188,8 @@ ITEM_MASK_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("item_key", ("<i4",), ("n_item_keys", 4), "lexer state, rule, dot, wanted set (``item_masks``): distinct"),
     SectionSpec("item_wanted_offsets", ("<i4",), ("n_item_wanted+1",), "wanted set w's nonterminals (CSR)"),
     SectionSpec("item_wanted", ("<i4",), ("n_item_wanted_ids",), "nonterminal ids, strictly increasing within a set"),
-    SectionSpec("item_lower_mask", ("<i4",), ("n_item_keys",), "mask id of the tokens the key's item allows in any context"),
+    SectionSpec("item_lower_mask", ("<i4",), ("n_item_keys",),
+                "mask id of the state's undecided tokens the key's item allows in any context; -1: none"),
     SectionSpec("item_upper_set", ("<i4",), ("n_item_keys",),
                 "undecided set id of the state's undecided tokens the key's item may allow"),
 )

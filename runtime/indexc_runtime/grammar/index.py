@@ -42,7 +42,7 @@ from indexc_runtime.grammar.matcher import GrammarMatcher, ParserMemo
 from indexc_runtime.grammar.stored_memo import StoredMemo
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
 from indexc_runtime.grammar.item_bounds import ItemBounds
-from indexc_runtime.grammar.item_masks import ItemMasks
+from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from indexc_runtime.grammar.undecided import UndecidedSets
 from indexc_runtime.masks import MaskStore
 
@@ -204,8 +204,9 @@ class GrammarIndex:
         if len(computed) != len(keys):
             raise ArtifactError("the stored item bounds are not the compiler's", source=self.source)
         for number, (key, (lower, upper)) in enumerate(zip(keys, computed)):
-            if (self._undecided.of(key[0]) < 0
-                    or not np.array_equal(self._masks.row(int(items.lower[number])).view(np.int32), lower.view(np.int32))
+            stored = int(items.lower[number])
+            stored_row = self._masks.row(stored) if stored != NO_LOWER else np.zeros_like(lower)
+            if (self._undecided.of(key[0]) < 0 or not np.array_equal(stored_row.view(np.int32), lower.view(np.int32))
                     or not np.array_equal(self._undecided.members(int(items.upper[number]))[0], upper)):
                 raise ArtifactError(f"item bounds of key {number} (lexer state {key[0]}, rule {key[1]}, dot {key[2]}) "
                                     "are not the grammar's", source=self.source)

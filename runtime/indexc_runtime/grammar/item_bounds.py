@@ -184,9 +184,10 @@ class ItemBounds:
         return self._lower.configs.steps + self._upper.configs.steps
 
     def of(self, state: int, rule: int, dot: int, wanted: frozenset[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(the lower bound: a mask row, int32 words, no eos; the places, in trie order, of the
-        state's undecided tokens the upper bound holds and the lower one does not: the ones left
-        to walk, since the lower bound's are allowed anyway).  The state must have an undecided
+        """(the state's undecided tokens the lower bound holds, as a mask row of int32 words: the
+        others it holds are in every mask of the state's thread already, its precomputed masks;
+        the places, in trie order, of the undecided tokens the upper bound holds and the lower
+        one does not: the ones left to walk).  The state must have an undecided
         set; ``GrammarLimitExceeded`` passes through (the key then gets no bounds)."""
         terminal = self._index._lexer.state_terminal[state]
         lower = self._lower.mask(state, terminal, rule, dot, wanted).copy().view(np.uint32)
@@ -194,8 +195,10 @@ class ItemBounds:
         upper = self._upper.mask(state, terminal, rule, dot, wanted, lower.view(np.int32)).view(np.uint32)
         places, tokens = self._index._undecided.members(self._index._undecided.of(state))
         words, shifts = tokens >> 5, (tokens & 31).astype(np.uint32)
-        open_ = ((upper[words] >> shifts) & 1) & ~((lower[words] >> shifts) & 1)
-        return lower.view(np.int32), places[open_.astype(bool)].astype(np.int32)
+        low, up = ((lower[words] >> shifts) & 1).astype(bool), ((upper[words] >> shifts) & 1).astype(bool)
+        kept = np.zeros_like(lower)
+        np.bitwise_or.at(kept, words[low], np.uint32(1) << shifts[low])
+        return kept.view(np.int32), places[up & ~low].astype(np.int32)
 
 
 def follow_terminals(rules: EarleyRules) -> list[frozenset[int]]:

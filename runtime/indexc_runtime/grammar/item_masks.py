@@ -5,7 +5,8 @@ What is stored (``item_bounds`` says what a bound is and why it holds), int32:
     item_key (n_item_keys, 4)          lexer state, rule, dot, wanted set: one key a row, distinct
     item_wanted_offsets (n_item_wanted+1)  wanted set w's nonterminals: item_wanted[offsets[w]:offsets[w+1]]
     item_wanted (n,)                   nonterminal ids, strictly increasing within a set
-    item_lower_mask (n_item_keys,)     the lower bound: a mask id (the file's masks, after the others)
+    item_lower_mask (n_item_keys,)     the lower bound's undecided tokens: a mask id (the file's masks,
+                                       after the others), or -1: none
     item_upper_set (n_item_keys,)      the upper bound: an undecided set id (the places are appended
                                        to the file's undecided sets, ``undecided``)
 
@@ -36,6 +37,7 @@ from indexc_runtime.grammar.tables import EarleyRules
 
 ITEM_SECTION_NAMES = ("item_key", "item_wanted_offsets", "item_wanted", "item_lower_mask", "item_upper_set")
 Key = tuple[int, int, int, frozenset]  # lexer state, rule, dot, wanted nonterminals
+NO_LOWER = -1  # ``item_lower_mask`` of a key whose lower bound holds none of the state's undecided tokens
 
 
 class ItemMasks:
@@ -86,9 +88,10 @@ def thread_items(sets: EarleySets, origin: int, terminal: int, ignored: bool) ->
     """The keys' ``(rule, dot, wanted)`` of a thread of ``terminal`` from ``origin``: the items
     of the closure its lexeme's scan makes (``EarleySets.scan_items``), and for an ignored
     terminal the origin's own (the closure that made it, ``EarleySets.kernel``; the initial
-    set's one item is ``S' -> . start``), each as ``EarleyRules.same_rest`` with its origin's
-    wanted nonterminals.  None where they are not known (a set adopted from a stored memo)."""
-    found, same_rest = [], sets.rules.same_rest
+    set's one item is ``S' -> . start``), each as ``EarleyRules.same_rest`` with the wanted
+    nonterminals of its origin that it can reach (``EarleyRules.wanted_for``).  None where they are not known (a set adopted from a stored memo)."""
+    rules = sets.rules
+    found, same_rest, wanted_for, lhs_symbol = [], rules.same_rest, rules.wanted_for, rules.lhs_symbol
     parts = []
     if ignored:
         parts.append(((START_RULE, 0, origin),) if origin == sets.initial else sets.kernel[origin])
@@ -97,7 +100,8 @@ def thread_items(sets: EarleySets, origin: int, terminal: int, ignored: bool) ->
     for items in parts:
         if items is None:
             return None
-        found += [(*same_rest(rule, dot), sets.wanted(item_origin)) for rule, dot, item_origin in items]
+        found += [(*same_rest(rule, dot), wanted_for(lhs_symbol[rule], sets.wanted(item_origin)))
+                  for rule, dot, item_origin in items]
     return found
 
 
@@ -125,6 +129,6 @@ def _check(keys, offsets, wanted, lower, upper, rules: EarleyRules, n_lexer_stat
             "item_key", "names a lexer state, rule or wanted set out of range")
     require(within(dot, 0, lengths[rule] if n else 1), "item_key", "has a dot at or past its rule's end")
     require(len(set(map(tuple, keys.tolist()))) == n, "item_key", "repeats a key")  # (np.unique's axis imports numpy.ma: ~13 ms)
-    require(len(lower) == n and within(lower, 0, n_masks), "item_lower_mask", "has a mask id out of range")
+    require(len(lower) == n and within(lower, NO_LOWER, n_masks), "item_lower_mask", "has a mask id out of range")
     require(len(upper) == n and within(upper, 0, n_undecided_sets), "item_upper_set", "has a set id out of range")
 

@@ -174,6 +174,29 @@ class EarleyRules:
             object.__setattr__(self, "_rests", table)
         return table[(rule, dot)]
 
+    def wanted_for(self, lhs: int, wanted: frozenset[int]) -> frozenset[int]:
+        """The nonterminals of ``wanted`` (an origin's) that an item of left side ``lhs`` from that
+        origin can reach: their predictions hold an item waiting on ``lhs`` or on the left side of
+        such an item, again and again (what a completion of ``lhs`` there may advance), or they are
+        such a left side.  An origin wanting only these accepts the same texts after the item
+        (``item_masks`` keys by them: a context that wants more is the same key).  Memoised."""
+        cache = self.__dict__.setdefault("_wanted_for", {})
+        found = cache.get((lhs, wanted))
+        if found is None:
+            waiting: dict[int, list[tuple[int, int]]] = {}  # symbol -> (wanted nonterminal, left side) waiting on it
+            for x in wanted:
+                for rule, dot in self.predictions(x):
+                    waiting.setdefault(self.dotted[self.first[rule] + dot], []).append((x, self.lhs_symbol[rule]))
+            completed, stack, kept = {lhs}, [lhs], set()
+            while stack:
+                for x, left in waiting.get(stack.pop(), ()):
+                    kept.add(x)
+                    if left not in completed:
+                        completed.add(left)
+                        stack.append(left)
+            found = cache[(lhs, wanted)] = frozenset(kept | {x for x in wanted if x + self.n_terminals in completed})
+        return found
+
     @classmethod
     def from_container(cls, c: Container) -> "EarleyRules":
         """The Earley sections, every value bounded before any is used: left sides below the
