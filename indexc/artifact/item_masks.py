@@ -38,7 +38,7 @@ MAX_ITEM_KEYS = 1024
 # Undecided tokens (of the keys' states) the bounds may walk, summed over the keys computed; past
 # it no key is begun.  A bound's two walks cost ~0.13 us per undecided token of its state
 # (lark.lark, session 28: 680 keys, 12.9M tokens, 1.6 s).
-MAX_ITEM_WORK = 1_200_000
+MAX_ITEM_WORK = 1_000_000
 
 
 def keys_of_config(index, memo, config: int) -> list[Key]:
