@@ -34,11 +34,26 @@ MIN_ITEM_UNDECIDED = 256  # undecided tokens a thread's state holds for its keys
 # (all splits of RFC-XML's text runs: 121k of 128k) is decided by the loop exits and the open
 # places already, and its keys made RFC-XML's sample slower (p99 ~1.0 -> ~1.2 ms, 10 keys).
 MAX_ITEM_UNDECIDED_SHARE = 0.5
+# A grammar's keys are stored only if some state's undecided set holds this many tokens: the
+# bounds pay where a walk would confirm thousands of tokens (lark.lark's names, 14-32k: its
+# sample's cold walk 99 -> 84 ms in the grammar bench), and cost compile time for little where
+# the sets are small (C's largest 3.4k: compile 770 -> 875 ms, its masks no faster).
+MIN_HEAVY_UNDECIDED = 8192
 MAX_ITEM_KEYS = 1024
 # Undecided tokens (of the keys' states) the bounds may walk, summed over the keys computed; past
 # it no key is begun.  A bound's two walks cost ~0.13 us per undecided token of its state
 # (lark.lark, session 28: 680 keys, 12.9M tokens, 1.6 s).
 MAX_ITEM_WORK = 1_000_000
+
+
+def has_heavy_states(index) -> bool:
+    """Whether some lexer state's undecided set holds ``MIN_HEAVY_UNDECIDED`` tokens and at most
+    ``MAX_ITEM_UNDECIDED_SHARE`` of the trie's: only then are keys stored (for every state from
+    ``MIN_ITEM_UNDECIDED`` up)."""
+    undecided = index._undecided
+    most = index.n_live_tokens * MAX_ITEM_UNDECIDED_SHARE
+    sets = {undecided.of(state) for state in range(index.n_states)} - {UNRESTRICTED}
+    return any(MIN_HEAVY_UNDECIDED <= undecided.size(set_id) <= most for set_id in sets)
 
 
 def keys_of_config(index, memo, config: int) -> list[Key]:

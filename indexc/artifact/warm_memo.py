@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from indexc.artifact.item_masks import ItemSections, item_mask_sections, keys_of_config
+from indexc.artifact.item_masks import ItemSections, has_heavy_states, item_mask_sections, keys_of_config
 from indexc.artifact.layout import plan_container
 from indexc.artifact.mask_encoding import EncodedMasks, encode_masks, token_ids_of_row
 from indexc_runtime.grammar.configs import DEAD
@@ -70,9 +70,10 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     """A walk of ``tokens`` over the version 6 ``arrays``; an empty memo and the masks unchanged
     when there are no tokens.  ``language_keys``: the memo also holds the stored configurations'
     language keys (``_languages``); ``given_texts``: how many of the first texts were given (walked
-    whole; the sampled ones after them stop at ``MAX_SAMPLED_WARM_UP_STEPS``); ``item_keys``: then
-    the item bounds of the keys the texts meet (``indexc.artifact.item_masks``), their masks after
-    the memo's.  (Walking with the bounds made lark.lark's 20,480 steps reach 1,828 of its 2,048
+    whole; the sampled ones after them stop at ``MAX_SAMPLED_WARM_UP_STEPS``); ``item_keys``: then,
+    for a grammar with heavy states (``has_heavy_states``), the item bounds of the keys the texts
+    meet (``indexc.artifact.item_masks``: the given texts' first, each part most met first), their
+    masks after the memo's.  (Walking with the bounds made lark.lark's 20,480 steps reach 1,828 of its 2,048
     tokens instead of 520, but its sample's masks no faster, and the bounds must come first.)"""
     if tokens is None or not len(tokens):
         return WarmUp(StoredMemo.empty(), masks, {}, 0.0, [])
@@ -98,9 +99,12 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
              "steps": memo.configs.steps,
              **({"language_keys": stored.n_languages} if language_keys else {})}
     items = ItemSections.none()
-    if item_keys:
-        counts = _item_keys(index, memo, texts)
-        items = item_mask_sections(index, sorted(counts, key=lambda key: -counts[key]), masks, arrays, vocab_size)
+    if item_keys and has_heavy_states(index):
+        given = _item_keys(index, memo, texts[:given_texts])
+        sampled = _item_keys(index, memo, texts[given_texts:])
+        ordered = sorted(given, key=lambda key: -given[key])  # the given text's keys first
+        ordered += sorted(set(sampled) - set(given), key=lambda key: -sampled[key])
+        items = item_mask_sections(index, ordered, masks, arrays, vocab_size)
         masks = items.masks or masks
     return WarmUp(stored, masks, stats, round((time.perf_counter() - started) * 1000, 3), list(rows.values()), items)
 

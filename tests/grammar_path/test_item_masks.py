@@ -2,7 +2,7 @@
 
 The bounds must never change a mask: checked against the oracle on the bundled grammars, and
 against the same file read without them along random walks.  Small vocabularies hold few
-undecided tokens, so the tests key every thread (``MIN_ITEM_UNDECIDED`` = 1)."""
+undecided tokens, so the tests key every thread (``MIN_ITEM_UNDECIDED``, ``MIN_HEAVY_UNDECIDED`` = 1)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ WARM_UP = "x: yZ (w)\nv: uT\n"
 @pytest.fixture
 def every_thread_keyed(monkeypatch):
     monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
+    monkeypatch.setattr(item_masks, "MIN_HEAVY_UNDECIDED", 1)
 
 
 @pytest.fixture
@@ -189,3 +190,16 @@ def test_the_key_budget_is_kept_and_reported(tmp_path, every_thread_keyed, monke
     index = indexc_runtime.load(tmp_path / "g.idx", verify=True)
     stats = index.header["stats"]["item_masks"]
     assert stats["keys"] == len(index._item_masks) == 3 < stats["met"]
+
+
+def test_a_grammar_without_heavy_states_stores_no_keys(tmp_path, monkeypatch):
+    """By default only a grammar with a state of ``MIN_HEAVY_UNDECIDED`` undecided tokens gets
+    keys: with the threshold above every set of ``IR``'s small vocabulary, none."""
+    monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
+    vocab = vocabulary_from_text(SAMPLE + WARM_UP, pieces=90, seed=5)
+    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="item masks", min_wide_tokens=0)
+    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000))
+    write(result, vocab, str(tmp_path / "g.idx"))
+    index = indexc_runtime.load(tmp_path / "g.idx")
+    assert not len(index._item_masks) and "item_masks" not in index.header["stats"]
+    assert index.section("item_key").shape == (0, 4)

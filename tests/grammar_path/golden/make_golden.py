@@ -17,7 +17,7 @@ the same, with the stored configurations' language keys (``grammar-v8-brackets-s
 the same, the header recording the origin merge's threshold (``grammar-v9-brackets-strings``).  Version 10:
 the same grammar lexed by longest match, as a Lark file is (``grammar-v10-brackets-strings``: the header's
 ``lexing`` and ``longest_match_terminals``, which hold every terminal of it).  Version 11: the same,
-with the item bounds of every key the warm-up meets (``MIN_ITEM_UNDECIDED`` at 1: a small
+with the item bounds of every key the warm-up meets (``MIN_ITEM_UNDECIDED`` and ``MIN_HEAVY_UNDECIDED`` at 1: a small
 vocabulary's undecided sets are small; ``grammar-v11-brackets-strings``).  The expected
 masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
 runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
@@ -62,8 +62,8 @@ def main() -> None:
     assert result.table.undecided_positions.size, "the golden file must hold undecided sets"
     ids = {b: i for i, b in enumerate(vocab.token_bytes)}
     result.table = replace(result.table, warm_up_tokens=np.array([ids[p] for p in WALK[:len(WALK) // 2]], dtype=np.int32))
-    with mock.patch.object(item_masks, "MIN_ITEM_UNDECIDED", 1):  # from version 11: key every thread
-        write(result, vocab, str(HERE / f"{NAME}.idx"))
+    with mock.patch.object(item_masks, "MIN_ITEM_UNDECIDED", 1), mock.patch.object(item_masks, "MIN_HEAVY_UNDECIDED", 1):
+        write(result, vocab, str(HERE / f"{NAME}.idx"))  # from version 11: every thread keyed
         write(result, vocab, str(HERE / f"{NAME}.idx.zst"))
     oracle = GrammarOracle(IR)
     token_bytes = [None if i == EOS else b for i, b in enumerate(vocab.token_bytes)]
