@@ -23,7 +23,7 @@ from indexc_runtime.grammar.item_bounds import ItemBounds
 from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from tests.grammar_path.helpers import grammar, vocabulary_from_text
 from tests.grammar_path.test_bundled_vs_oracle import SAMPLES, _sample_and_walks_agree
-from tests.runtime.surgery import rewrite_section, setting
+from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
 
 # expansion-like: a body is any run of names, so a token of several names is allowed after each
 IR = grammar("start", {"start": [["rules"]], "rules": [["rule"], ["rules", "NL", "rule"]],
@@ -144,9 +144,7 @@ def test_bundled_grammars_with_every_thread_keyed_equal_the_oracle(grammar_file,
     ("item_upper_set", lambda a: a.__setitem__(0, -1), "set id"),
 ])
 def test_an_item_number_out_of_bounds_is_refused_at_load(compiled, section, change, message):
-    data, _ = compiled
-    with pytest.raises(ArtifactError, match=message):
-        indexc_runtime.load(rewrite_section(data, section, change))
+    assert_refused_at_load(compiled[0], section, change, message)
 
 
 def test_a_repeated_key_is_refused(compiled):

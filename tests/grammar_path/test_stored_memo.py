@@ -20,7 +20,7 @@ from indexc_runtime.grammar.stored_match import StoredMatch
 from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION
 from tests.grammar_path.helpers import assert_walks_agree, bitmask_ids, grammar, vocabulary_from_text
 from tests.reference.grammar_oracle import GrammarOracle
-from tests.runtime.surgery import rewrite_section, setting
+from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
 
 IR = grammar("value", {"value": [["LB", "items", "RB"], ["STR"], ["NUM"]], "items": [["value"], ["items", "COMMA", "value"], []]},
              {"LB": r"\[", "RB": r"\]", "COMMA": ",", "NUM": "[0-9]+", "STR": '"[a-z ]*"', "WS": "[ ]+"},
@@ -145,9 +145,7 @@ def test_a_file_without_a_warm_up_has_empty_memo_sections(tmp_path):
     ("memo_config_mask", lambda a: a.__setitem__(0, 10**6), "mask id"),
 ])
 def test_a_stored_memo_number_out_of_bounds_is_refused_at_load(compiled, section, change, message):
-    data, _ = compiled
-    with pytest.raises(ArtifactError, match=message):
-        indexc_runtime.load(rewrite_section(data, section, change))
+    assert_refused_at_load(compiled[0], section, change, message)
 
 
 def test_a_thread_in_a_lexer_state_of_another_terminal_is_refused(compiled):

@@ -69,3 +69,14 @@ def follow_walk(data: bytes, tokens: list[int]) -> None:
     for token in tokens:
         matcher.allowed_token_ids()
         matcher.advance(token)
+
+
+def assert_refused_at_load(data: bytes, name: str, change: Callable[[np.ndarray], None], message: str) -> None:
+    """``load`` refuses the file with section ``name`` changed by ``change`` (checksums kept),
+    with an ``ArtifactError`` matching ``message``."""
+    import pytest
+
+    import indexc_runtime
+
+    with pytest.raises(indexc_runtime.ArtifactError, match=message):
+        indexc_runtime.load(rewrite_section(data, name, change))
