@@ -66,7 +66,11 @@ CASES = {  # name: (grammar file, sample document)
     "english": ("gbnf/english.gbnf", "english.txt"),
     "japanese": ("gbnf/japanese.gbnf", "japanese.txt"),
     "lark": ("lark/lark.lark", "lark.lark.txt"),
+    # the same, compiled with ``--warm-up``: a Lark file of another grammar (written for the bench
+    # in session 28, after the sample's slow contexts were known: docs/grammar-path.md says so)
+    "lark-warm-up": ("lark/lark.lark", "lark.lark.txt"),
 }
+WARM_UPS = {"lark-warm-up": "warm_up/config.lark"}  # case -> a given warm-up text (indexc only)
 ENGINES = ("indexc", "llguidance", "xgrammar")
 TIMEOUT_S = 900
 
@@ -113,12 +117,16 @@ def measure(engine_name: str, grammar: str) -> dict:
 
     grammar_file = CASES[grammar][0]
     text = (GRAMMARS / grammar_file).read_text(encoding="utf-8")
+    if grammar in WARM_UPS and engine_name != "indexc":
+        return {"not_compiled": "a compile-time warm-up text is indexc's"}
+    warm_up = (GRAMMARS / WARM_UPS[grammar]).read_text(encoding="utf-8") if grammar in WARM_UPS else None
     ids, eos_ids = _document(grammar)
     engine = load_grammar_engine(engine_name)
     tokenizer = engine.load_tokenizer(str(TOKENIZER), eos_ids)
     started = time.perf_counter()
     try:
-        compiled = engine.compile_grammar(tokenizer, text, grammar_file.split("/")[0])
+        compiled = engine.compile_grammar(tokenizer, text, grammar_file.split("/")[0],
+                                          **({"warm_up": warm_up} if warm_up is not None else {}))
     except GrammarNotCompiled as exc:
         return {"not_compiled": str(exc)}
     compile_ms = compiled.compile_ms if compiled.compile_ms is not None else (time.perf_counter() - started) * 1e3

@@ -50,7 +50,7 @@ def _indexc_engine():
     from bench.engines.indexc_engine import IndexcEngine, scratch_dir, settle_collector
 
     class IndexcGrammarEngine(IndexcEngine):
-        def compile_grammar(self, tokenizer, text: str, syntax: str) -> Compiled:
+        def compile_grammar(self, tokenizer, text: str, syntax: str, warm_up: str | None = None) -> Compiled:
             from indexc.pipeline import write
             from indexc.pipeline.collector import collector_paused
             from indexc.pipeline.grammar import compile_grammar
@@ -59,7 +59,8 @@ def _indexc_engine():
             output = scratch_dir() / "grammar.idx"
             started = time.perf_counter()
             with collector_paused():  # as `indexc compile` does: one pause over the compile and its write
-                result = compile_grammar(text, vocab, trie, syntax=syntax, source=f"<{syntax} grammar>")
+                result = compile_grammar(text, vocab, trie, syntax=syntax, source=f"<{syntax} grammar>",
+                                         warm_up=warm_up)  # ``--warm-up FILE``'s text
                 summary = write(result, vocab, str(output))
             compile_ms = _elapsed_ms(started)
             settle_collector()

@@ -45,7 +45,7 @@ MIN_WIDE_TOKENS = {"every": 0, "wide": 4, "none": 1 << 30, "default": None}
 
 
 def compiled_index(grammar: Grammar, vocab, tmp_path: Path, name: str = "g.idx", *, boundary_masks: str = "every",
-                   sampled_warm_up: int = 0, language_keys: bool = False):
+                   sampled_warm_up: int = 0, language_keys: bool = False, warm_up: str | None = None):
     """Compile and load.  ``boundary_masks``: "every" builds them for every pair of terminals
     (the compiler's default: then the undecided sets restrict the walk), "wide" only into
     lexemes that start 4 tokens or more (some pairs missing: those terminals' threads are
@@ -53,10 +53,11 @@ def compiled_index(grammar: Grammar, vocab, tmp_path: Path, name: str = "g.idx",
     "default" as the command line does (every pair after the terminals ``undecided_terminals``
     picks, pairs into wide lexemes after the others).  ``sampled_warm_up``: tokens of sampled
     sentences walked and stored (format 7's memo; 0: none), with their language keys if
-    ``language_keys`` (format 8, as ``indexc compile --grammar`` does)."""
+    ``language_keys`` (format 8, as ``indexc compile --grammar`` does); ``warm_up``: a given
+    warm-up text (``--warm-up``: walked whole, and its item keys stored, format 11)."""
     result = compile_grammar_ir(grammar, vocab, build_trie(vocab), source=grammar.source,
                                 min_wide_tokens=MIN_WIDE_TOKENS[boundary_masks], sampled_warm_up=sampled_warm_up,
-                                language_keys=language_keys)
+                                language_keys=language_keys, warm_up=warm_up)
     path = tmp_path / name
     write(result, vocab, str(path))
     return indexc_runtime.load(path)

@@ -22,7 +22,7 @@ from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.item_bounds import ItemBounds
 from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from tests.grammar_path.helpers import grammar, vocabulary_from_text
-from tests.grammar_path.test_bundled_vs_oracle import SAMPLES, _sample_and_walks_agree
+from tests.grammar_path.test_bundled_vs_oracle import GRAMMARS, SAMPLES, _sample_and_walks_agree
 from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
 
 # expansion-like: a body is any run of names, so a token of several names is allowed after each
@@ -47,7 +47,8 @@ def compiled(tmp_path, every_thread_keyed):
     """(artifact bytes, vocabulary): ``IR`` with a warm-up of ``WARM_UP`` (its item keys stored)."""
     vocab = vocabulary_from_text(SAMPLE + WARM_UP, pieces=90, seed=5)
     result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="item masks", min_wide_tokens=0)
-    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000))
+    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000),
+                           warm_up_given=1)
     path = tmp_path / "g.idx"
     write(result, vocab, str(path))
     return path.read_bytes(), vocab
@@ -128,7 +129,10 @@ def test_a_lower_bound_is_in_the_mask_and_an_upper_set_holds_what_the_walk_allow
 
 @pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
 def test_bundled_grammars_with_every_thread_keyed_equal_the_oracle(grammar_file, tmp_path, every_thread_keyed):
-    index, _ = _sample_and_walks_agree(grammar_file, tmp_path, seed=6, boundary_masks="default", sampled_warm_up=256)
+    """The keys of the sample's first half as given warm-up text (``--warm-up``)."""
+    text = (GRAMMARS / "samples" / SAMPLES[grammar_file]).read_text()[:200]
+    index, _ = _sample_and_walks_agree(grammar_file, tmp_path, seed=6, boundary_masks="default", sampled_warm_up=256,
+                                       warm_up=text)
     stats = index.header["stats"].get("item_masks")
     if grammar_file in KEYED:  # the others' small vocabularies leave no thread undecided tokens
         assert stats["keys"] == len(index._item_masks) > 0
@@ -183,11 +187,23 @@ def test_the_key_budget_is_kept_and_reported(tmp_path, every_thread_keyed, monke
     monkeypatch.setattr(item_masks, "MAX_ITEM_KEYS", 3)
     vocab = vocabulary_from_text(SAMPLE + WARM_UP, pieces=90, seed=5)
     result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="item masks", min_wide_tokens=0)
-    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000))
+    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000),
+                           warm_up_given=1)
     write(result, vocab, str(tmp_path / "g.idx"))
     index = indexc_runtime.load(tmp_path / "g.idx", verify=True)
     stats = index.header["stats"]["item_masks"]
     assert stats["keys"] == len(index._item_masks) == 3 < stats["met"]
+
+
+def test_sampled_texts_give_no_keys(tmp_path, every_thread_keyed):
+    """Only a given warm-up text's keys are stored (``warm_memo``): the same walk as sampled text stores none."""
+    vocab = vocabulary_from_text(SAMPLE + WARM_UP, pieces=90, seed=5)
+    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="item masks", min_wide_tokens=0)
+    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000),
+                           warm_up_given=0)
+    write(result, vocab, str(tmp_path / "g.idx"))
+    index = indexc_runtime.load(tmp_path / "g.idx")
+    assert index.header["stats"]["warm_up"]["walked"] > 0 and not len(index._item_masks)
 
 
 def test_a_grammar_without_heavy_states_stores_no_keys(tmp_path, monkeypatch):
@@ -196,7 +212,8 @@ def test_a_grammar_without_heavy_states_stores_no_keys(tmp_path, monkeypatch):
     monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
     vocab = vocabulary_from_text(SAMPLE + WARM_UP, pieces=90, seed=5)
     result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="item masks", min_wide_tokens=0)
-    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000))
+    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000),
+                           warm_up_given=1)
     write(result, vocab, str(tmp_path / "g.idx"))
     index = indexc_runtime.load(tmp_path / "g.idx")
     assert not len(index._item_masks) and "item_masks" not in index.header["stats"]

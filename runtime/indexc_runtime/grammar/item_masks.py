@@ -17,7 +17,7 @@ origin's wanted nonterminals); every key found adds its lower mask to the thread
 precomputed masks, and when every item has a key the thread's undecided set is replaced by
 its items' upper sets (a tuple of set ids is already read as their union).  A key that is
 missing costs nothing but the walk it would have saved.  The compiler stores the keys its
-warm-up met (``indexc.artifact.item_masks``).
+given warm-up text meets (``indexc.artifact.item_masks``).
 
 Checks at load: every number bounded (states, rules, dots inside their rule and not at its
 end, wanted sets and their nonterminals, mask and set ids), keys distinct, wanted sets

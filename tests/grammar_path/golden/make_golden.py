@@ -61,7 +61,8 @@ def main() -> None:
     assert result.table.loop_regions, "the golden file must hold a loop region"
     assert result.table.undecided_positions.size, "the golden file must hold undecided sets"
     ids = {b: i for i, b in enumerate(vocab.token_bytes)}
-    result.table = replace(result.table, warm_up_tokens=np.array([ids[p] for p in WALK[:len(WALK) // 2]], dtype=np.int32))
+    result.table = replace(result.table, warm_up_tokens=np.array([ids[p] for p in WALK[:len(WALK) // 2]], dtype=np.int32),
+                           warm_up_given=1)  # given, as ``--warm-up`` (version 11 stores its item keys only)
     with mock.patch.object(item_masks, "MIN_ITEM_UNDECIDED", 1), mock.patch.object(item_masks, "MIN_HEAVY_UNDECIDED", 1):
         write(result, vocab, str(HERE / f"{NAME}.idx"))  # from version 11: every thread keyed
         write(result, vocab, str(HERE / f"{NAME}.idx.zst"))
