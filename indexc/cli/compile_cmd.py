@@ -44,7 +44,8 @@ def register(subparsers) -> None:
     p.add_argument("--slices", action="store_true", help="add self-loop token groups at once (off: measured slower here)")
     p.add_argument("--warm-up", metavar="FILE",
                    help="grammar path: a typical document (or instance) walked at compile time; its parser memo "
-                        "and masks are stored, so that requests like it find their masks ready (default: a JSON "
+                        "and masks are stored, and the item bounds of the places it passes (a grammar with heavy "
+                        "lexer states, format 11), so that requests like it find their masks ready (default: a JSON "
                         "Schema's synthetic instance; for a grammar, sentences sampled from it: --warm-up-samples)")
     p.add_argument("--json", action="store_true", help="print one JSON object (last line)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
