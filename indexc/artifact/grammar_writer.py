@@ -17,6 +17,9 @@ in memory, a load and a walk, and the self-check's second walk (``verify``): CPU
 min of 4, before -> after: arithmetic 23.5 -> 29.1 ms, C 45.3 -> 45.8, JSON 29.6 -> 34.7,
 RFC-XML 18.6 -> 40.7 (its 2,252 lexer states loaded twice more).
 
+Format 11 adds the item bounds the warm-up computes (``warm_memo``, ``item_masks``): their lower
+masks after the memo's, their upper sets after the undecided sets, and the ``item_*`` sections.
+
 Format 6 (``undecided_sections``, ``loop_region_token_ids``) writes what the runtime built on
 the first mask that needed it: a wide undecided set as a bit row in trie order (RFC-XML's text
 sets: 16 KB each instead of 488 KB of places), and each loop region's tokens by token id.

@@ -19,6 +19,8 @@ a matcher moves to a fresh memo); the sampled texts once the parser has made
 ``MAX_SAMPLED_WARM_UP_STEPS`` steps, and one of them past ``MAX_SAMPLED_TEXT_STEPS`` (the given
 text is walked whole; ``stats.warm_up.steps`` says how many were made); what was walked up to
 there is kept.
+Then, for a grammar with a heavy lexer state, the given texts' item keys and their bounds
+(format 11, ``indexc.artifact.item_masks``).
 The walk is deterministic, so the same inputs give the same file.  Its cost is compile time:
 16-2,266 ms a file on the 34 grammar-path files of every 4th MaskBench file (session 19),
 reported by the compile (``warm_up_ms``, inside ``write_ms``); the header's stats say what was
@@ -76,8 +78,9 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     Not the sampled texts': a sampled Lark file is no document's shape (rules of one item with
     deep expansions), and their keys, within a budget that keeps lark.lark's compile near 2 s,
     left its sample's p99 at 11-14 ms and its cold walk within noise (99 -> 69-84 ms) in the grammar
-    bench, for +0.1-0.4 s of compile; a 20-line Lark grammar of another kind as ``--warm-up``
-    took it to 5.5 ms and its masks' total 34 -> 14 ms.  (Walking with the bounds made lark.lark's
+    bench, for +0.1-0.4 s of compile; a Lark file of another grammar as ``--warm-up`` took it to
+    1.0-1.1 ms (the bench's ``lark-warm-up``; a JSON grammar in Lark syntax, no regex terminal:
+    5.5 ms).  (Walking with the bounds made lark.lark's
     20,480 steps reach 1,828 of its 2,048 tokens instead of 520, but its sample's masks no faster,
     and the bounds must come first.)"""
     if tokens is None or not len(tokens):

@@ -158,6 +158,17 @@ def test_a_repeated_key_is_refused(compiled):
         indexc_runtime.load(rewrite_section(data, "item_key", lambda a: a.__setitem__(1, keys[0])))
 
 
+def test_a_key_on_a_state_without_an_undecided_set_is_refused_by_verify(compiled):
+    """The state of key 0 made one whose every token is undecided (``undecided_set`` 0): the
+    walker never reads the key, and ``verify`` names it instead of computing its bounds."""
+    data, _ = compiled
+    state = int(indexc_runtime.load(data).section("item_key")[0, 0])
+    tampered = rewrite_section(data, "undecided_set", setting(state, 0))
+    indexc_runtime.load(tampered)  # in range: the load takes it
+    with pytest.raises(ArtifactError, match=f"item key 0 names lexer state {state}, which has no undecided set"):
+        indexc_runtime.load(tampered, verify=True)
+
+
 def test_verify_finds_bounds_that_are_not_the_grammars(compiled):
     data, _ = compiled
     index = indexc_runtime.load(data)

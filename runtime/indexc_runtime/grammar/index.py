@@ -37,12 +37,12 @@ from indexc_runtime.grammar.loop_exits import LoopExits, StoredRegions
 from indexc_runtime.grammar.errors import GrammarLimits
 from indexc_runtime.grammar.header import parse_grammar_header
 from indexc_runtime.grammar.horizon import TerminalLengths
+from indexc_runtime.grammar.item_bounds import ItemBounds
+from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from indexc_runtime.grammar.languages import LanguageKeys
 from indexc_runtime.grammar.matcher import GrammarMatcher, ParserMemo
 from indexc_runtime.grammar.stored_memo import StoredMemo
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
-from indexc_runtime.grammar.item_bounds import ItemBounds
-from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from indexc_runtime.grammar.undecided import UndecidedSets
 from indexc_runtime.masks import MaskStore
 
@@ -198,6 +198,10 @@ class GrammarIndex:
         if not len(items):
             return
         keys = items.stored_keys()
+        unset = [number for number, key in enumerate(keys) if self._undecided.of(key[0]) < 0]
+        if unset:
+            raise ArtifactError(f"item key {unset[0]} names lexer state {keys[unset[0]][0]}, which has no "
+                                "undecided set", source=self.source)
         if computed is None:
             bounds = ItemBounds(self)
             computed = [bounds.of(*key) for key in keys]
@@ -206,7 +210,7 @@ class GrammarIndex:
         for number, (key, (lower, upper)) in enumerate(zip(keys, computed)):
             stored = int(items.lower[number])
             stored_row = self._masks.row(stored) if stored != NO_LOWER else np.zeros_like(lower)
-            if (self._undecided.of(key[0]) < 0 or not np.array_equal(stored_row.view(np.int32), lower.view(np.int32))
+            if (not np.array_equal(stored_row.view(np.int32), lower.view(np.int32))
                     or not np.array_equal(self._undecided.members(int(items.upper[number]))[0], upper)):
                 raise ArtifactError(f"item bounds of key {number} (lexer state {key[0]}, rule {key[1]}, dot {key[2]}) "
                                     "are not the grammar's", source=self.source)
