@@ -42,16 +42,22 @@ def every_thread_keyed(monkeypatch):
     monkeypatch.setattr(item_masks, "MIN_HEAVY_UNDECIDED", 1)
 
 
-@pytest.fixture
-def compiled(tmp_path, every_thread_keyed):
-    """(artifact bytes, vocabulary): ``IR`` with a warm-up of ``WARM_UP`` (its item keys stored)."""
+def _written(tmp_path, *, given: int):
+    """``IR`` compiled with ``WARM_UP`` as its warm-up (``given``: 1 as ``--warm-up``, 0 as sampled
+    sentences) and written to ``tmp_path / "g.idx"``; the vocabulary."""
     vocab = vocabulary_from_text(SAMPLE + WARM_UP, pieces=90, seed=5)
     result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="item masks", min_wide_tokens=0)
     result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000),
-                           warm_up_given=1)
-    path = tmp_path / "g.idx"
-    write(result, vocab, str(path))
-    return path.read_bytes(), vocab
+                           warm_up_given=given)
+    write(result, vocab, str(tmp_path / "g.idx"))
+    return vocab
+
+
+@pytest.fixture
+def compiled(tmp_path, every_thread_keyed):
+    """(artifact bytes, vocabulary): ``IR`` with ``WARM_UP`` given (its item keys stored)."""
+    vocab = _written(tmp_path, given=1)
+    return (tmp_path / "g.idx").read_bytes(), vocab
 
 
 def _without_items(data: bytes):
@@ -196,11 +202,7 @@ def test_the_writers_check_compares_the_stored_bounds_with_its_own(compiled):
 
 def test_the_key_budget_is_kept_and_reported(tmp_path, every_thread_keyed, monkeypatch):
     monkeypatch.setattr(item_masks, "MAX_ITEM_KEYS", 3)
-    vocab = vocabulary_from_text(SAMPLE + WARM_UP, pieces=90, seed=5)
-    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="item masks", min_wide_tokens=0)
-    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000),
-                           warm_up_given=1)
-    write(result, vocab, str(tmp_path / "g.idx"))
+    _written(tmp_path, given=1)
     index = indexc_runtime.load(tmp_path / "g.idx", verify=True)
     stats = index.header["stats"]["item_masks"]
     assert stats["keys"] == len(index._item_masks) == 3 < stats["met"]
@@ -208,11 +210,7 @@ def test_the_key_budget_is_kept_and_reported(tmp_path, every_thread_keyed, monke
 
 def test_sampled_texts_give_no_keys(tmp_path, every_thread_keyed):
     """Only a given warm-up text's keys are stored (``warm_memo``): the same walk as sampled text stores none."""
-    vocab = vocabulary_from_text(SAMPLE + WARM_UP, pieces=90, seed=5)
-    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="item masks", min_wide_tokens=0)
-    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000),
-                           warm_up_given=0)
-    write(result, vocab, str(tmp_path / "g.idx"))
+    _written(tmp_path, given=0)
     index = indexc_runtime.load(tmp_path / "g.idx")
     assert index.header["stats"]["warm_up"]["walked"] > 0 and not len(index._item_masks)
 
@@ -221,11 +219,7 @@ def test_a_grammar_without_heavy_states_stores_no_keys(tmp_path, monkeypatch):
     """By default only a grammar with a state of ``MIN_HEAVY_UNDECIDED`` undecided tokens gets
     keys: with the threshold above every set of ``IR``'s small vocabulary, none."""
     monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
-    vocab = vocabulary_from_text(SAMPLE + WARM_UP, pieces=90, seed=5)
-    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="item masks", min_wide_tokens=0)
-    result.table = replace(result.table, warm_up_tokens=greedy_token_ids(vocab, WARM_UP.encode(), limit=1000),
-                           warm_up_given=1)
-    write(result, vocab, str(tmp_path / "g.idx"))
+    _written(tmp_path, given=1)
     index = indexc_runtime.load(tmp_path / "g.idx")
     assert not len(index._item_masks) and "item_masks" not in index.header["stats"]
     assert index.section("item_key").shape == (0, 4)
