@@ -18,7 +18,7 @@ thresholds: a thread with a small undecided set is walked in a few dozen microse
 than its keys cost to look up; lark.lark's heavy threads hold 14-32k undecided tokens, C's
 largest set 3.4k, JSON's 74.  Measured (session 28, the grammar bench's ``lark-warm-up`` case:
 lark.lark with a 30-line Lark file of another grammar as ``--warm-up``): 74 keys stored of 241
-met, compile +~0.24 s, its sample's cold p99 14.0 -> 1.1 ms, cold walk 94 -> 6 ms.
+met, compile +0.12-0.24 s, its sample's cold p99 13.6-14.0 -> 1.0-1.1 ms, cold walk 90-94 -> 6 ms.
 """
 
 from __future__ import annotations
