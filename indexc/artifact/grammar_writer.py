@@ -36,7 +36,7 @@ from indexc.artifact.header import common_fields
 from indexc.artifact.layout import plan_container
 from indexc.artifact.mask_encoding import encode_masks
 from indexc.artifact.sections import _as_file_dtype
-from indexc.artifact.warm_memo import warm_memo
+from indexc.artifact.warm_memo import index_in_memory, warm_memo
 from indexc.errors import LimitError
 from indexc.grammar.grammar_table import GrammarTable
 from indexc.masks.table import bitset_row
@@ -93,11 +93,7 @@ def _file_dtypes(sections: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 def start_mask_row(fields: dict, arrays: dict[str, np.ndarray]) -> np.ndarray:
     """The start configuration's bitmask row (uint32), as the runtime computes it over ``arrays``
     (the version 3 sections) loaded from memory."""
-    from indexc_runtime.grammar.index import load_grammar_index
-
-    plan = plan_container({**fields, "format_version": 3}, {spec.name: arrays[spec.name] for spec in GRAMMAR_SECTIONS_V3},
-                          GRAMMAR_SECTIONS_V3)
-    index = load_grammar_index(plan.to_bytes())
+    index = index_in_memory(fields, arrays, GRAMMAR_SECTIONS_V3, 3)
     row = np.zeros((1, index.mask_words), dtype=np.int32)
     try:
         index.matcher().fill_bitmask(row)

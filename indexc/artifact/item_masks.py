@@ -72,7 +72,7 @@ def keys_of_config(index, memo, config: int) -> list[Key]:
         set_id = undecided.of(state)
         if set_id == UNRESTRICTED or not MIN_ITEM_UNDECIDED <= undecided.size(set_id) <= most:
             continue
-        listed = thread_items(configs.sets, origin, terminal, terminal in configs.ignored)
+        listed = thread_items(configs.sets, origin, terminal, configs.scanned(origin, terminal))
         found += [(state, rule, dot, wanted) for rule, dot, wanted in listed or ()]
     return found
 
@@ -83,14 +83,15 @@ class ItemSections:
     the undecided sections with the upper sets appended, the header's stats, and each stored
     key's (lower row, upper places) for the writer's self-check."""
 
-    masks: EncodedMasks | None
+    masks: EncodedMasks
     sections: dict[str, np.ndarray]
     stats: dict
     rows: list[tuple[np.ndarray, np.ndarray]]
 
     @classmethod
-    def none(cls) -> "ItemSections":
-        return cls(None, ItemMasks.empty().arrays(), {}, [])
+    def none(cls, masks: EncodedMasks, stats: dict | None = None) -> "ItemSections":
+        """No key stored: the masks as they were, empty item sections."""
+        return cls(masks, ItemMasks.empty().arrays(), stats or {}, [])
 
 
 def item_mask_sections(index, keys: Sequence[Key], masks: EncodedMasks, arrays: dict[str, np.ndarray],
@@ -110,7 +111,7 @@ def item_mask_sections(index, keys: Sequence[Key], masks: EncodedMasks, arrays: 
             continue
     stats = {"keys": len(kept), "met": len(keys), "steps": bounds.steps}
     if not kept:
-        return ItemSections(masks, ItemMasks.empty().arrays(), stats if keys else {}, [])
+        return ItemSections.none(masks, stats if keys else None)
     distinct: dict[bytes, int] = {}
     lower_ids = [len(masks.form) + distinct.setdefault(row.tobytes(), len(distinct)) if row.any() else NO_LOWER
                  for _, row, _ in kept]

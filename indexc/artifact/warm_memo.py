@@ -31,7 +31,7 @@ so that the same inputs give the same bytes).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -60,11 +60,11 @@ class WarmUp:
     """What a warm-up gives the writer."""
 
     memo: StoredMemo
-    masks: EncodedMasks  # the file's masks with the memo's and the item bounds' appended
+    masks: EncodedMasks  # the file's masks with the memo's and the item bounds' appended (``items.masks``)
     stats: dict  # the header's ``stats.warm_up``
     ms: float
     rows: list[np.ndarray]  # the walk's row of each stored configuration (the writer's self-check)
-    items: ItemSections = field(default_factory=ItemSections.none)  # the item bounds (format 11)
+    items: ItemSections  # the item bounds (format 11): its masks are the file's
 
 
 def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, tokens: np.ndarray | None, *,
@@ -84,11 +84,11 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     20,480 steps reach 1,828 of its 2,048 tokens instead of 520, but its sample's masks no faster,
     and the bounds must come first.)"""
     if tokens is None or not len(tokens):
-        return WarmUp(StoredMemo.empty(), masks, {}, 0.0, [])
+        return WarmUp(StoredMemo.empty(), masks, {}, 0.0, [], ItemSections.none(masks))
     started = time.perf_counter()
     from indexc_runtime.grammar.matcher import shared_memo
 
-    index = _loaded(fields, arrays, GRAMMAR_SECTIONS_V6, 6)
+    index = index_in_memory(fields, arrays, GRAMMAR_SECTIONS_V6, 6)
     index.use_stored_memo = False
     index.origin_merge = fields.get("origin_merge")  # walked as the written file is read (format 9)
     memo = shared_memo(index, index.limits).current
@@ -106,16 +106,17 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
              "masks": len(distinct),  # no time: the header stays byte-reproducible
              "steps": memo.configs.steps,
              **({"language_keys": stored.n_languages} if language_keys else {})}
-    items = ItemSections.none()
+    items = ItemSections.none(masks)
     if item_keys and given_texts and has_heavy_states(index):
         counts = _item_keys(index, memo, texts[:given_texts])
         items = item_mask_sections(index, sorted(counts, key=lambda key: -counts[key]), masks, arrays, vocab_size)
-        masks = items.masks or masks
-    return WarmUp(stored, masks, stats, round((time.perf_counter() - started) * 1000, 3), list(rows.values()), items)
+    return WarmUp(stored, items.masks, stats, round((time.perf_counter() - started) * 1000, 3), list(rows.values()),
+                  items)
 
 
-def _loaded(fields: dict, arrays: dict[str, np.ndarray], specs, version: int):
-    """The index of ``arrays``' sections of ``specs``, planned in memory as a version ``version`` file."""
+def index_in_memory(fields: dict, arrays: dict[str, np.ndarray], specs, version: int):
+    """The runtime's index of ``arrays``' sections of ``specs``, planned in memory as a version
+    ``version`` file (the writer's start mask and this warm-up walk read the file being written so)."""
     from indexc_runtime.grammar.index import load_grammar_index
 
     plan = plan_container({**fields, "format_version": version}, {spec.name: arrays[spec.name] for spec in specs}, specs)

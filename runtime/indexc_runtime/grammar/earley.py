@@ -106,9 +106,8 @@ class EarleySets:
         self.kernel: list[frozenset | None] = []
         self.scan_items: dict[tuple[int, int], frozenset] = {}
         # ``item_bounds``' upper bounds: synthetic origin set -> the nonterminals whose completion
-        # there reaches the context (``_close`` collects their FOLLOW terminals); None in a live memo
+        # there reaches the context (``_close`` adds them to ``LocalSets.reached``); None in a live memo
         self._context: dict[int, frozenset[int]] | None = None
-        self.reached: set[int] = set()
         self.accepting: list[bool] = []
         self._scans: dict[tuple[int, int], int] = {}
         self._closed: dict[tuple[frozenset, frozenset[int], bool], int] = {}  # _close's answer -> set id

@@ -63,7 +63,7 @@ import numpy as np
 from indexc_runtime.grammar.configs import Configs
 from indexc_runtime.grammar.earley import EarleySets
 from indexc_runtime.grammar.first_follow import first_sets, follow_sets
-from indexc_runtime.grammar.tables import COMPLETE, EarleyRules
+from indexc_runtime.grammar.tables import EarleyRules
 from indexc_runtime.grammar.walker import MaskWalker
 
 START_NONTERMINAL = 0  # S' (what ``EarleySets.initial`` predicts): nothing waits on it, its end is the text's
@@ -77,6 +77,7 @@ class LocalSets(EarleySets):
     def __init__(self, rules: EarleyRules, limits, follow: list[frozenset[int]] | None):
         super().__init__(rules, limits)
         self._follow = follow
+        self.reached: set[int] = set()  # nonterminals the last closure completed at a synthetic origin (``_close``)
         self._mixed: dict[int, tuple[int, frozenset[int]]] = {}  # mixed set -> (its items' set or -1, FOLLOW terminals)
         self._mixed_of: dict[tuple[int, frozenset[int]], int] = {}
         if follow is not None:
@@ -211,13 +212,7 @@ class ItemBounds:
 
 def follow_terminals(rules: EarleyRules) -> list[frozenset[int]]:
     """Each symbol's FOLLOW terminals (ignored ones left out: they may come anywhere)."""
-    listed = []
-    for rule, lhs in enumerate(rules.lhs_symbol):
-        at = rules.first[rule]
-        end = at
-        while rules.dotted[end] != COMPLETE:
-            end += 1
-        listed.append((lhs, rules.dotted[at:end]))
+    listed = [(lhs, rules.rhs(rule)) for rule, lhs in enumerate(rules.lhs_symbol)]
     n_symbols = len(rules.nullable)
     nullable = [bool(x) for x in rules.nullable]
     return [frozenset(found) for found in follow_sets(listed, first_sets(listed, rules.n_terminals, n_symbols, nullable),

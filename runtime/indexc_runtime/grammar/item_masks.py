@@ -12,8 +12,8 @@ What is stored (``item_bounds`` says what a bound is and why it holds), int32:
 
 How the walker reads it (``MaskWalker._precomputed_masks``): a thread ``(origin, terminal,
 state)`` whose state has keys is keyed by the items of the sets its lexeme leads to
-(``thread_items``: ``Configs.scanned``, each set's ``EarleySets.kernel`` and each item's
-origin's wanted nonterminals); every key found adds its lower mask to the thread's
+(``thread_items``: the sets ``Configs.scanned`` gives, their closures' items and each item's
+origin's reachable wanted nonterminals); every key found adds its lower mask to the thread's
 precomputed masks, and when every item has a key the thread's undecided set is replaced by
 its items' upper sets (a tuple of set ids is already read as their union).  A key that is
 missing costs nothing but the walk it would have saved.  The compiler stores the keys its
@@ -84,20 +84,23 @@ class ItemMasks:
                 zip(ITEM_SECTION_NAMES, (self.keys, self.wanted_offsets, self.wanted, self.lower, self.upper))}
 
 
-def thread_items(sets: EarleySets, origin: int, terminal: int, ignored: bool) -> list[tuple[int, int, frozenset]] | None:
-    """The keys' ``(rule, dot, wanted)`` of a thread of ``terminal`` from ``origin``: the items
-    of the closure its lexeme's scan makes (``EarleySets.scan_items``), and for an ignored
-    terminal the origin's own (the closure that made it, ``EarleySets.kernel``; the initial
-    set's one item is ``S' -> . start``), each as ``EarleyRules.same_rest`` with the wanted
-    nonterminals of its origin that it can reach (``EarleyRules.wanted_for``).  None where they are not known (a set adopted from a stored memo)."""
+def thread_items(sets: EarleySets, origin: int, terminal: int, after: list[int]) -> list[tuple[int, int, frozenset]] | None:
+    """The keys' ``(rule, dot, wanted)`` of a thread of ``terminal`` from ``origin`` whose lexeme
+    leads to the sets ``after`` (``Configs.scanned``): for the origin itself (an ignored
+    terminal) the items of the closure that made it (``EarleySets.kernel``; the initial set's
+    one item is ``S' -> . start``), for the scan the items of its own closure
+    (``EarleySets.scan_items``), each as ``EarleyRules.same_rest`` with the wanted nonterminals
+    of its origin that it can reach (``EarleyRules.wanted_for``).  None where they are not known
+    (a set adopted from a stored memo)."""
     rules = sets.rules
     found, same_rest, wanted_for, lhs_symbol = [], rules.same_rest, rules.wanted_for, rules.lhs_symbol
-    parts = []
-    if ignored:
-        parts.append(((START_RULE, 0, origin),) if origin == sets.initial else sets.kernel[origin])
-    if sets.scan(origin, terminal) >= 0:
-        parts.append(sets.scan_items.get((origin, terminal)))
-    for items in parts:
+    for set_id in after:
+        if set_id != origin:
+            items = sets.scan_items.get((origin, terminal))
+        elif set_id == sets.initial:
+            items = ((START_RULE, 0, set_id),)
+        else:
+            items = sets.kernel[set_id]
         if items is None:
             return None
         found += [(*same_rest(rule, dot), wanted_for(lhs_symbol[rule], sets.wanted(item_origin)))

@@ -157,6 +157,11 @@ class EarleyRules:
                                                                self.prediction_dot[lo:hi]))
         return found
 
+    def rhs(self, rule: int) -> list[int]:
+        """A rule's right side (its symbols before ``COMPLETE``)."""
+        at = self.first[rule]
+        return self.dotted[at:self.dotted.index(COMPLETE, at)]
+
     def same_rest(self, rule: int, dot: int) -> tuple[int, int]:
         """The first item ``(rule', dot')`` with ``rule``'s left side and the same symbols after
         its dot: two such items accept the same texts from one origin (a Lark rule's optional
@@ -167,10 +172,9 @@ class EarleyRules:
         if table is None:
             table, firsts = {}, {}
             for r, lhs in enumerate(self.lhs_symbol):
-                at = self.first[r]
-                end = self.dotted.index(COMPLETE, at)
-                for d in range(end - at + 1):
-                    table[(r, d)] = firsts.setdefault((lhs, tuple(self.dotted[at + d:end])), (r, d))
+                rhs = self.rhs(r)
+                for d in range(len(rhs) + 1):
+                    table[(r, d)] = firsts.setdefault((lhs, tuple(rhs[d:])), (r, d))
             object.__setattr__(self, "_rests", table)
         return table[(rule, dot)]
 
