@@ -152,7 +152,7 @@ class EarleySets:
         rules = self._rules
         first, dotted, lhs_of, nullable = rules.first, rules.dotted, rules.lhs_symbol, rules.nullable
         T = rules.n_terminals
-        own, predicted, most = self._own, self._predicted, self._limits.max_set_items
+        own, predicted, most, context = self._own, self._predicted, self._limits.max_set_items, self._context
         items: set[tuple[int, int, int]] = set()
         incomplete = []
         wanted = set()
@@ -173,7 +173,7 @@ class EarleySets:
                     stack.append((r, d + 1, o))
             else:
                 top, lhs, through_start = self._top(o, lhs_of[r])
-                if self._context is not None and lhs - T in self._context.get(top, ()):
+                if context is not None and lhs - T in context.get(top, ()):
                     self.reached.add(lhs)
                 if r == START_RULE or through_start:
                     accepting = True

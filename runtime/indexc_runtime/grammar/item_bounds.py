@@ -145,16 +145,10 @@ class LocalSets(EarleySets):
         return found
 
     def _phantom(self, expected: tuple[int, ...], *, accepting: bool) -> int:
-        """A set with no items of its own: the parser reads only its expected terminals, its
-        flag and the scans this class gives it."""
-        set_id = len(self.expected)
-        self._own.append({})
-        self._leo.append({})
-        self._predicted.append(self._block(frozenset()))
-        self.kernel.append(None)
-        self.expected.append(expected)
-        self.accepting.append(accepting)
-        return set_id
+        """A new set with no items of its own (``EarleySets._add``, keyed apart by its number):
+        the parser reads only its expected terminals, its flag and the scans this class gives it."""
+        return self._add(frozenset({("phantom", len(self.expected))}), {terminal: () for terminal in expected}, {},
+                         self._block(frozenset()), accepting, None)
 
 
 class _LocalMemo:
