@@ -67,7 +67,7 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     arrays["start_mask"] = start_mask_row(fields, arrays)
     warm = warm_memo(fields, arrays, masks, table.warm_up_tokens, language_keys=table.language_keys,
                      given_texts=table.warm_up_given, item_keys=True)
-    masks = warm.masks
+    masks = warm.items.masks
     arrays.update(warm.items.sections)
     arrays.update(_file_dtypes(masks.sections()))
     arrays.update(warm.memo.arrays())

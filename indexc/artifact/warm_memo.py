@@ -60,11 +60,10 @@ class WarmUp:
     """What a warm-up gives the writer."""
 
     memo: StoredMemo
-    masks: EncodedMasks  # the file's masks with the memo's and the item bounds' appended (``items.masks``)
     stats: dict  # the header's ``stats.warm_up``
     ms: float
     rows: list[np.ndarray]  # the walk's row of each stored configuration (the writer's self-check)
-    items: ItemSections  # the item bounds (format 11): its masks are the file's
+    items: ItemSections  # the item bounds (format 11); ``items.masks``: the file's masks, the memo's and the bounds' appended
 
 
 def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, tokens: np.ndarray | None, *,
@@ -84,7 +83,7 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     20,480 steps reach 1,828 of its 2,048 tokens instead of 520, but its sample's masks no faster,
     and the bounds must come first.)"""
     if tokens is None or not len(tokens):
-        return WarmUp(StoredMemo.empty(), masks, {}, 0.0, [], ItemSections.none(masks))
+        return WarmUp(StoredMemo.empty(), {}, 0.0, [], ItemSections.none(masks))
     started = time.perf_counter()
     from indexc_runtime.grammar.matcher import shared_memo
 
@@ -110,8 +109,7 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     if item_keys and given_texts and has_heavy_states(index):
         counts = _item_keys(index, memo, texts[:given_texts])
         items = item_mask_sections(index, sorted(counts, key=lambda key: -counts[key]), masks, arrays, vocab_size)
-    return WarmUp(stored, items.masks, stats, round((time.perf_counter() - started) * 1000, 3), list(rows.values()),
-                  items)
+    return WarmUp(stored, stats, round((time.perf_counter() - started) * 1000, 3), list(rows.values()), items)
 
 
 def index_in_memory(fields: dict, arrays: dict[str, np.ndarray], specs, version: int):
