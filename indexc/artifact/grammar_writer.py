@@ -20,6 +20,10 @@ RFC-XML 18.6 -> 40.7 (its 2,252 lexer states loaded twice more).
 Format 11 adds the item bounds the warm-up computes (``warm_memo``, ``item_masks``): their lower
 masks after the memo's, their upper sets after the undecided sets, and the ``item_*`` sections.
 
+Format 12 adds the lexeme paths (``lexeme_paths``): each chosen lexer state's undecided tokens
+grouped by the lexemes they read, computed by the runtime over the version 6 sections in memory
+before the warm-up, whose walk reads them.
+
 Format 6 (``undecided_sections``, ``loop_region_token_ids``) writes what the runtime built on
 the first mask that needed it: a wide undecided set as a bit row in trie order (RFC-XML's text
 sets: 16 KB each instead of 488 KB of places), and each loop region's tokens by token id.
@@ -34,6 +38,7 @@ import numpy as np
 from indexc.arrays import sorted_unique
 from indexc.artifact.header import common_fields
 from indexc.artifact.layout import plan_container
+from indexc.artifact.lexeme_paths import lexeme_path_sections
 from indexc.artifact.mask_encoding import encode_masks
 from indexc.artifact.sections import _as_file_dtype
 from indexc.artifact.warm_memo import index_in_memory, warm_memo
@@ -65,6 +70,8 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
     arrays.update(undecided_sections(table))
     arrays["loop_region_token_ids"] = loop_region_token_ids(table, vocab["size"])
     arrays["start_mask"] = start_mask_row(fields, arrays)
+    paths, path_stats, decomposed = lexeme_path_sections(fields, arrays)
+    arrays.update(paths)
     warm = warm_memo(fields, arrays, masks, table.warm_up_tokens, language_keys=table.language_keys,
                      given_texts=table.warm_up_given, item_keys=True)
     masks = warm.items.masks
@@ -76,9 +83,11 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
         fields["stats"] = {**fields["stats"], "warm_up": warm.stats}
     if warm.items.stats:
         fields["stats"] = {**fields["stats"], "item_masks": warm.items.stats}
+    if path_stats:
+        fields["stats"] = {**fields["stats"], "lexeme_paths": path_stats}
     plan = plan_container(fields, arrays, GRAMMAR_SECTIONS)
-    compressed, size = write_container(plan, path, compress, stored_mask_rows=warm.rows,
-                                       stored_item_bounds=warm.items.rows)
+    computed = {"stored_mask_rows": warm.rows, "stored_item_bounds": warm.items.rows, "stored_lexeme_paths": decomposed}
+    compressed, size = write_container(plan, path, compress, computed=computed)
     return ArtifactSummary(path=path, bytes=size, raw_bytes=plan.size, compressed=compressed,
                            header_bytes=len(plan.header),
                            section_bytes={name: int(array.nbytes) for name, array in arrays.items()},

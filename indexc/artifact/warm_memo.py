@@ -40,7 +40,8 @@ from indexc.artifact.layout import plan_container
 from indexc.artifact.mask_encoding import EncodedMasks, encode_masks, token_ids_of_row
 from indexc_runtime.grammar.configs import DEAD
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
-from indexc_runtime.grammar.format import GRAMMAR_SECTIONS_V6
+from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION, GRAMMAR_SECTIONS
+from indexc_runtime.grammar.item_masks import ItemMasks
 from indexc_runtime.grammar.languages import KEY_BYTES, LanguageKeys
 from indexc_runtime.grammar.stored_memo import StoredMemo
 
@@ -87,7 +88,8 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     started = time.perf_counter()
     from indexc_runtime.grammar.matcher import shared_memo
 
-    index = index_in_memory(fields, arrays, GRAMMAR_SECTIONS_V6, 6)
+    index = index_in_memory(fields, {**StoredMemo.empty().arrays(), **ItemMasks.empty().arrays(), **arrays},
+                            GRAMMAR_SECTIONS, GRAMMAR_FORMAT_VERSION)  # the lexeme paths read as the file's
     index.use_stored_memo = False
     index.origin_merge = fields.get("origin_merge")  # walked as the written file is read (format 9)
     memo = shared_memo(index, index.limits).current

@@ -104,12 +104,12 @@ default: the smallest).  Raises ``OutputError`` when the file cannot be written 
 
 
 def write_container(plan, path: Path, compress: bool, *, durable: bool = False,
-                    stored_mask_rows: list | None = None, stored_item_bounds: list | None = None) -> tuple[bool, int]:
+                    computed: dict | None = None) -> tuple[bool, int]:
     """Write a planned container, raw or as the zstandard shipping form; (compressed?, bytes on disk).
-    ``stored_mask_rows``, ``stored_item_bounds``: a grammar artifact's warm-up rows and item
-    bounds, for the self-check (``_self_check``)."""
+    ``computed``: what a grammar artifact's writer computed of the file (``GrammarIndex.verify``'s
+    keyword arguments: warm-up rows, item bounds, lexeme paths), for the self-check (``_self_check``)."""
     compressed = compress or path.name.endswith(".zst")
-    check = partial(_self_check, stored_mask_rows=stored_mask_rows, stored_item_bounds=stored_item_bounds)
+    check = partial(_self_check, computed=computed)
     if compressed:
         payload = shipping_form(plan.to_bytes())
         return True, write_atomically(path, lambda handle: handle.write(payload), check, durable=durable)
@@ -134,16 +134,16 @@ def vocab_fields(vocab_info) -> dict:
     return {"size": size, "fingerprint": fingerprint, "eos_ids": eos_ids}
 
 
-def _self_check(artifact: Path, stored_mask_rows: list | None = None, stored_item_bounds: list | None = None) -> None:
+def _self_check(artifact: Path, computed: dict | None = None) -> None:
     """Read the new artifact back as the runtime will, every check of ``verify`` made; a refusal
-    here is a compiler bug.  ``stored_mask_rows``, ``stored_item_bounds``: the rows a grammar's
-    warm-up walk gave its stored configurations and the item bounds it computed, compared with
-    the stored ones instead of computing them again (``GrammarIndex.verify``)."""
+    here is a compiler bug.  ``computed``: what a grammar's writer computed (the rows its warm-up
+    walk gave its stored configurations, its item bounds and lexeme paths), compared with the
+    stored ones instead of computing them again (``GrammarIndex.verify``)."""
     try:
-        if stored_mask_rows is None and stored_item_bounds is None:
+        if computed is None:
             indexc_runtime.load(artifact, verify=True)
         else:
-            indexc_runtime.load(artifact).verify(stored_mask_rows=stored_mask_rows, stored_item_bounds=stored_item_bounds)
+            indexc_runtime.load(artifact).verify(**computed)
     except indexc_runtime.ArtifactError as exc:
         raise ValueError(f"internal error: the writer produced an artifact the runtime refuses: {exc}") from exc
 

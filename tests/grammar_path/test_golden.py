@@ -6,7 +6,8 @@ region, which the walk uses), version 4 (the stored start mask, which the first 
 version 5 (the undecided sets, which restrict the walk), version 6 (the sets stored as bit
 rows, the regions' tokens by id), version 7 (a stored parser memo), version 8 (its language keys),
 version 9 (the header's ``origin_merge``: the memo was made merging threads by origin language),
-version 10 (lexed by longest match: the header's ``lexing`` and ``longest_match_terminals``).
+version 10 (lexed by longest match: the header's ``lexing`` and ``longest_match_terminals``),
+version 11 (item bounds), version 12 (lexeme paths, which decide the undecided tokens).
 A failure here after a change means files already shipped no longer read the same: fix the
 reader, or bump the grammar format version and keep reading these.
 """
@@ -27,7 +28,7 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 VERSIONS = {"grammar-v2-brackets": 2, "grammar-v3-brackets-strings": 3, "grammar-v4-brackets-strings": 4,
             "grammar-v5-brackets-strings": 5, "grammar-v6-brackets-strings": 6, "grammar-v7-brackets-strings": 7,
             "grammar-v8-brackets-strings": 8, "grammar-v9-brackets-strings": 9, "grammar-v10-brackets-strings": 10,
-            "grammar-v11-brackets-strings": 11}
+            "grammar-v11-brackets-strings": 11, "grammar-v12-brackets-strings": 12}
 
 
 @pytest.mark.parametrize("suffix", [".idx", ".idx.zst"])
@@ -54,8 +55,10 @@ def test_golden_grammar_artifact_gives_the_recorded_masks(name, suffix):
     assert index.origin_merge == (4 if VERSIONS[name] >= 9 else None)  # version 9's: the merge threshold
     assert index.header["lexing"] == ("longest_match" if VERSIONS[name] >= 10 else "all_splits")  # version 10's
     assert (index._lexer.longest is not None) == (VERSIONS[name] >= 10)
-    if VERSIONS[name] >= 11:  # and item bounds, version 11's (``verify`` recomputed them)
+    if VERSIONS[name] == 11:  # and item bounds, version 11's (``verify`` recomputed them)
         assert index.section("item_key").shape[0] > 0 and index.section("item_upper_set").size
+    if VERSIONS[name] >= 12:  # and lexeme paths, version 12's (``verify`` decomposed the states again)
+        assert index.section("path_states").size and index.section("path_token_group").any()
     _assert_walk_gives(index, expected)
 
 

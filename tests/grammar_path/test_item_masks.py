@@ -2,7 +2,8 @@
 
 The bounds must never change a mask: checked against the oracle on the bundled grammars, and
 against the same file read without them along random walks.  Small vocabularies hold few
-undecided tokens, so the tests key every thread (``MIN_ITEM_UNDECIDED``, ``MIN_HEAVY_UNDECIDED`` = 1)."""
+undecided tokens, so the tests key every thread (``MIN_ITEM_UNDECIDED``, ``MIN_HEAVY_UNDECIDED`` = 1),
+with no state decomposed by its lexeme paths (format 12), whose states get no keys."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 import indexc.artifact.item_masks as item_masks
+import indexc.artifact.lexeme_paths as artifact_paths
 import indexc_runtime
 from indexc.pipeline import write
 from indexc.pipeline.grammar import compile_grammar_ir
@@ -40,6 +42,7 @@ WARM_UP = "x: yZ (w)\nv: uT\n"
 def every_thread_keyed(monkeypatch):
     monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
     monkeypatch.setattr(item_masks, "MIN_HEAVY_UNDECIDED", 1)
+    monkeypatch.setattr(artifact_paths, "MAX_PATH_WORK", 0)  # no state decided by its lexeme paths: keys on all
 
 
 def _written(tmp_path, *, given: int):
@@ -219,7 +222,18 @@ def test_a_grammar_without_heavy_states_stores_no_keys(tmp_path, monkeypatch):
     """By default only a grammar with a state of ``MIN_HEAVY_UNDECIDED`` undecided tokens gets
     keys: with the threshold above every set of ``IR``'s small vocabulary, none."""
     monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
+    monkeypatch.setattr(artifact_paths, "MAX_PATH_WORK", 0)
     _written(tmp_path, given=1)
     index = indexc_runtime.load(tmp_path / "g.idx")
     assert not len(index._item_masks) and "item_masks" not in index.header["stats"]
     assert index.section("item_key").shape == (0, 4)
+
+
+def test_states_decided_by_their_lexeme_paths_get_no_keys(tmp_path, monkeypatch):
+    """Every state decomposed (the default, format 12): a thread's paths decide its undecided
+    tokens exactly, so no key is stored even where every thread would be keyed."""
+    monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
+    monkeypatch.setattr(item_masks, "MIN_HEAVY_UNDECIDED", 1)
+    _written(tmp_path, given=1)
+    index = indexc_runtime.load(tmp_path / "g.idx")
+    assert len(index._lexeme_paths) > 5 and not len(index._item_masks)

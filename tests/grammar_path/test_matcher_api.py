@@ -9,6 +9,7 @@ import pytest
 import indexc_runtime
 from indexc_runtime import TokenNotAllowed
 from indexc_runtime.grammar import GrammarIndex, GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.lexeme_paths import LexemePaths
 from tests.grammar_path.helpers import EOS, bitmask_ids, compiled_index, grammar, small_vocabulary
 
 BRACKETS = grammar("s", {"s": [["LP", "s", "RP", "s"], []]}, {"LP": r"\(", "RP": r"\)"})
@@ -82,6 +83,7 @@ def test_limits_raise_a_named_error(tmp_path):
     with pytest.raises(GrammarLimitExceeded, match="max_set_items"):
         for _ in range(10):
             matcher.advance(1)
+    index._lexeme_paths = LexemePaths.empty()  # read so, its undecided tokens are walked, not decided by path
     small_walk = index.matcher(GrammarLimits(walk_budget=1))
     small_walk.advance(1)  # past the start, whose mask the file stores (format 4): this one is walked
     with pytest.raises(GrammarLimitExceeded, match="walk_budget"):

@@ -79,6 +79,12 @@ the file's masks, and an upper set, appended to the undecided sets.  A thread wh
 have keys walks only its undecided tokens inside their upper sets, the lower masks joining its
 precomputed ones.  Version 8-10 files are still read (no keys).
 
+Format version 12 adds the *lexeme paths* (``path_*``; ``indexc_runtime.grammar.lexeme_paths``):
+per decomposed lexer state, its undecided tokens grouped by the lexemes they read (a trie of
+terminal paths, the final threads' pairs, the groups of pairs, each token's group).  A thread of
+such a state asks the parser about the paths instead of walking its undecided tokens.  Version
+8-11 files are still read (none).
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
 ``lexing`` (``"all_splits"``, or ``"longest_match"`` from version 10), ``longest_match_terminals``
@@ -90,7 +96,7 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 11  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 12  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 LEXING_LONGEST_MATCH = "longest_match"  # version 10 (Lark files): ``longest_match_terminals`` end so
 
@@ -199,9 +205,24 @@ GRAMMAR_SECTIONS_V5: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V3 + UNDECIDED_S
 GRAMMAR_SECTIONS_V6: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V5 + STORED_FIRST_USE_SECTIONS
 GRAMMAR_SECTIONS_V7: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V6 + STORED_MEMO_SECTIONS
 GRAMMAR_SECTIONS_V8: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V7 + LANGUAGE_KEY_SECTIONS
-GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V8 + ITEM_MASK_SECTIONS
+LEXEME_PATH_SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("path_states", ("<i4",), ("n_path_states",), "decomposed lexer states, strictly increasing"),
+    SectionSpec("path_node_offsets", ("<i4",), ("n_path_states+1",), "state k's path nodes (CSR over path_nodes)"),
+    SectionSpec("path_nodes", ("<i4",), ("n_path_nodes", 2),
+                "parent (index local to the state, earlier; the root first: -1), terminal read from it (root: -1)"),
+    SectionSpec("path_pair_offsets", ("<i4",), ("n_path_nodes+1",), "node j's pairs (CSR over path_pair_terminal)"),
+    SectionSpec("path_pair_terminal", ("<i4",), ("n_path_pairs",), "the terminal of a thread alive after the node's path"),
+    SectionSpec("path_group_offsets", ("<i4",), ("n_path_states+1",), "state k's token groups (CSR)"),
+    SectionSpec("path_group_pair_offsets", ("<i4",), ("n_path_groups+1",), "group i's pairs (CSR over path_group_pairs)"),
+    SectionSpec("path_group_pairs", ("<i4",), ("n_path_group_pairs",), "pair indices local to the group's state"),
+    SectionSpec("path_token_offsets", ("<i4",), ("n_path_states+1",), "state k's undecided tokens (CSR over path_token_group)"),
+    SectionSpec("path_token_group", ("<u2", "<u4"), ("n_path_tokens",),
+                "1 + the group (local to the state) of each token of the state's undecided set, in place order; 0: never allowed"),
+)
+GRAMMAR_SECTIONS_V11: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V8 + ITEM_MASK_SECTIONS
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V11 + LEXEME_PATH_SECTIONS
 GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS_V4,
                                5: GRAMMAR_SECTIONS_V5, 6: GRAMMAR_SECTIONS_V6, 7: GRAMMAR_SECTIONS_V7,
                                8: GRAMMAR_SECTIONS_V8, 9: GRAMMAR_SECTIONS_V8, 10: GRAMMAR_SECTIONS_V8,
-                               11: GRAMMAR_SECTIONS}
+                               11: GRAMMAR_SECTIONS_V11, 12: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

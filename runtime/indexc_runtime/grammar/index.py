@@ -37,9 +37,10 @@ from indexc_runtime.grammar.loop_exits import LoopExits, StoredRegions
 from indexc_runtime.grammar.errors import GrammarLimits
 from indexc_runtime.grammar.header import parse_grammar_header
 from indexc_runtime.grammar.horizon import TerminalLengths
-from indexc_runtime.grammar.item_bounds import ItemBounds
+from indexc_runtime.grammar.item_bounds import ItemBounds, follow_terminals
 from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from indexc_runtime.grammar.languages import LanguageKeys
+from indexc_runtime.grammar.lexeme_paths import Decomposer, LexemePaths
 from indexc_runtime.grammar.matcher import GrammarMatcher, ParserMemo
 from indexc_runtime.grammar.stored_memo import StoredMemo
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
@@ -110,6 +111,8 @@ class GrammarIndex:
         self._stored_memo = StoredMemo.from_container(container, self._rules, self._lexer, self.n_masks)
         self._item_masks = ItemMasks.from_container(container, self._rules, self.n_states, self.n_masks,
                                                     self._undecided.n_sets)
+        self._lexeme_paths = LexemePaths.from_container(container, self.n_states, self._rules.n_terminals,
+                                                        self._undecided)
         self.use_stored_memo = True  # False: new parser memos start empty (benchmarks' "without the warm-up")
 
     def _stored_start_mask(self) -> np.ndarray | None:
@@ -161,7 +164,8 @@ class GrammarIndex:
         warnings.warn(f"SERVING ANYWAY (allow_mismatch=True): {error}", RuntimeWarning, stacklevel=2)
 
     def verify(self, *, stored_mask_rows: Sequence[np.ndarray] | None = None,
-               stored_item_bounds: Sequence[tuple[np.ndarray, np.ndarray]] | None = None) -> None:
+               stored_item_bounds: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+               stored_lexeme_paths: dict | None = None) -> None:
         """Check every section's checksum, every in-lexeme mask, the token class rows and every
         stored loop region (``load`` checked the other bounds; a mask is otherwise checked on its
         first use, see ``indexc_runtime.masks``, the class rows on ``advance``'s first read, see
@@ -173,13 +177,16 @@ class GrammarIndex:
         instead of being walked again (half the warm-up's compile time on MaskBench's largest
         memos, 1.1-1.6 s); the scans and transitions are re-derived either way.
         ``stored_item_bounds``: the same for the item bounds (format 11): the compiler's own
-        (lower row, upper places) of each stored key, else each is computed again (``item_bounds``)."""
+        (lower row, upper places) of each stored key, else each is computed again (``item_bounds``).
+        ``stored_lexeme_paths``: the same for the lexeme paths (format 12): the compiler's own
+        decomposition by state, else each state is decomposed again (``lexeme_paths``)."""
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
         self._masks.check_all(self._container)
         self._trie.classes.check_all()
         self._stored_regions.check_all(self._trie)
         self._undecided.check_all()
+        self._check_lexeme_paths(stored_lexeme_paths)  # before the masks, which read them
         self._check_start_mask()
         self._check_stored_memo(stored_mask_rows)
         self._check_item_masks(stored_item_bounds)
@@ -214,6 +221,23 @@ class GrammarIndex:
                     or not np.array_equal(self._undecided.members(int(items.upper[number]))[0], upper)):
                 raise ArtifactError(f"item bounds of key {number} (lexer state {key[0]}, rule {key[1]}, dot {key[2]}) "
                                     "are not the grammar's", source=self.source)
+
+    def _check_lexeme_paths(self, computed: dict | None = None) -> None:
+        """Each decomposed state's paths, pairs, groups and token groups are the ones its
+        decomposition gives again (``lexeme_paths.Decomposer``), or ``computed``'s (the writer's
+        own, by state)."""
+        paths = self._lexeme_paths
+        if not len(paths):
+            return
+        paths.check_all()
+        if computed is not None and set(computed) != paths.states:
+            raise ArtifactError("the stored lexeme paths are not the compiler's", source=self.source)
+        decomposer = Decomposer(self, follow_terminals(self._rules)) if computed is None else None
+        for state in sorted(paths.states):
+            again = computed[state] if decomposer is None else decomposer.decompose(state)
+            stored = paths.of(state).arrays()
+            if again is None or any(not np.array_equal(a, b) for a, b in zip(stored, again.arrays())):
+                raise ArtifactError(f"the lexeme paths of lexer state {state} are not the grammar's", source=self.source)
 
     def _check_stored_memo(self, stored_mask_rows: Sequence[np.ndarray] | None = None) -> None:
         """The stored memo's scans, transitions and masks are the ones its contents give (each

@@ -63,6 +63,8 @@ class ParserMemo:
                                  index._undecided, index._terminal_lengths, self.configs, index.eos_token_ids, limits)
         if len(index._item_masks):  # a version 11 file's item bounds (``item_masks``)
             self.walker.use_item_masks(index._item_masks)
+        if len(index._lexeme_paths):  # a version 12 file's decomposed states (``lexeme_paths``)
+            self.walker.use_lexeme_paths(index._lexeme_paths)
         if pin_start and index._start_mask is not None:  # a version 4 file: the first mask is a lookup
             self.walker.pin(self.configs.initial, index._start_mask)
         set_languages = SetLanguages(self.sets)  # digests shared by the merger and the language keys

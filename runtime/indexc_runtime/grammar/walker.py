@@ -98,6 +98,7 @@ from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.futures import FutureMasks, future_key
 from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks, thread_items
 from indexc_runtime.grammar.languages import LanguageKeys
+from indexc_runtime.grammar.lexeme_paths import LexemePaths
 from indexc_runtime.grammar.horizon import TerminalLengths, TokenHorizon
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
@@ -106,6 +107,7 @@ from indexc_runtime.grammar.unions import MaskUnions
 from indexc_runtime.masks import MaskStore, set_bits
 
 MASK_MEMO = 256  # memoised masks per memo, shared by an index's matchers (16 KB each for a 128k vocabulary: 4 MB)
+PATH_ROW_MEMO = 256  # memoised path rows per memo (``_path_row``; 16 KB each for Llama-3: 4 MB)
 REGION_RUNS_MEMO = 64  # memoised region tokens of a walk's jumped runs, packed (16 KB each for Llama-3: 1 MB)
 NARROW = 16  # frontier size below which the walk goes on in Python: a numpy level costs ~30-100 us, a node ~2 us
 # From the DEEP_LEVEL-th level on, subtrees are small (long tokens are runs: ``=====``, ``////``,
@@ -177,6 +179,9 @@ class MaskWalker:
         self._horizon = TokenHorizon(configs.sets, lengths, trie.classes.longest)
         self._pinned: dict[int, np.ndarray] = {}  # masks read from the file (``pin``), never evicted
         self._items = ItemMasks.empty()  # the file's item bounds (``use_item_masks``, format 11)
+        self._paths = LexemePaths.empty()  # the file's decomposed states (``use_lexeme_paths``, format 12)
+        self._path_rows: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()  # see _path_row
+        self._follower_sets: dict[int, frozenset[int]] = {}  # see _followers
         self._thread_bounds: dict[tuple[int, int, int], tuple] = {}  # thread -> _item_bounds' answer
         self._stored: dict[int, int] = {}  # configuration -> its mask id in the file (``stored_pinner``)
         self._languages: LanguageKeys | None = None  # masks by language key, if the file stores keys (``languages``)
@@ -213,6 +218,10 @@ class MaskWalker:
     def use_item_masks(self, items: ItemMasks) -> None:
         """Read the file's item bounds (``item_masks``) for the threads they key."""
         self._items = items
+
+    def use_lexeme_paths(self, paths: LexemePaths) -> None:
+        """Decide the undecided tokens of the file's decomposed states by their lexeme paths."""
+        self._paths = paths
 
     def use_languages(self, keys: LanguageKeys) -> None:
         """Share masks between configurations with one language key (``languages``)."""
@@ -294,7 +303,7 @@ class MaskWalker:
         SQL ~5 us a cold mask, p50 14-16 -> 19-21 us).  The future is looked up before part 1
         (``mask``): asking part 1 first, so that only walked masks build a key, made a hit pay
         it: MaskBench's 90 grammar-path files, mask p50 8.6-8.8 -> 11.0 us."""
-        mask_ids, undecided = self._precomputed_masks(config)
+        mask_ids, undecided, paths = self._precomputed_masks(config)
         if undecided != () and self._may_cross(config):
             base, coverage = self._in_lexeme(mask_ids, undecided)
             if coverage.wide:
@@ -307,21 +316,52 @@ class MaskWalker:
                 set_bits(row.view(np.uint32), self._open_allowed(config, coverage))
                 if self._configs.accepting[config]:
                     set_bits(row.view(np.uint32), self._eos)
-            return row, mask_ids, True
+            return self._with_paths(row, paths), mask_ids, True
         row = self._unions.row(mask_ids).copy()
         if self._configs.accepting[config]:
             set_bits(row.view(np.uint32), self._eos)
-        return row, mask_ids, False
+        return self._with_paths(row, paths), mask_ids, bool(paths)
+
+    def _with_paths(self, row: np.ndarray, paths: tuple[tuple[int, int], ...]) -> np.ndarray:
+        """``row`` with the allowed undecided tokens of the decomposed threads ``paths`` (each
+        ``(state, origin)``: ``lexeme_paths``) OR-ed in, in place."""
+        for state, origin in paths:
+            row |= self._path_row(state, origin)
+        return row
+
+    def _followers(self, set_id: int) -> frozenset[int]:
+        """The terminals that may start a lexeme at Earley set ``set_id``: expected or ignored (memoised)."""
+        found = self._follower_sets.get(set_id)
+        if found is None:
+            found = self._follower_sets[set_id] = frozenset(self._configs.sets.expected[set_id]).union(self._configs.ignored)
+        return found
+
+    def _path_row(self, state: int, origin: int) -> np.ndarray:
+        """The undecided tokens of ``state`` allowed from Earley set ``origin``, as an int32 row
+        (``LexemePaths``), memoised (``PATH_ROW_MEMO`` rows, least recently used first out)."""
+        key = (state, origin)
+        row = self._path_rows.get(key)
+        if row is not None:
+            self._path_rows.move_to_end(key)
+            return row
+        paths = self._paths.of(state)
+        _, tokens = self._undecided.members(self._undecided.of(state))
+        flags = np.zeros(32 * self._masks.words, dtype=np.uint8)
+        flags[tokens[paths.allowed_members(origin, self._configs.sets, self._followers)]] = 1
+        row = self._path_rows[key] = np.packbits(flags, bitorder="little").view(np.int32)
+        if len(self._path_rows) > PATH_ROW_MEMO:
+            self._path_rows.popitem(last=False)
+        return row
 
     def mask_given(self, config: int, allowed: np.ndarray) -> np.ndarray:
         """``config``'s mask when the tokens of ``allowed`` (an int32 row) are known to be in it:
         only its undecided tokens outside them are walked (not memoised; ``item_bounds``' upper
         bound, whose lower bound is ``allowed``: the walk of a body's name confirmed ~25k
         undecided tokens twice).  Exact if ``allowed`` is a subset of the mask."""
-        mask_ids, undecided = self._precomputed_masks(config)
+        mask_ids, undecided, paths = self._precomputed_masks(config)
         if undecided is None or not self._may_cross(config):
             return self.mask(config) | allowed
-        row = self._unions.row(mask_ids) | allowed
+        row = self._with_paths(self._unions.row(mask_ids) | allowed, paths)
         if undecided:
             coverage = OpenPlaces.of_undecided([self._undecided.probes(k) for k in undecided], row)
             set_bits(row.view(np.uint32), self._open_allowed(config, coverage))
@@ -349,19 +389,25 @@ class MaskWalker:
         after = configs.sets.scan(origin, terminal)
         return after >= 0 and bool(configs.sets.expected[after])
 
-    def _precomputed_masks(self, config: int) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    def _precomputed_masks(self, config: int) -> tuple[tuple[int, ...], tuple[int, ...] | None,
+                                                       tuple[tuple[int, int], ...]]:
         """Mask ids known to hold only allowed tokens: each thread's in-lexeme mask, and its
         boundary mask for every terminal the parser expects once the thread's lexeme is scanned;
-        and the ids of the threads' nonempty undecided sets (None: some thread's are every token).
-        A token in none of the undecided sets is allowed iff a precomputed mask holds it."""
+        the ids of the threads' nonempty undecided sets (None: some thread's are every token);
+        and the ``(state, origin)`` of the threads whose state is decomposed (``lexeme_paths``:
+        their undecided tokens are decided by ``_path_row``, their sets left out).  A token in
+        none of the undecided sets is allowed iff a precomputed mask or a path row holds it."""
         lexer, configs, undecided_sets = self._lexer, self._configs, self._undecided
         sets, ignore = configs.sets, configs.ignore
         found = set()
         undecided: set[int] | None = set()
-        items = self._items
+        items, decomposed = self._items, self._paths.states
+        paths = set()
         for origin, terminal, state in configs.threads[config]:
             found.add(lexer.state_mask[state])
-            if undecided is not None:
+            if state in decomposed:
+                paths.add((state, origin))
+            elif undecided is not None:
                 set_id = undecided_sets.of(state)
                 if set_id == UNRESTRICTED:
                     undecided = None
@@ -378,7 +424,7 @@ class MaskWalker:
                 continue
             followers = set(ignore).union(*(sets.expected[set_id] for set_id in scanned))
             found.update(pairs[u] for u in followers if u in pairs)
-        return tuple(sorted(found)), None if undecided is None else tuple(sorted(undecided))
+        return tuple(sorted(found)), None if undecided is None else tuple(sorted(undecided)), tuple(sorted(paths))
 
     def _item_bounds(self, origin: int, terminal: int, state: int) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
         """A thread's stored item bounds (``item_masks``): the lower masks of its items' keys

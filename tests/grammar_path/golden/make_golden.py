@@ -18,7 +18,9 @@ the same, the header recording the origin merge's threshold (``grammar-v9-bracke
 the same grammar lexed by longest match, as a Lark file is (``grammar-v10-brackets-strings``: the header's
 ``lexing`` and ``longest_match_terminals``, which hold every terminal of it).  Version 11: the same,
 with the item bounds of every key the warm-up meets (``MIN_ITEM_UNDECIDED`` and ``MIN_HEAVY_UNDECIDED`` at 1: a small
-vocabulary's undecided sets are small; ``grammar-v11-brackets-strings``).  The expected
+vocabulary's undecided sets are small; ``grammar-v11-brackets-strings``).  Version 12: the same, every
+state with undecided tokens decomposed by its lexeme paths (the default), so no item key is stored
+(``grammar-v12-brackets-strings``).  The expected
 masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
 runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
 """

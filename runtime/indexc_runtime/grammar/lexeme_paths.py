@@ -1,0 +1,432 @@
+"""Lexeme paths: a lexer state's undecided tokens grouped by the lexemes they read (format 12).
+
+**Why.**  A token that may finish a thread's lexeme, read a whole second one and start a third
+cannot be decided by the precomputed masks (``undecided``): until format 11 the walk stepped
+each such token through the parser's configurations, byte by byte.  lark.lark after a name in
+a rule body holds ~25k of them (camel-case words: ``taskId`` is a rule name, a token name, a
+rule name), and such a mask cost 2-20 ms; its stored item bounds (format 11) only help where a
+compile-time text met the same Earley item.  But what the parser is asked about such a token
+is only the sequence of lexemes it reads, and 25k tokens read few distinct sequences: lark.lark's
+heaviest state (32k undecided tokens) has 420 distinct lexeme paths and 450 distinct sets of
+them.  So the compiler groups each state's undecided tokens by what they read, and the runtime
+asks the parser once per path instead of once per byte of every token.
+
+**What a path is.**  From a thread of terminal ``t`` in lexer state ``q``, the bytes of a token
+end ``t`` and the lexemes after it by the file's lexing rule (``configs``: all splits, or longest
+match) and leave threads alive at the token's end.  Each final thread is a *pair*: the terminals
+completed since the thread's origin (ignored ones left out: they leave the parser where it was),
+its *path*, and the terminal it is in.  For ``t`` not ignored a path starts with ``t``; for an
+ignored ``t`` with the first terminal after it.  The token is allowed from the thread's origin
+set ``O`` iff for one of its pairs, the parser scans the path from ``O`` (``EarleySets.scan``,
+one terminal after another) and the set reached expects the pair's terminal (or it is ignored).
+Without the parser the compiler cannot tell which pairs hold, so it finds them with a parser
+that allows what the grammar's FOLLOW sets allow (``FollowPaths``: a path may go on with any
+terminal that may follow its last one anywhere in the grammar), a superset of every context;
+the tokens that die even so are never allowed.  Tokens with the same set of pairs form a *group*.
+
+**What is stored**, per decomposed lexer state (int32 unless said; ``path_*`` sections):
+
+    path_states (n,)                  lexer states, strictly increasing
+    path_node_offsets (n+1,)          state k's paths: nodes [offsets[k], offsets[k+1]), a trie
+    path_nodes (n_nodes, 2)           parent (local index, earlier; the root: -1), terminal read
+                                      to reach the node from its parent (the root: -1)
+    path_pair_offsets (n_nodes+1,)    node j's pairs: path_pair_terminal[offsets[j]:offsets[j+1]]
+    path_pair_terminal (n_pairs,)     the terminal a final thread is in
+    path_group_offsets (n+1,)         state k's groups: [offsets[k], offsets[k+1])
+    path_group_pair_offsets (g+1,)    group i's pairs: path_group_pairs[offsets[i]:offsets[i+1]]
+    path_group_pairs (m,)             pair indices, local to the state (its first pair is 0)
+    path_token_offsets (n+1,)         state k's undecided tokens: token groups [offsets[k], offsets[k+1])
+    path_token_group (n_tokens,)      u2 or u4: 1 + the group of each token of the state's
+                                      undecided set, in the set's place order; 0: dies under FOLLOW
+
+**At serving time** (``LexemePaths.allowed``): the walker asks, for a thread ``(O, t, q)`` of a
+decomposed state, the scans of the state's path trie from ``O`` (memoised by the parser, a dead
+node's subtree skipped), which pairs hold, which groups hold, and so which of the state's
+undecided tokens are allowed: a row the walker ORs into the thread's precomputed masks, the
+state's undecided set then leaving the walk (``walker``).  lark.lark's sample, every state
+decomposed, fresh process: its masks' total 141 -> 19 ms, the slowest 22 -> 2.5 ms; C 10.0 ->
+6.4 ms (slowest 1,056 -> 592 us), JSON 2.5 -> 1.9 ms, arithmetic 2.6 -> 1.5 ms; every mask the
+same (the prototype, session 29).
+
+**Limits** (the compiler's, ``decompose``): a state whose FOLLOW parser interns more than
+``MAX_PATHS`` paths or more than ``MAX_GROUPS`` groups is left undecomposed (its tokens are
+walked as before): all splits of RFC-XML's text can cut a word at every byte.  States whose
+undecided set holds more than half of the trie's tokens are not decomposed either (their loop
+exits decide them; ``indexc.artifact.lexeme_paths``).
+
+**Checks.**  Every number is bounded at load (states, parents before their children, the root
+first, terminals, offsets rising and adding up, group pairs inside their state, each state's
+token count its undecided set's size); a state's token groups are bounded on its first use
+(its largest section).  That the paths are the grammar's is ``verify``'s check: each state is
+decomposed again and compared.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexc_runtime.container import Container
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
+from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.stored_memo import within
+from indexc_runtime.grammar.undecided import UNRESTRICTED
+
+PATH_SECTION_NAMES = ("path_states", "path_node_offsets", "path_nodes", "path_pair_offsets", "path_pair_terminal",
+                      "path_group_offsets", "path_group_pair_offsets", "path_group_pairs", "path_token_offsets",
+                      "path_token_group")
+MAX_PATHS = 4096  # paths the FOLLOW parser interns for one state before it is left undecomposed
+MAX_GROUPS = 16384  # distinct pair sets of one state (its tokens' groups)
+MAX_CONFIGS = 65536  # the FOLLOW parser's configurations for one state
+
+
+class StatePaths:
+    """One lexer state's decomposition (local indices; see the module note)."""
+
+    __slots__ = ("parent", "terminal", "pair_offsets", "pair_terminal", "group_pair_offsets", "group_pairs",
+                 "token_group", "_nodes")
+
+    def __init__(self, parent, terminal, pair_offsets, pair_terminal, group_pair_offsets, group_pairs, token_group):
+        self.parent, self.terminal = parent, terminal
+        self.pair_offsets, self.pair_terminal = pair_offsets, pair_terminal
+        self.group_pair_offsets, self.group_pairs, self.token_group = group_pair_offsets, group_pairs, token_group
+        # for the per-node loop (``held_pairs``): a node's parent, terminal and {pair terminal: pair index}
+        parents, terminals, offsets, pairs = (x.tolist() for x in (parent, terminal, pair_offsets, pair_terminal))
+        self._nodes = [(parents[j], terminals[j], {pairs[i]: i for i in range(offsets[j], offsets[j + 1])})
+                       for j in range(len(parents))]
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_pair_offsets) - 1
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The state's arrays (the writer's and ``verify``'s comparison)."""
+        return (self.parent, self.terminal, self.pair_offsets, self.pair_terminal, self.group_pair_offsets,
+                self.group_pairs, self.token_group)
+
+    def held_pairs(self, root: int, sets, followers) -> list[int]:
+        """The pairs that hold from Earley set ``root`` (the thread's origin): their path scans
+        from ``root`` and the set reached expects their terminal or ignores it (``followers(set)``:
+        those terminals, a frozenset).  One scan a live node (the parser memoises them); a node
+        whose parent died is skipped."""
+        reached = [DEAD] * len(self._nodes)
+        scan = sets.scan
+        held: list[int] = []
+        for j, (parent, terminal, pairs) in enumerate(self._nodes):
+            if parent < 0:
+                at = root
+            else:
+                at = reached[parent]
+                if at < 0:
+                    continue
+                at = reached[j] = scan(at, terminal)
+                if at < 0:
+                    continue
+            reached[j] = at
+            if pairs:
+                wanted = followers(at)
+                held += [i for v, i in pairs.items() if v in wanted]
+        return held
+
+    def allowed_members(self, root: int, sets, followers) -> np.ndarray:
+        """Bool per token of the state's undecided set (place order): allowed from ``root``."""
+        held = np.zeros(self.pair_terminal.size + 1, dtype=np.uint8)
+        held[self.held_pairs(root, sets, followers)] = 1
+        groups = np.zeros(self.n_groups + 1, dtype=bool)  # the last entry: the tokens that die (-1)
+        if self.n_groups:
+            groups[:-1] = np.maximum.reduceat(held[self.group_pairs], self.group_pair_offsets[:-1]) > 0
+        return groups[self.token_group]
+
+
+class LexemePaths:
+    """The decomposed states of one file, each decoded and checked on its first use."""
+
+    def __init__(self, container: Container | None, arrays: dict[str, np.ndarray], undecided, n_terminals: int):
+        self._container, self._arrays, self._undecided, self._n_terminals = container, arrays, undecided, n_terminals
+        states = arrays["path_states"].tolist()
+        self._slot = {state: k for k, state in enumerate(states)}
+        self.states = frozenset(states)
+        self._decoded: dict[int, StatePaths] = {}
+
+    def __len__(self) -> int:
+        return len(self._slot)
+
+    @classmethod
+    def empty(cls) -> "LexemePaths":
+        return cls(None, empty_arrays(), None, 0)
+
+    @classmethod
+    def from_container(cls, c: Container, n_lexer_states: int, n_terminals: int, undecided) -> "LexemePaths":
+        """A format 12 file's paths, bounded (``_check``); none for an older file."""
+        if c.header.format_version < 12 or not c.header.dims.get("n_path_states"):
+            return cls.empty()
+        arrays = {name: c.array(name) for name in PATH_SECTION_NAMES}
+        _check(arrays, n_lexer_states, n_terminals, undecided, c.source)
+        return cls(c, arrays, undecided, n_terminals)
+
+    def of(self, state: int) -> StatePaths:
+        """State ``state``'s decomposition (``state in self.states``), decoded on first use."""
+        found = self._decoded.get(state)
+        if found is None:
+            found = self._decoded[state] = self._decode(self._slot[state])
+        return found
+
+    def _decode(self, k: int) -> StatePaths:
+        a = self._arrays
+        nodes = slice(int(a["path_node_offsets"][k]), int(a["path_node_offsets"][k + 1]))
+        pair_offsets = a["path_pair_offsets"][nodes.start:nodes.stop + 1].astype(np.int64)
+        first_pair = int(pair_offsets[0])
+        groups = slice(int(a["path_group_offsets"][k]), int(a["path_group_offsets"][k + 1]))
+        group_pair_offsets = a["path_group_pair_offsets"][groups.start:groups.stop + 1].astype(np.int64)
+        tokens = slice(int(a["path_token_offsets"][k]), int(a["path_token_offsets"][k + 1]))
+        token_group = a["path_token_group"][tokens].astype(np.intp) - 1
+        if not within(token_group, -1, groups.stop - groups.start):  # the largest section: bounded here, once
+            raise ArtifactError(f"section 'path_token_group' names a group out of range for lexer state "
+                                f"{int(a['path_states'][k])}", source=self._container.source if self._container else "")
+        return StatePaths(a["path_nodes"][nodes, 0].astype(np.int64), a["path_nodes"][nodes, 1].astype(np.int64),
+                          pair_offsets - first_pair, a["path_pair_terminal"][first_pair:int(pair_offsets[-1])],
+                          group_pair_offsets - group_pair_offsets[0],
+                          a["path_group_pairs"][int(group_pair_offsets[0]):int(group_pair_offsets[-1])].astype(np.intp),
+                          token_group)
+
+    def check_all(self) -> None:
+        """Decode every state (``verify``: the token groups bounded)."""
+        for state in self._slot:
+            self.of(state)
+
+
+def empty_arrays() -> dict[str, np.ndarray]:
+    """The sections of a file with no decomposed state."""
+    none, start = np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32)
+    return {"path_states": none, "path_node_offsets": start, "path_nodes": none.reshape(0, 2),
+            "path_pair_offsets": start, "path_pair_terminal": none, "path_group_offsets": start,
+            "path_group_pair_offsets": start, "path_group_pairs": none, "path_token_offsets": start,
+            "path_token_group": none.astype(np.uint16)}
+
+
+def sections_of(decomposed: dict[int, StatePaths]) -> dict[str, np.ndarray]:
+    """The ``path_*`` sections of ``decomposed`` (lexer state -> its paths), states ascending."""
+    if not decomposed:
+        return empty_arrays()
+    states = sorted(decomposed)
+    parts = [decomposed[state] for state in states]
+
+    def offsets(sizes) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int32)
+
+    pair_starts = np.cumsum([0] + [p.pair_terminal.size for p in parts[:-1]])
+    group_pair_starts = np.cumsum([0] + [p.group_pairs.size for p in parts[:-1]])
+    token_group = np.concatenate([p.token_group for p in parts])
+    narrow = np.uint16 if max(p.n_groups for p in parts) < np.iinfo(np.uint16).max else np.uint32
+    return {
+        "path_states": np.array(states, dtype=np.int32),
+        "path_node_offsets": offsets([p.parent.size for p in parts]),
+        "path_nodes": np.concatenate([np.stack([p.parent, p.terminal], axis=1) for p in parts]).astype(np.int32),
+        "path_pair_offsets": np.concatenate([[0]] + [p.pair_offsets[1:] + start for p, start in zip(parts, pair_starts)]
+                                            ).astype(np.int32),
+        "path_pair_terminal": np.concatenate([p.pair_terminal for p in parts]).astype(np.int32),
+        "path_group_offsets": offsets([p.n_groups for p in parts]),
+        "path_group_pair_offsets": np.concatenate(
+            [[0]] + [p.group_pair_offsets[1:] + start for p, start in zip(parts, group_pair_starts)]).astype(np.int32),
+        "path_group_pairs": np.concatenate([p.group_pairs for p in parts]).astype(np.int32),
+        "path_token_offsets": offsets([p.token_group.size for p in parts]),
+        "path_token_group": (token_group + 1).astype(narrow),
+    }
+
+
+# -- the decomposition (the compiler, and ``verify``) ---------------------------------------------
+
+
+class FollowPaths:
+    """A stand-in for ``EarleySets`` that allows what FOLLOW allows: a set is a path (the terminals
+    scanned since the thread's origin), and it expects every terminal that may follow the path's
+    last one in the grammar; the root expects the thread's own terminal (any terminal for an
+    ignored one, whose origin is any set).  No set accepts: only text tokens are decomposed."""
+
+    initial = 0
+
+    def __init__(self, follow: list[frozenset[int]], root_expects: tuple[int, ...]):
+        self._follow = [tuple(sorted(f)) for f in follow]
+        self.paths: list[tuple[int, ...]] = [()]
+        self._id = {(): 0}
+        self.expected = _Expected(self, root_expects)
+        self.accepting = _Never()
+
+    def scan(self, set_id: int, terminal: int) -> int:
+        if terminal not in self.expected.of(set_id):
+            return DEAD
+        path = self.paths[set_id] + (terminal,)
+        found = self._id.get(path)
+        if found is None:
+            if len(self.paths) >= MAX_PATHS:
+                raise GrammarLimitExceeded("max_paths", MAX_PATHS, "too many lexeme paths for one lexer state")
+            found = self._id[path] = len(self.paths)
+            self.paths.append(path)
+        return found
+
+
+class _Expected:
+    def __init__(self, paths: FollowPaths, root_expects: tuple[int, ...]):
+        self._paths, self._root = paths, root_expects
+        self._sets = {0: frozenset(root_expects)}
+
+    def of(self, set_id: int) -> frozenset[int]:
+        found = self._sets.get(set_id)
+        if found is None:
+            found = self._sets[set_id] = frozenset(self._paths._follow[self._paths.paths[set_id][-1]])
+        return found
+
+    def __getitem__(self, set_id: int) -> tuple[int, ...]:
+        return tuple(sorted(self.of(set_id)))
+
+
+class _Never:
+    def __getitem__(self, _set_id: int) -> bool:
+        return False
+
+
+class Decomposer:
+    """Decomposes the states of one index (``decompose``), the FOLLOW parser shared by the states
+    of one terminal: past a token's first lexeme their configurations are the same (lark.lark's
+    66 states, 26 terminals)."""
+
+    def __init__(self, index, follow: list[frozenset[int]]):
+        self._index, self._follow = index, follow
+        self._parsers: dict[int, tuple[FollowPaths, Configs]] = {}
+
+    def decompose(self, state: int) -> StatePaths | None:
+        """State ``state``'s decomposition (its lexer, trie and undecided set), or None past a
+        limit (``MAX_PATHS``, ``MAX_GROUPS``, ``MAX_CONFIGS``)."""
+        index = self._index
+        terminal = int(index._lexer.state_terminal[state])
+        sets, configs = self._parser(terminal)
+        undecided = index._undecided
+        try:
+            start = configs.adopt({(0, terminal, state)}, False)
+            places, _ = undecided.members(undecided.of(state))
+            ends = _walk_places(index._trie, configs, start, places)
+        except GrammarLimitExceeded:
+            return None
+        return _grouped(configs, sets, ends)
+
+    def _parser(self, terminal: int) -> tuple[FollowPaths, Configs]:
+        found = self._parsers.get(terminal)
+        if found is None:
+            index, rules = self._index, self._index._rules
+            sets = FollowPaths(self._follow[:rules.n_terminals],
+                               tuple(range(rules.n_terminals)) if terminal in rules.ignore else (terminal,))
+            found = self._parsers[terminal] = (sets, Configs(index._lexer, sets, rules.ignore, index.n_classes,
+                                                             GrammarLimits(max_configs=MAX_CONFIGS)))
+        return found
+
+
+def _walk_places(trie, configs: Configs, start: int, places: np.ndarray) -> np.ndarray:
+    """The configuration each of ``places`` (sorted trie places) ends in (``DEAD`` where it dies):
+    the trie walked level by level from the root, only into subtrees holding one of them."""
+    ends = np.full(places.size, DEAD, dtype=np.int64)
+    nodes, at = np.zeros(1, dtype=np.int64), np.full(1, start, dtype=np.int64)
+    offsets, children, node_class = trie.child_offsets, trie.children, trie.node_class
+    while nodes.size:
+        first, count = offsets[nodes].astype(np.int64), (offsets[nodes + 1] - offsets[nodes]).astype(np.int64)
+        parent = np.repeat(np.arange(nodes.size), count)
+        kids = children[np.repeat(first - np.cumsum(count) + count, count) + np.arange(count.sum())].astype(np.int64)
+        at = at[parent]
+        low, high = np.searchsorted(places, trie.token_start[kids]), np.searchsorted(places, trie.subtree_token_end[kids])
+        keep = high > low
+        kids, at = kids[keep], at[keep]
+        classes = node_class[kids].astype(np.int64)
+        after = configs.table[at, classes]
+        unknown = after == UNKNOWN
+        if unknown.any():
+            configs.resolve(at[unknown], classes[unknown])
+            after = configs.table[at, classes]
+        alive = after >= 0
+        nodes, at = kids[alive], after[alive].astype(np.int64)
+        low, high = np.searchsorted(places, trie.token_start[nodes]), np.searchsorted(places, trie.token_end[nodes])
+        ending = high > low
+        if ending.any():
+            counts = high[ending] - low[ending]
+            ends[np.repeat(low[ending] - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())] = \
+                np.repeat(at[ending], counts)
+    return ends
+
+
+def _grouped(configs: Configs, sets: FollowPaths, ends: np.ndarray) -> StatePaths | None:
+    """The paths, pairs and groups of the configurations ``ends`` holds (see the module note), in
+    an order that depends on the paths alone (not on the configurations' ids, which depend on
+    what the shared parser met before)."""
+    pairs_of: dict[int, tuple] = {}
+    for config in set(ends.tolist()) - {DEAD}:
+        pairs_of[config] = tuple(sorted({(sets.paths[origin], terminal) for origin, terminal, _ in configs.threads[config]}))
+    signatures = sorted(set(pairs_of.values()), key=_path_order_of_pairs)
+    if len(signatures) > MAX_GROUPS:
+        return None
+    group_of = {signature: g for g, signature in enumerate(signatures)}
+    used = {path[:k] for signature in signatures for path, _ in signature for k in range(len(path) + 1)} | {()}
+    nodes = sorted(used, key=_path_order)  # parents first
+    node_of = {path: j for j, path in enumerate(nodes)}
+    pairs = sorted({(node_of[path], terminal) for signature in signatures for path, terminal in signature})
+    pair_of = {pair: i for i, pair in enumerate(pairs)}
+    group_pairs = [sorted(pair_of[(node_of[path], terminal)] for path, terminal in signature) for signature in signatures]
+    config_group = {config: group_of[signature] for config, signature in pairs_of.items()}
+    per_node = np.bincount(np.array([node for node, _ in pairs], dtype=np.int64), minlength=len(nodes))
+    return StatePaths(
+        np.array([node_of[path[:-1]] if path else -1 for path in nodes], dtype=np.int64),
+        np.array([path[-1] if path else -1 for path in nodes], dtype=np.int64),
+        np.concatenate([[0], np.cumsum(per_node)]).astype(np.int64),
+        np.array([terminal for _, terminal in pairs], dtype=np.int32),
+        np.concatenate([[0], np.cumsum([len(g) for g in group_pairs])]).astype(np.int64),
+        np.array([i for g in group_pairs for i in g], dtype=np.intp),
+        np.array([config_group.get(config, -1) for config in ends.tolist()], dtype=np.intp))
+
+
+def _path_order(path: tuple[int, ...]) -> tuple:
+    return len(path), path
+
+
+def _path_order_of_pairs(signature: tuple) -> tuple:
+    return tuple((_path_order(path), terminal) for path, terminal in signature)
+
+
+def _check(a: dict[str, np.ndarray], n_lexer_states: int, n_terminals: int, undecided, source: str) -> None:
+    """Every bound of the small sections (the token groups: on a state's first use, ``_decode``)."""
+    def require(ok: bool, section: str, what: str) -> None:
+        if not ok:
+            raise ArtifactError(f"section {section!r} {what}", source=source)
+
+    states = a["path_states"].astype(np.int64)
+    n = states.size
+    require(within(states, 0, n_lexer_states) and bool((np.diff(states) > 0).all()), "path_states",
+            "names a lexer state out of range or is not strictly increasing")
+    require(all(undecided.of(s) != UNRESTRICTED for s in states.tolist()), "path_states",
+            "names a lexer state whose every token is undecided")
+    for name, total, per in (("path_node_offsets", len(a["path_nodes"]), n), ("path_group_offsets",
+                             len(a["path_group_pair_offsets"]) - 1, n), ("path_token_offsets", len(a["path_token_group"]), n),
+                             ("path_pair_offsets", len(a["path_pair_terminal"]), len(a["path_nodes"])),
+                             ("path_group_pair_offsets", len(a["path_group_pairs"]), len(a["path_group_pair_offsets"]) - 1)):
+        offsets = a[name].astype(np.int64)
+        require(offsets.size == per + 1 and offsets[0] == 0 and offsets[-1] == total and bool((np.diff(offsets) >= 0).all()),
+                name, f"does not rise from 0 to {total} in {per + 1} entries")
+    node_offsets = a["path_node_offsets"].astype(np.int64)
+    require(bool((np.diff(node_offsets) > 0).all()), "path_node_offsets", "gives a state no root")
+    nodes = a["path_nodes"].astype(np.int64)
+    local = np.arange(len(nodes)) - np.repeat(node_offsets[:-1], np.diff(node_offsets))
+    parent, terminal = nodes[:, 0], nodes[:, 1]
+    root = local == 0
+    require(bool((parent[root] == -1).all() and (terminal[root] == -1).all()), "path_nodes", "has a root that is not -1, -1")
+    require(bool(((parent[~root] >= 0) & (parent[~root] < local[~root])).all()), "path_nodes",
+            "has a parent that is not an earlier node of its state")
+    require(within(terminal[~root], 0, n_terminals) and within(a["path_pair_terminal"], 0, n_terminals),
+            "path_pair_terminal", "names a terminal out of range")
+    pair_offsets = a["path_pair_offsets"].astype(np.int64)
+    pairs_per_state = pair_offsets[node_offsets[1:]] - pair_offsets[node_offsets[:-1]]
+    group_offsets = a["path_group_offsets"].astype(np.int64)
+    gp_offsets = a["path_group_pair_offsets"].astype(np.int64)
+    group_state = np.repeat(np.arange(n), np.diff(group_offsets))
+    pair_state = np.repeat(group_state, np.diff(gp_offsets))
+    require(within(a["path_group_pairs"], 0, pairs_per_state[pair_state]) if pair_state.size else True,
+            "path_group_pairs", "names a pair outside its state")
+    require(bool((np.diff(gp_offsets) > 0).all()), "path_group_pair_offsets", "gives a group no pair")
+    sizes = [undecided.size(undecided.of(s)) for s in states.tolist()]
+    require(np.array_equal(np.diff(a["path_token_offsets"].astype(np.int64)), np.array(sizes, dtype=np.int64)),
+            "path_token_offsets", "does not give each state its undecided set's size")

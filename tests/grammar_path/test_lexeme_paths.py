@@ -1,0 +1,207 @@
+"""Lexeme paths (format 12): undecided tokens grouped by the lexemes they read, decided by the parser per path.
+
+A decomposition must never change a mask: every bundled grammar's file is checked against the
+oracle with its states decomposed (the default, ``test_bundled_vs_oracle.py``); here along random
+walks against the same file read without its paths, each group against a walk of its tokens
+alone, and the hostile forms of the sections."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import indexc.artifact.lexeme_paths as artifact_paths
+import indexc_runtime
+import indexc_runtime.grammar.lexeme_paths as lexeme_paths
+from indexc.pipeline import write
+from indexc.pipeline.grammar import compile_grammar_ir
+from indexc.trie import build_trie
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.grammar.item_bounds import follow_terminals
+from indexc_runtime.grammar.lexeme_paths import Decomposer, LexemePaths
+from tests.grammar_path.helpers import grammar, vocabulary_from_text
+from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
+
+# a body is any run of names, brackets nest, spaces are ignored: tokens read many lexemes each
+IR = grammar("start", {"start": [["rules"]], "rules": [["rule"], ["rules", "NL", "rule"]],
+                       "rule": [["NAME", "COLON", "body"]], "body": [["body", "atom"], []],
+                       "atom": [["NAME"], ["UPPER"], ["LP", "body", "RP"]]},
+             {"NAME": "[a-z]+", "UPPER": "[A-Z][A-Z]*", "COLON": ":", "NL": "\n", "LP": r"\(", "RP": r"\)",
+              "WS": " +"}, ignore=["WS"])
+TEXT = "a: bCd (eFg h)\nij: K lMn\nop: (q)\nx: yZ ((w))\nv: uT\n"
+
+
+def _written(tmp_path, ir=IR):
+    """``ir`` compiled (every boundary pair built) and written to ``tmp_path / "g.idx"``; the vocabulary."""
+    vocab = vocabulary_from_text(TEXT, pieces=120, seed=5)
+    result = compile_grammar_ir(ir, vocab, build_trie(vocab), source="lexeme paths", min_wide_tokens=0)
+    write(result, vocab, str(tmp_path / "g.idx"))
+    return vocab
+
+
+@pytest.fixture
+def compiled(tmp_path):
+    """(artifact bytes, vocabulary)."""
+    vocab = _written(tmp_path)
+    return (tmp_path / "g.idx").read_bytes(), vocab
+
+
+def _without_paths(data: bytes):
+    index = indexc_runtime.load(data)
+    index._lexeme_paths = LexemePaths.empty()
+    return index
+
+
+def _random_walks(index, vocab, seed: int, walks: int = 40, steps: int = 14):
+    """Matchers along random walks of ``index``: yields each position's matcher."""
+    rng = random.Random(seed)
+    for _ in range(walks):
+        matcher = index.matcher()
+        for _ in range(steps):
+            yield matcher
+            text = [t for t in matcher.allowed_token_ids().tolist() if t not in vocab.eos_ids]
+            if not text:
+                break
+            matcher.advance(rng.choice(text))
+
+
+def test_states_are_decomposed_stored_and_verified(compiled):
+    data, _ = compiled
+    index = indexc_runtime.load(data, verify=True)  # verify: every state decomposed again
+    stats = index.header["stats"]["lexeme_paths"]
+    assert stats["states"] == len(index._lexeme_paths) > 5 and stats["skipped"] == 0
+    assert index.format_version == 12 and index.section("path_token_group").dtype == np.uint16
+
+
+def _walks_agree(a_index, b_index, vocab, seed: int, walks: int = 40) -> tuple[int, object]:
+    """Random walks of two readings of one file, every mask compared; (masks compared, a's last matcher)."""
+    rng, checked = random.Random(seed), 0
+    for _ in range(walks):
+        a, b = a_index.matcher(), b_index.matcher()
+        for _ in range(14):
+            allowed = a.allowed_token_ids()
+            assert np.array_equal(allowed, b.allowed_token_ids())
+            checked += 1
+            text = [t for t in allowed.tolist() if t not in vocab.eos_ids]
+            if not text:
+                break
+            token = rng.choice(text)
+            a.advance(token)
+            b.advance(token)
+    return checked, a
+
+
+def test_masks_with_the_paths_equal_the_masks_without(compiled):
+    """Along random walks, every mask is the same with the paths and with the undecided tokens walked."""
+    data, vocab = compiled
+    checked, last = _walks_agree(indexc_runtime.load(data), _without_paths(data), vocab, seed=4)
+    assert checked > 300 and len(last._memo.walker._path_rows) > 20
+
+
+def test_a_threads_path_row_decides_what_its_precomputed_masks_leave(compiled):
+    """Each thread taken alone, walked without paths: its path row holds only tokens that walk
+    allows, and every undecided token it allows is in the row or in the thread's precomputed
+    masks (which may also hold the tokens of the fresh threads a completion starts beside it)."""
+    data, vocab = compiled
+    with_paths, without = indexc_runtime.load(data), _without_paths(data)
+    memo = without.matcher()._memo
+    seen = 0
+    for matcher in _random_walks(without, vocab, seed=9, walks=20, steps=10):
+        configs, walker = memo.configs, memo.walker
+        for origin, terminal, state in configs.threads[matcher.state]:
+            if state not in with_paths._lexeme_paths.states:
+                continue
+            alone = configs.adopt({(origin, terminal, state)}, False)
+            walked = np.unpackbits(walker.mask(alone).view(np.uint8), bitorder="little").astype(bool)
+            precomputed = np.unpackbits(walker._unions.row(walker._precomputed_masks(alone)[0]).view(np.uint8),
+                                        bitorder="little").astype(bool)
+            _, tokens = without._undecided.members(without._undecided.of(state))
+            row = with_paths._lexeme_paths.of(state).allowed_members(
+                origin, configs.sets, lambda s: frozenset(configs.sets.expected[s]).union(configs.ignored))
+            assert not (row & ~walked[tokens]).any()
+            assert not (walked[tokens] & ~row & ~precomputed[tokens]).any()
+            seen += 1
+    assert seen > 30
+
+
+def test_the_decomposition_does_not_depend_on_what_was_decomposed_before(compiled):
+    """The FOLLOW parser is shared by a terminal's states: a state decomposed alone and after
+    all the others gives the same arrays (the order of groups and pairs is the paths')."""
+    index = indexc_runtime.load(compiled[0])
+    follow = follow_terminals(index._rules)
+    everyone = Decomposer(index, follow)
+    ordered = {state: everyone.decompose(state) for state in sorted(index._lexeme_paths.states)}
+    for state in sorted(index._lexeme_paths.states, reverse=True):
+        alone = Decomposer(index, follow).decompose(state)
+        assert all(np.array_equal(a, b) for a, b in zip(alone.arrays(), ordered[state].arrays()))
+
+
+def test_a_state_past_the_path_limit_is_left_to_the_walk_and_counted(tmp_path, monkeypatch):
+    monkeypatch.setattr(lexeme_paths, "MAX_PATHS", 3)
+    vocab = _written(tmp_path)
+    data = (tmp_path / "g.idx").read_bytes()
+    index = indexc_runtime.load(data, verify=True)
+    stats = index.header["stats"]["lexeme_paths"]
+    assert stats["skipped"] > 0 and stats["states"] == len(index._lexeme_paths)
+    checked, _ = _walks_agree(index, _without_paths(data), vocab, seed=2, walks=10)
+    assert checked > 50
+
+
+def test_the_work_budget_stops_decomposing(tmp_path, monkeypatch):
+    monkeypatch.setattr(artifact_paths, "MAX_PATH_WORK", 1)
+    _written(tmp_path)
+    index = indexc_runtime.load(tmp_path / "g.idx", verify=True)
+    stats = index.header["stats"]["lexeme_paths"]
+    assert stats["states"] == 1 and stats["skipped"] > 0
+
+
+@pytest.mark.parametrize("section, change, message", [
+    ("path_states", setting(0, 10**6), "lexer state out of range"),
+    ("path_states", lambda a: a.__setitem__(1, a[0]), "strictly increasing"),
+    ("path_node_offsets", setting(-1, 10**6), "does not rise"),
+    ("path_nodes", setting(0, 0), "root"),
+    ("path_nodes", setting(2, 5), "parent"),
+    ("path_nodes", setting(3, 10**6), "terminal out of range"),
+    ("path_pair_terminal", setting(0, -2), "terminal out of range"),
+    ("path_pair_offsets", setting(1, 10**6), "does not rise"),
+    ("path_group_pairs", setting(0, 10**6), "pair outside its state"),
+    ("path_group_pair_offsets", setting(1, 0), "no pair"),
+    ("path_token_offsets", setting(1, 0), "undecided set's size"),
+])
+def test_a_path_number_out_of_bounds_is_refused_at_load(compiled, section, change, message):
+    assert_refused_at_load(compiled[0], section, change, message)
+
+
+def test_a_token_group_out_of_range_is_refused_on_first_use(compiled):
+    data, vocab = compiled
+    tampered = rewrite_section(data, "path_token_group", setting(0, 60000))
+    index = indexc_runtime.load(tampered)  # the largest section: bounded where a state is first read
+    with pytest.raises(ArtifactError, match="path_token_group"):
+        index.verify()
+
+
+def test_verify_finds_groups_that_are_not_the_grammars(compiled):
+    data, _ = compiled
+    groups = indexc_runtime.load(data).section("path_token_group")
+    first = int(np.flatnonzero(groups)[0])
+    tampered = rewrite_section(data, "path_token_group", setting(first, 0))  # a token made one that never is
+    indexc_runtime.load(tampered)  # in range: the load takes it
+    with pytest.raises(ArtifactError, match="lexeme paths of lexer state .* are not the grammar's"):
+        indexc_runtime.load(tampered, verify=True)
+
+
+def test_the_writers_check_compares_the_stored_paths_with_its_own(compiled):
+    data, _ = compiled
+    index = indexc_runtime.load(data)
+    decomposer = Decomposer(index, follow_terminals(index._rules))
+    mine = {state: decomposer.decompose(state) for state in index._lexeme_paths.states}
+    index.verify(stored_lexeme_paths=mine)
+    state = min(mine)
+    mine[state].token_group[:] = -1
+    with pytest.raises(ArtifactError, match=f"lexer state {state}"):
+        index.verify(stored_lexeme_paths=mine)
+    del mine[state]
+    with pytest.raises(ArtifactError, match="not the compiler's"):
+        index.verify(stored_lexeme_paths=mine)
