@@ -5,11 +5,12 @@ Here the writer picks the states and decomposes them with the runtime's own func
 file's version 6 sections, planned in memory (so that ``verify``, which decomposes them again,
 finds the same arrays).
 
-Which states: every state with an undecided set of at most ``MAX_PATH_UNDECIDED_SHARE`` of the
-trie's tokens (RFC-XML's all-splits text states hold 121k of 128k: their loop exits decide them,
-and all splits cut a word at every byte, past ``MAX_PATHS``), in state order, until the states
-decomposed hold ``MAX_PATH_WORK`` undecided tokens.  A state past a limit of its own
-(``lexeme_paths.MAX_PATHS``, ``MAX_GROUPS``, ``MAX_CONFIGS``) is left out and counted.  Header
+Which states: every state with an undecided set of ``MIN_PATH_UNDECIDED`` tokens up to
+``MAX_PATH_UNDECIDED_SHARE`` of the trie's (RFC-XML's all-splits text states hold 121k of 128k:
+their loop exits decide them), in state order, until the states decomposed hold ``MAX_PATH_WORK``
+undecided tokens.  A state past a limit of its own (``lexeme_paths.MAX_PATHS``, ``MAX_GROUPS``,
+``MAX_CONFIGS``, ``MAX_THREADS``, ``MAX_PAIRS_PER_TOKEN``: reading its pairs would cost more than
+walking its tokens) is left out and counted.  Header
 ``stats.lexeme_paths``: states decomposed, left out at a limit, path nodes, pairs and groups.
 """
 
@@ -24,6 +25,7 @@ from indexc_runtime.grammar.lexeme_paths import Decomposer, StatePaths, sections
 from indexc_runtime.grammar.undecided import UNRESTRICTED
 
 MAX_PATH_UNDECIDED_SHARE = 0.5  # of the trie's tokens: a state holding more is walked (its loop exits decide it)
+MIN_PATH_UNDECIDED = 1  # ... and at least this many
 MAX_PATH_WORK = 4_000_000  # undecided tokens of the states decomposed, summed; past it no state is begun
 
 
@@ -38,7 +40,7 @@ def lexeme_path_sections(fields: dict, arrays: dict[str, np.ndarray]) -> tuple[d
     work, skipped = 0, 0
     for state in range(index.n_states):
         set_id = undecided.of(state)
-        if set_id == UNRESTRICTED or undecided.is_empty(set_id) or undecided.size(set_id) > most:
+        if set_id == UNRESTRICTED or not MIN_PATH_UNDECIDED <= undecided.size(set_id) <= most:
             continue
         if work >= MAX_PATH_WORK:
             skipped += 1

@@ -230,10 +230,12 @@ def test_a_grammar_without_heavy_states_stores_no_keys(tmp_path, monkeypatch):
 
 
 def test_states_decided_by_their_lexeme_paths_get_no_keys(tmp_path, monkeypatch):
-    """Every state decomposed (the default, format 12): a thread's paths decide its undecided
-    tokens exactly, so no key is stored even where every thread would be keyed."""
+    """The states decomposed by default (format 12): a thread's paths decide their undecided
+    tokens exactly, so their threads get no keys, even where every thread would be keyed; the
+    states left to the walk get theirs."""
     monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
     monkeypatch.setattr(item_masks, "MIN_HEAVY_UNDECIDED", 1)
     _written(tmp_path, given=1)
-    index = indexc_runtime.load(tmp_path / "g.idx")
-    assert len(index._lexeme_paths) > 5 and not len(index._item_masks)
+    index = indexc_runtime.load(tmp_path / "g.idx", verify=True)
+    keyed = {state for state, *_ in index._item_masks.stored_keys()}
+    assert len(index._lexeme_paths) > 3 and keyed and not keyed & index._lexeme_paths.states

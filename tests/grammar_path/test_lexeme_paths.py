@@ -22,6 +22,7 @@ from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.item_bounds import follow_terminals
 from indexc_runtime.grammar.lexeme_paths import Decomposer, LexemePaths
 from tests.grammar_path.helpers import grammar, vocabulary_from_text
+from tests.grammar_path.test_bundled_vs_oracle import SAMPLES, _sample_and_walks_agree
 from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
 
 # a body is any run of names, brackets nest, spaces are ignored: tokens read many lexemes each
@@ -30,7 +31,16 @@ IR = grammar("start", {"start": [["rules"]], "rules": [["rule"], ["rules", "NL",
                        "atom": [["NAME"], ["UPPER"], ["LP", "body", "RP"]]},
              {"NAME": "[a-z]+", "UPPER": "[A-Z][A-Z]*", "COLON": ":", "NL": "\n", "LP": r"\(", "RP": r"\)",
               "WS": " +"}, ignore=["WS"])
+DECOMPOSED = {"gbnf/arithmetic.gbnf", "gbnf/c.gbnf", "gbnf/json.gbnf", "gbnf/json_arr.gbnf", "lark/lark.lark",
+              "lark/rfc.lark"}
 TEXT = "a: bCd (eFg h)\nij: K lMn\nop: (q)\nx: yZ ((w))\nv: uT\n"
+
+
+@pytest.fixture(autouse=True)
+def every_state_worth_it(monkeypatch):
+    """A small vocabulary's states hold few undecided tokens and, by ``MAX_PAIRS_PER_TOKEN``, would
+    mostly be left to the walk: here every state is decomposed."""
+    monkeypatch.setattr(lexeme_paths, "MAX_PAIRS_PER_TOKEN", 1000.0)
 
 
 def _written(tmp_path, ir=IR):
@@ -72,7 +82,7 @@ def test_states_are_decomposed_stored_and_verified(compiled):
     index = indexc_runtime.load(data, verify=True)  # verify: every state decomposed again
     stats = index.header["stats"]["lexeme_paths"]
     assert stats["states"] == len(index._lexeme_paths) > 5 and stats["skipped"] == 0
-    assert index.format_version == 12 and index.section("path_token_group").dtype == np.uint16
+    assert index.format_version == 12 and index.section("path_group_tokens").size > 0
 
 
 def _walks_agree(a_index, b_index, vocab, seed: int, walks: int = 40) -> tuple[int, object]:
@@ -118,8 +128,10 @@ def test_a_threads_path_row_decides_what_its_precomputed_masks_leave(compiled):
             precomputed = np.unpackbits(walker._unions.row(walker._precomputed_masks(alone)[0]).view(np.uint8),
                                         bitorder="little").astype(bool)
             _, tokens = without._undecided.members(without._undecided.of(state))
-            row = with_paths._lexeme_paths.of(state).allowed_members(
+            allowed = with_paths._lexeme_paths.of(state).allowed_tokens(
                 origin, configs.sets, lambda s: frozenset(configs.sets.expected[s]).union(configs.ignored))
+            row = np.isin(tokens, allowed)
+            assert set(allowed.tolist()) <= set(tokens.tolist())
             assert not (row & ~walked[tokens]).any()
             assert not (walked[tokens] & ~row & ~precomputed[tokens]).any()
             seen += 1
@@ -161,6 +173,16 @@ def test_the_work_budget_stops_decomposing(tmp_path, monkeypatch):
     ("path_states", setting(0, 10**6), "lexer state out of range"),
     ("path_states", lambda a: a.__setitem__(1, a[0]), "strictly increasing"),
     ("path_node_offsets", setting(-1, 10**6), "does not rise"),
+    ("path_node_offsets", setting(1, 0), "each state one or more"),
+    ("path_group_offsets", setting(-1, 10**6), "does not rise"),
+    ("path_pair_offsets", setting(-1, 10**6), "does not rise"),
+    ("path_group_token_offsets", setting(-1, 10**6), "does not rise"),
+])
+def test_a_path_range_out_of_bounds_is_refused_at_load(compiled, section, change, message):
+    assert_refused_at_load(compiled[0], section, change, message)
+
+
+@pytest.mark.parametrize("section, change, message", [
     ("path_nodes", setting(0, 0), "root"),
     ("path_nodes", setting(2, 5), "parent"),
     ("path_nodes", setting(3, 10**6), "terminal out of range"),
@@ -168,25 +190,22 @@ def test_the_work_budget_stops_decomposing(tmp_path, monkeypatch):
     ("path_pair_offsets", setting(1, 10**6), "does not rise"),
     ("path_group_pairs", setting(0, 10**6), "pair outside its state"),
     ("path_group_pair_offsets", setting(1, 0), "no pair"),
-    ("path_token_offsets", setting(1, 0), "undecided set's size"),
+    ("path_group_tokens", setting(0, 10**6), "outside the vocabulary"),
 ])
-def test_a_path_number_out_of_bounds_is_refused_at_load(compiled, section, change, message):
-    assert_refused_at_load(compiled[0], section, change, message)
-
-
-def test_a_token_group_out_of_range_is_refused_on_first_use(compiled):
-    data, vocab = compiled
-    tampered = rewrite_section(data, "path_token_group", setting(0, 60000))
-    index = indexc_runtime.load(tampered)  # the largest section: bounded where a state is first read
-    with pytest.raises(ArtifactError, match="path_token_group"):
+def test_a_path_number_out_of_bounds_is_refused_where_its_state_is_first_read(compiled, section, change, message):
+    """Load takes the file (its slices are safe to take); the state's first use, and ``verify``, refuse it."""
+    tampered = rewrite_section(compiled[0], section, change)
+    index = indexc_runtime.load(tampered)
+    with pytest.raises(ArtifactError, match=message):
         index.verify()
 
 
 def test_verify_finds_groups_that_are_not_the_grammars(compiled):
     data, _ = compiled
-    groups = indexc_runtime.load(data).section("path_token_group")
-    first = int(np.flatnonzero(groups)[0])
-    tampered = rewrite_section(data, "path_token_group", setting(first, 0))  # a token made one that never is
+    index = indexc_runtime.load(data)
+    tokens, vocab_size = index.section("path_group_tokens"), index.vocab_size
+    other = next(t for t in range(vocab_size) if t not in set(tokens.tolist()) and t not in index.special_token_ids)
+    tampered = rewrite_section(data, "path_group_tokens", setting(0, other))  # a token the state never decides
     indexc_runtime.load(tampered)  # in range: the load takes it
     with pytest.raises(ArtifactError, match="lexeme paths of lexer state .* are not the grammar's"):
         indexc_runtime.load(tampered, verify=True)
@@ -199,9 +218,18 @@ def test_the_writers_check_compares_the_stored_paths_with_its_own(compiled):
     mine = {state: decomposer.decompose(state) for state in index._lexeme_paths.states}
     index.verify(stored_lexeme_paths=mine)
     state = min(mine)
-    mine[state].token_group[:] = -1
+    mine[state].group_tokens[:] = 0
     with pytest.raises(ArtifactError, match=f"lexer state {state}"):
         index.verify(stored_lexeme_paths=mine)
     del mine[state]
     with pytest.raises(ArtifactError, match="not the compiler's"):
         index.verify(stored_lexeme_paths=mine)
+
+
+@pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
+def test_bundled_grammars_with_every_state_decomposed_equal_the_oracle(grammar_file, tmp_path):
+    """Along the sample and random walks (``test_bundled_vs_oracle``'s protocol), every state worth it."""
+    index, matcher = _sample_and_walks_agree(grammar_file, tmp_path, seed=7, boundary_masks="default")
+    assert len(index._lexeme_paths) == index.header["stats"].get("lexeme_paths", {}).get("states", 0)
+    if grammar_file in DECOMPOSED:  # the others' small vocabularies leave no state undecided tokens
+        assert len(index._lexeme_paths) > 0 and matcher._memo.walker._path_rows

@@ -81,7 +81,7 @@ precomputed ones.  Version 8-10 files are still read (no keys).
 
 Format version 12 adds the *lexeme paths* (``path_*``; ``indexc_runtime.grammar.lexeme_paths``):
 per decomposed lexer state, its undecided tokens grouped by the lexemes they read (a trie of
-terminal paths, the final threads' pairs, the groups of pairs, each token's group).  A thread of
+terminal paths, the final threads' pairs, the groups of pairs and each group's tokens).  A thread of
 such a state asks the parser about the paths instead of walking its undecided tokens.  Version
 8-11 files are still read (none).
 
@@ -215,9 +215,9 @@ LEXEME_PATH_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("path_group_offsets", ("<i4",), ("n_path_states+1",), "state k's token groups (CSR)"),
     SectionSpec("path_group_pair_offsets", ("<i4",), ("n_path_groups+1",), "group i's pairs (CSR over path_group_pairs)"),
     SectionSpec("path_group_pairs", ("<i4",), ("n_path_group_pairs",), "pair indices local to the group's state"),
-    SectionSpec("path_token_offsets", ("<i4",), ("n_path_states+1",), "state k's undecided tokens (CSR over path_token_group)"),
-    SectionSpec("path_token_group", ("<u2", "<u4"), ("n_path_tokens",),
-                "1 + the group (local to the state) of each token of the state's undecided set, in place order; 0: never allowed"),
+    SectionSpec("path_group_token_offsets", ("<i4",), ("n_path_groups+1",), "group i's tokens (CSR over path_group_tokens)"),
+    SectionSpec("path_group_tokens", ("<i4",), ("n_path_tokens",),
+                "token ids, ascending within a group: the state's undecided tokens whose pairs are the group's"),
 )
 GRAMMAR_SECTIONS_V11: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V8 + ITEM_MASK_SECTIONS
 GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V11 + LEXEME_PATH_SECTIONS

@@ -35,9 +35,10 @@ the tokens that die even so are never allowed.  Tokens with the same set of pair
     path_group_offsets (n+1,)         state k's groups: [offsets[k], offsets[k+1])
     path_group_pair_offsets (g+1,)    group i's pairs: path_group_pairs[offsets[i]:offsets[i+1]]
     path_group_pairs (m,)             pair indices, local to the state (its first pair is 0)
-    path_token_offsets (n+1,)         state k's undecided tokens: token groups [offsets[k], offsets[k+1])
-    path_token_group (n_tokens,)      u2 or u4: 1 + the group of each token of the state's
-                                      undecided set, in the set's place order; 0: dies under FOLLOW
+    path_group_token_offsets (g+1,)   group i's tokens: path_group_tokens[offsets[i]:offsets[i+1]]
+    path_group_tokens (n_tokens,)     token ids, ascending within a group: each undecided token of
+                                      the state in the group of all its pairs (a token that dies
+                                      under FOLLOW is in none)
 
 **At serving time** (``LexemePaths.allowed``): the walker asks, for a thread ``(O, t, q)`` of a
 decomposed state, the scans of the state's path trie from ``O`` (memoised by the parser, a dead
@@ -48,17 +49,21 @@ decomposed, fresh process: its masks' total 141 -> 19 ms, the slowest 22 -> 2.5 
 6.4 ms (slowest 1,056 -> 592 us), JSON 2.5 -> 1.9 ms, arithmetic 2.6 -> 1.5 ms; every mask the
 same (the prototype, session 29).
 
-**Limits** (the compiler's, ``decompose``): a state whose FOLLOW parser interns more than
-``MAX_PATHS`` paths or more than ``MAX_GROUPS`` groups is left undecomposed (its tokens are
-walked as before): all splits of RFC-XML's text can cut a word at every byte.  States whose
+**Limits** (the compiler's, ``Decomposer.decompose``): a state is left undecomposed (its tokens
+are walked as before) past ``MAX_PATHS`` paths, ``MAX_GROUPS`` groups, ``MAX_CONFIGS``
+configurations or ``MAX_THREADS`` threads of its terminal's FOLLOW parser, or where its tokens
+reach more than ``MAX_PAIRS_PER_TOKEN`` threads each (all splits of RFC-XML's text start a thread
+of every terminal at every byte: walking its few undecided tokens costs less).  States whose
 undecided set holds more than half of the trie's tokens are not decomposed either (their loop
 exits decide them; ``indexc.artifact.lexeme_paths``).
 
-**Checks.**  Every number is bounded at load (states, parents before their children, the root
-first, terminals, offsets rising and adding up, group pairs inside their state, each state's
-token count its undecided set's size); a state's token groups are bounded on its first use
-(its largest section).  That the paths are the grammar's is ``verify``'s check: each state is
-decomposed again and compared.
+**Checks.**  At load, what makes each state's slices safe to take: the states (in range,
+increasing, none whose every token is undecided), each state's node and group ranges, and each
+offsets section's length and ends.  A state's own slices are bounded on its first use (the root
+first, parents before their children, terminals, offsets rising, every group a pair of its own
+state, token ids in the vocabulary: ``ArtifactError`` naming the section and the state), so a
+load reads none of the 2.4 MB of lark.lark's group tokens (all the checks at load cost ~1 ms of
+a fresh process).  ``verify`` bounds every state, then decomposes each again and compares.
 """
 
 from __future__ import annotations
@@ -73,27 +78,39 @@ from indexc_runtime.grammar.stored_memo import within
 from indexc_runtime.grammar.undecided import UNRESTRICTED
 
 PATH_SECTION_NAMES = ("path_states", "path_node_offsets", "path_nodes", "path_pair_offsets", "path_pair_terminal",
-                      "path_group_offsets", "path_group_pair_offsets", "path_group_pairs", "path_token_offsets",
-                      "path_token_group")
+                      "path_group_offsets", "path_group_pair_offsets", "path_group_pairs", "path_group_token_offsets",
+                      "path_group_tokens")
+PATH_DATA = {"path_pair_offsets": "path_pair_terminal", "path_group_pair_offsets": "path_group_pairs",
+             "path_group_token_offsets": "path_group_tokens"}  # each offsets section and the data it cuts
 MAX_PATHS = 4096  # paths the FOLLOW parser interns for one state before it is left undecomposed
 MAX_GROUPS = 16384  # distinct pair sets of one state (its tokens' groups)
-MAX_CONFIGS = 65536  # the FOLLOW parser's configurations for one state
+MAX_CONFIGS = 65536  # the FOLLOW parser's configurations for one terminal's states
+MAX_THREADS = 1024  # threads of one FOLLOW configuration (all splits start one per terminal at each byte)
+# A state whose walk reaches configurations holding more threads in all (each a pair its groups
+# would hold) than this many per undecided token, plus ``PAIRS_SLACK``, is left to the walk:
+# scanning its pairs would cost more than walking its tokens.  RFC-XML's all-splits text states:
+# 382 states of 33-222 tokens, ~300 pairs a group, 1.5M group pairs for 41k tokens, 9 s of
+# compile; lark.lark's heavy states ~0.13 pairs a token.
+MAX_PAIRS_PER_TOKEN = 1.0
+PAIRS_SLACK = 64
 
 
 class StatePaths:
     """One lexer state's decomposition (local indices; see the module note)."""
 
     __slots__ = ("parent", "terminal", "pair_offsets", "pair_terminal", "group_pair_offsets", "group_pairs",
-                 "token_group", "_nodes")
+                 "group_token_offsets", "group_tokens", "_nodes", "_pairs")
 
-    def __init__(self, parent, terminal, pair_offsets, pair_terminal, group_pair_offsets, group_pairs, token_group):
+    def __init__(self, parent, terminal, pair_offsets, pair_terminal, group_pair_offsets, group_pairs,
+                 group_token_offsets, group_tokens):
         self.parent, self.terminal = parent, terminal
         self.pair_offsets, self.pair_terminal = pair_offsets, pair_terminal
-        self.group_pair_offsets, self.group_pairs, self.token_group = group_pair_offsets, group_pairs, token_group
-        # for the per-node loop (``held_pairs``): a node's parent, terminal and {pair terminal: pair index}
-        parents, terminals, offsets, pairs = (x.tolist() for x in (parent, terminal, pair_offsets, pair_terminal))
-        self._nodes = [(parents[j], terminals[j], {pairs[i]: i for i in range(offsets[j], offsets[j + 1])})
-                       for j in range(len(parents))]
+        self.group_pair_offsets, self.group_pairs = group_pair_offsets, group_pairs
+        self.group_token_offsets, self.group_tokens = group_token_offsets, group_tokens
+        # for the per-node loop (``held_pairs``): each node's parent, terminal and pair range, as Python ints
+        offsets = pair_offsets.tolist()
+        self._nodes = list(zip(parent.tolist(), terminal.tolist(), offsets[:-1], offsets[1:]))
+        self._pairs = pair_terminal.tolist()
 
     @property
     def n_groups(self) -> int:
@@ -102,7 +119,7 @@ class StatePaths:
     def arrays(self) -> tuple[np.ndarray, ...]:
         """The state's arrays (the writer's and ``verify``'s comparison)."""
         return (self.parent, self.terminal, self.pair_offsets, self.pair_terminal, self.group_pair_offsets,
-                self.group_pairs, self.token_group)
+                self.group_pairs, self.group_token_offsets, self.group_tokens)
 
     def held_pairs(self, root: int, sets, followers) -> list[int]:
         """The pairs that hold from Earley set ``root`` (the thread's origin): their path scans
@@ -110,39 +127,43 @@ class StatePaths:
         those terminals, a frozenset).  One scan a live node (the parser memoises them); a node
         whose parent died is skipped."""
         reached = [DEAD] * len(self._nodes)
-        scan = sets.scan
+        pairs, scan = self._pairs, sets.scan
         held: list[int] = []
-        for j, (parent, terminal, pairs) in enumerate(self._nodes):
+        for j, (parent, terminal, first, end) in enumerate(self._nodes):
             if parent < 0:
                 at = root
             else:
                 at = reached[parent]
                 if at < 0:
                     continue
-                at = reached[j] = scan(at, terminal)
-                if at < 0:
-                    continue
+                at = scan(at, terminal)
             reached[j] = at
-            if pairs:
+            if at >= 0 and first < end:
                 wanted = followers(at)
-                held += [i for v, i in pairs.items() if v in wanted]
+                held += [i for i in range(first, end) if pairs[i] in wanted]
         return held
 
-    def allowed_members(self, root: int, sets, followers) -> np.ndarray:
-        """Bool per token of the state's undecided set (place order): allowed from ``root``."""
-        held = np.zeros(self.pair_terminal.size + 1, dtype=np.uint8)
+    def allowed_tokens(self, root: int, sets, followers) -> np.ndarray:
+        """The state's undecided tokens allowed from ``root``: those of the groups with a held pair."""
+        if not self.n_groups:
+            return self.group_tokens
+        held = np.zeros(len(self._pairs), dtype=np.uint8)
         held[self.held_pairs(root, sets, followers)] = 1
-        groups = np.zeros(self.n_groups + 1, dtype=bool)  # the last entry: the tokens that die (-1)
-        if self.n_groups:
-            groups[:-1] = np.maximum.reduceat(held[self.group_pairs], self.group_pair_offsets[:-1]) > 0
-        return groups[self.token_group]
+        groups = np.maximum.reduceat(held[self.group_pairs], self.group_pair_offsets[:-1]) > 0
+        first, end = self.group_token_offsets[:-1][groups], self.group_token_offsets[1:][groups]
+        return self.group_tokens[_ranges(first, end - first)]
+
+
+def _ranges(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices ``first[i] + 0 .. first[i] + counts[i] - 1``, one run after another."""
+    return np.repeat(first - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
 
 
 class LexemePaths:
     """The decomposed states of one file, each decoded and checked on its first use."""
 
-    def __init__(self, container: Container | None, arrays: dict[str, np.ndarray], undecided, n_terminals: int):
-        self._container, self._arrays, self._undecided, self._n_terminals = container, arrays, undecided, n_terminals
+    def __init__(self, arrays: dict[str, np.ndarray], vocab_size: int, n_terminals: int, source: str = ""):
+        self._arrays, self._vocab_size, self._n_terminals, self._source = arrays, vocab_size, n_terminals, source
         states = arrays["path_states"].tolist()
         self._slot = {state: k for k, state in enumerate(states)}
         self.states = frozenset(states)
@@ -153,7 +174,7 @@ class LexemePaths:
 
     @classmethod
     def empty(cls) -> "LexemePaths":
-        return cls(None, empty_arrays(), None, 0)
+        return cls(empty_arrays(), 0, 0)
 
     @classmethod
     def from_container(cls, c: Container, n_lexer_states: int, n_terminals: int, undecided) -> "LexemePaths":
@@ -162,7 +183,7 @@ class LexemePaths:
             return cls.empty()
         arrays = {name: c.array(name) for name in PATH_SECTION_NAMES}
         _check(arrays, n_lexer_states, n_terminals, undecided, c.source)
-        return cls(c, arrays, undecided, n_terminals)
+        return cls(arrays, c.header.vocab_size, n_terminals, c.source)
 
     def of(self, state: int) -> StatePaths:
         """State ``state``'s decomposition (``state in self.states``), decoded on first use."""
@@ -172,22 +193,33 @@ class LexemePaths:
         return found
 
     def _decode(self, k: int) -> StatePaths:
+        """State ``k``'s slices of the sections, bounded (``_check_state``: the load checked only
+        what makes the slices safe to take, ~1 ms less of a fresh process's load for lark.lark)."""
         a = self._arrays
-        nodes = slice(int(a["path_node_offsets"][k]), int(a["path_node_offsets"][k + 1]))
-        pair_offsets = a["path_pair_offsets"][nodes.start:nodes.stop + 1].astype(np.int64)
-        first_pair = int(pair_offsets[0])
-        groups = slice(int(a["path_group_offsets"][k]), int(a["path_group_offsets"][k + 1]))
-        group_pair_offsets = a["path_group_pair_offsets"][groups.start:groups.stop + 1].astype(np.int64)
-        tokens = slice(int(a["path_token_offsets"][k]), int(a["path_token_offsets"][k + 1]))
-        token_group = a["path_token_group"][tokens].astype(np.intp) - 1
-        if not within(token_group, -1, groups.stop - groups.start):  # the largest section: bounded here, once
-            raise ArtifactError(f"section 'path_token_group' names a group out of range for lexer state "
-                                f"{int(a['path_states'][k])}", source=self._container.source if self._container else "")
-        return StatePaths(a["path_nodes"][nodes, 0].astype(np.int64), a["path_nodes"][nodes, 1].astype(np.int64),
-                          pair_offsets - first_pair, a["path_pair_terminal"][first_pair:int(pair_offsets[-1])],
-                          group_pair_offsets - group_pair_offsets[0],
-                          a["path_group_pairs"][int(group_pair_offsets[0]):int(group_pair_offsets[-1])].astype(np.intp),
-                          token_group)
+        node_start, node_end = int(a["path_node_offsets"][k]), int(a["path_node_offsets"][k + 1])
+        group_start, group_end = int(a["path_group_offsets"][k]), int(a["path_group_offsets"][k + 1])
+        nodes = a["path_nodes"][node_start:node_end]
+        pair_offsets = a["path_pair_offsets"][node_start:node_end + 1].astype(np.int64)
+        group_pair_offsets = a["path_group_pair_offsets"][group_start:group_end + 1].astype(np.int64)
+        token_offsets = a["path_group_token_offsets"][group_start:group_end + 1].astype(np.int64)
+        state = int(a["path_states"][k])
+        for name, offsets in (("path_pair_offsets", pair_offsets), ("path_group_pair_offsets", group_pair_offsets),
+                              ("path_group_token_offsets", token_offsets)):
+            if not (offsets[0] >= 0 and offsets[-1] <= len(a[PATH_DATA[name]]) and bool((np.diff(offsets) >= 0).all())):
+                self._refuse(name, f"does not rise within its data for lexer state {state}")
+        pair_terminal = a["path_pair_terminal"][int(pair_offsets[0]):int(pair_offsets[-1])]
+        group_pairs = a["path_group_pairs"][int(group_pair_offsets[0]):int(group_pair_offsets[-1])].astype(np.intp)
+        tokens = a["path_group_tokens"][int(token_offsets[0]):int(token_offsets[-1])]
+        problem = _state_problem(nodes, pair_terminal, group_pair_offsets, group_pairs, tokens, self._n_terminals,
+                                 self._vocab_size)
+        if problem is not None:
+            self._refuse(problem[0], f"{problem[1]} (lexer state {state})")
+        return StatePaths(nodes[:, 0], nodes[:, 1], pair_offsets - pair_offsets[0], pair_terminal,
+                          group_pair_offsets - group_pair_offsets[0], group_pairs, token_offsets - token_offsets[0],
+                          tokens)
+
+    def _refuse(self, section: str, what: str):
+        raise ArtifactError(f"section {section!r} {what}", source=self._source)
 
     def check_all(self) -> None:
         """Decode every state (``verify``: the token groups bounded)."""
@@ -200,8 +232,8 @@ def empty_arrays() -> dict[str, np.ndarray]:
     none, start = np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32)
     return {"path_states": none, "path_node_offsets": start, "path_nodes": none.reshape(0, 2),
             "path_pair_offsets": start, "path_pair_terminal": none, "path_group_offsets": start,
-            "path_group_pair_offsets": start, "path_group_pairs": none, "path_token_offsets": start,
-            "path_token_group": none.astype(np.uint16)}
+            "path_group_pair_offsets": start, "path_group_pairs": none, "path_group_token_offsets": start,
+            "path_group_tokens": none}
 
 
 def sections_of(decomposed: dict[int, StatePaths]) -> dict[str, np.ndarray]:
@@ -214,23 +246,21 @@ def sections_of(decomposed: dict[int, StatePaths]) -> dict[str, np.ndarray]:
     def offsets(sizes) -> np.ndarray:
         return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int32)
 
-    pair_starts = np.cumsum([0] + [p.pair_terminal.size for p in parts[:-1]])
-    group_pair_starts = np.cumsum([0] + [p.group_pairs.size for p in parts[:-1]])
-    token_group = np.concatenate([p.token_group for p in parts])
-    narrow = np.uint16 if max(p.n_groups for p in parts) < np.iinfo(np.uint16).max else np.uint32
+    def joined(name: str, sizes) -> np.ndarray:  # per-state CSR offsets made global
+        starts = np.cumsum([0] + list(sizes[:-1]))
+        return np.concatenate([[0]] + [getattr(p, name)[1:] + start for p, start in zip(parts, starts)]).astype(np.int32)
+
     return {
         "path_states": np.array(states, dtype=np.int32),
         "path_node_offsets": offsets([p.parent.size for p in parts]),
         "path_nodes": np.concatenate([np.stack([p.parent, p.terminal], axis=1) for p in parts]).astype(np.int32),
-        "path_pair_offsets": np.concatenate([[0]] + [p.pair_offsets[1:] + start for p, start in zip(parts, pair_starts)]
-                                            ).astype(np.int32),
+        "path_pair_offsets": joined("pair_offsets", [p.pair_terminal.size for p in parts]),
         "path_pair_terminal": np.concatenate([p.pair_terminal for p in parts]).astype(np.int32),
         "path_group_offsets": offsets([p.n_groups for p in parts]),
-        "path_group_pair_offsets": np.concatenate(
-            [[0]] + [p.group_pair_offsets[1:] + start for p, start in zip(parts, group_pair_starts)]).astype(np.int32),
+        "path_group_pair_offsets": joined("group_pair_offsets", [p.group_pairs.size for p in parts]),
         "path_group_pairs": np.concatenate([p.group_pairs for p in parts]).astype(np.int32),
-        "path_token_offsets": offsets([p.token_group.size for p in parts]),
-        "path_token_group": (token_group + 1).astype(narrow),
+        "path_group_token_offsets": joined("group_token_offsets", [p.group_tokens.size for p in parts]),
+        "path_group_tokens": np.concatenate([p.group_tokens for p in parts]).astype(np.int32),
     }
 
 
@@ -243,12 +273,13 @@ class FollowPaths:
     last one in the grammar; the root expects the thread's own terminal (any terminal for an
     ignored one, whose origin is any set).  No set accepts: only text tokens are decomposed."""
 
-    initial = 0
+    initial = 0  # expects nothing: ``Configs`` makes its initial configuration from it, and it is never used
+    ROOT = 1  # the empty path: the thread's origin
 
     def __init__(self, follow: list[frozenset[int]], root_expects: tuple[int, ...]):
         self._follow = [tuple(sorted(f)) for f in follow]
-        self.paths: list[tuple[int, ...]] = [()]
-        self._id = {(): 0}
+        self.paths: list[tuple[int, ...] | None] = [None, ()]
+        self._id = {(): self.ROOT}
         self.expected = _Expected(self, root_expects)
         self.accepting = _Never()
 
@@ -268,7 +299,7 @@ class FollowPaths:
 class _Expected:
     def __init__(self, paths: FollowPaths, root_expects: tuple[int, ...]):
         self._paths, self._root = paths, root_expects
-        self._sets = {0: frozenset(root_expects)}
+        self._sets = {FollowPaths.initial: frozenset(), FollowPaths.ROOT: frozenset(root_expects)}
 
     def of(self, set_id: int) -> frozenset[int]:
         found = self._sets.get(set_id)
@@ -302,12 +333,13 @@ class Decomposer:
         sets, configs = self._parser(terminal)
         undecided = index._undecided
         try:
-            start = configs.adopt({(0, terminal, state)}, False)
-            places, _ = undecided.members(undecided.of(state))
-            ends = _walk_places(index._trie, configs, start, places)
+            start = configs.adopt({(FollowPaths.ROOT, terminal, state)}, False)
+            places, tokens = undecided.members(undecided.of(state))
+            ends = _walk_places(index._trie, configs, start, places,
+                                int(MAX_PAIRS_PER_TOKEN * places.size) + PAIRS_SLACK)
         except GrammarLimitExceeded:
             return None
-        return _grouped(configs, sets, ends)
+        return _grouped(configs, sets, ends, tokens)
 
     def _parser(self, terminal: int) -> tuple[FollowPaths, Configs]:
         found = self._parsers.get(terminal)
@@ -316,14 +348,17 @@ class Decomposer:
             sets = FollowPaths(self._follow[:rules.n_terminals],
                                tuple(range(rules.n_terminals)) if terminal in rules.ignore else (terminal,))
             found = self._parsers[terminal] = (sets, Configs(index._lexer, sets, rules.ignore, index.n_classes,
-                                                             GrammarLimits(max_configs=MAX_CONFIGS)))
+                                                             GrammarLimits(max_configs=MAX_CONFIGS,
+                                                                           max_threads=MAX_THREADS)))
         return found
 
 
-def _walk_places(trie, configs: Configs, start: int, places: np.ndarray) -> np.ndarray:
+def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pairs: int) -> np.ndarray:
     """The configuration each of ``places`` (sorted trie places) ends in (``DEAD`` where it dies):
-    the trie walked level by level from the root, only into subtrees holding one of them."""
+    the trie walked level by level from the root, only into subtrees holding one of them.
+    ``GrammarLimitExceeded`` once the configurations reached hold more than ``most_pairs`` threads."""
     ends = np.full(places.size, DEAD, dtype=np.int64)
+    reached, pairs = set(), 0
     nodes, at = np.zeros(1, dtype=np.int64), np.full(1, start, dtype=np.int64)
     offsets, children, node_class = trie.child_offsets, trie.children, trie.node_class
     while nodes.size:
@@ -342,6 +377,11 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray) -> np.n
             after = configs.table[at, classes]
         alive = after >= 0
         nodes, at = kids[alive], after[alive].astype(np.int64)
+        for config in set(at.tolist()) - reached:
+            reached.add(config)
+            pairs += len(configs.threads[config])
+        if pairs > most_pairs:
+            raise GrammarLimitExceeded("max_pairs", most_pairs, "a lexer state's lexeme paths would cost more than its walk")
         low, high = np.searchsorted(places, trie.token_start[nodes]), np.searchsorted(places, trie.token_end[nodes])
         ending = high > low
         if ending.any():
@@ -351,7 +391,7 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray) -> np.n
     return ends
 
 
-def _grouped(configs: Configs, sets: FollowPaths, ends: np.ndarray) -> StatePaths | None:
+def _grouped(configs: Configs, sets: FollowPaths, ends: np.ndarray, tokens: np.ndarray) -> StatePaths | None:
     """The paths, pairs and groups of the configurations ``ends`` holds (see the module note), in
     an order that depends on the paths alone (not on the configurations' ids, which depend on
     what the shared parser met before)."""
@@ -370,6 +410,9 @@ def _grouped(configs: Configs, sets: FollowPaths, ends: np.ndarray) -> StatePath
     group_pairs = [sorted(pair_of[(node_of[path], terminal)] for path, terminal in signature) for signature in signatures]
     config_group = {config: group_of[signature] for config, signature in pairs_of.items()}
     per_node = np.bincount(np.array([node for node, _ in pairs], dtype=np.int64), minlength=len(nodes))
+    group = np.array([config_group.get(config, -1) for config in ends.tolist()], dtype=np.int64)
+    kept = group >= 0
+    order = np.lexsort((tokens[kept], group[kept]))  # by group, then token id
     return StatePaths(
         np.array([node_of[path[:-1]] if path else -1 for path in nodes], dtype=np.int64),
         np.array([path[-1] if path else -1 for path in nodes], dtype=np.int64),
@@ -377,7 +420,8 @@ def _grouped(configs: Configs, sets: FollowPaths, ends: np.ndarray) -> StatePath
         np.array([terminal for _, terminal in pairs], dtype=np.int32),
         np.concatenate([[0], np.cumsum([len(g) for g in group_pairs])]).astype(np.int64),
         np.array([i for g in group_pairs for i in g], dtype=np.intp),
-        np.array([config_group.get(config, -1) for config in ends.tolist()], dtype=np.intp))
+        np.concatenate([[0], np.cumsum(np.bincount(group[kept], minlength=len(signatures)))]).astype(np.int64),
+        tokens[kept][order].astype(np.int32))
 
 
 def _path_order(path: tuple[int, ...]) -> tuple:
@@ -389,44 +433,45 @@ def _path_order_of_pairs(signature: tuple) -> tuple:
 
 
 def _check(a: dict[str, np.ndarray], n_lexer_states: int, n_terminals: int, undecided, source: str) -> None:
-    """Every bound of the small sections (the token groups: on a state's first use, ``_decode``)."""
+    """At load, what makes each state's slices safe to take: the states, their node and group
+    ranges, and each offsets section's length and last entry (a state's own slices are bounded
+    on its first use, ``_state_problem``)."""
     def require(ok: bool, section: str, what: str) -> None:
         if not ok:
             raise ArtifactError(f"section {section!r} {what}", source=source)
 
     states = a["path_states"].astype(np.int64)
-    n = states.size
+    n, n_nodes, n_groups = states.size, len(a["path_nodes"]), len(a["path_group_pair_offsets"]) - 1
     require(within(states, 0, n_lexer_states) and bool((np.diff(states) > 0).all()), "path_states",
             "names a lexer state out of range or is not strictly increasing")
     require(all(undecided.of(s) != UNRESTRICTED for s in states.tolist()), "path_states",
             "names a lexer state whose every token is undecided")
-    for name, total, per in (("path_node_offsets", len(a["path_nodes"]), n), ("path_group_offsets",
-                             len(a["path_group_pair_offsets"]) - 1, n), ("path_token_offsets", len(a["path_token_group"]), n),
-                             ("path_pair_offsets", len(a["path_pair_terminal"]), len(a["path_nodes"])),
-                             ("path_group_pair_offsets", len(a["path_group_pairs"]), len(a["path_group_pair_offsets"]) - 1)):
-        offsets = a[name].astype(np.int64)
-        require(offsets.size == per + 1 and offsets[0] == 0 and offsets[-1] == total and bool((np.diff(offsets) >= 0).all()),
-                name, f"does not rise from 0 to {total} in {per + 1} entries")
-    node_offsets = a["path_node_offsets"].astype(np.int64)
-    require(bool((np.diff(node_offsets) > 0).all()), "path_node_offsets", "gives a state no root")
-    nodes = a["path_nodes"].astype(np.int64)
-    local = np.arange(len(nodes)) - np.repeat(node_offsets[:-1], np.diff(node_offsets))
-    parent, terminal = nodes[:, 0], nodes[:, 1]
-    root = local == 0
-    require(bool((parent[root] == -1).all() and (terminal[root] == -1).all()), "path_nodes", "has a root that is not -1, -1")
-    require(bool(((parent[~root] >= 0) & (parent[~root] < local[~root])).all()), "path_nodes",
-            "has a parent that is not an earlier node of its state")
-    require(within(terminal[~root], 0, n_terminals) and within(a["path_pair_terminal"], 0, n_terminals),
-            "path_pair_terminal", "names a terminal out of range")
-    pair_offsets = a["path_pair_offsets"].astype(np.int64)
-    pairs_per_state = pair_offsets[node_offsets[1:]] - pair_offsets[node_offsets[:-1]]
-    group_offsets = a["path_group_offsets"].astype(np.int64)
-    gp_offsets = a["path_group_pair_offsets"].astype(np.int64)
-    group_state = np.repeat(np.arange(n), np.diff(group_offsets))
-    pair_state = np.repeat(group_state, np.diff(gp_offsets))
-    require(within(a["path_group_pairs"], 0, pairs_per_state[pair_state]) if pair_state.size else True,
-            "path_group_pairs", "names a pair outside its state")
-    require(bool((np.diff(gp_offsets) > 0).all()), "path_group_pair_offsets", "gives a group no pair")
-    sizes = [undecided.size(undecided.of(s)) for s in states.tolist()]
-    require(np.array_equal(np.diff(a["path_token_offsets"].astype(np.int64)), np.array(sizes, dtype=np.int64)),
-            "path_token_offsets", "does not give each state its undecided set's size")
+    for name, total, least in (("path_node_offsets", n_nodes, 1), ("path_group_offsets", n_groups, 0)):
+        offsets = a[name].astype(np.int64)  # a state has its root; it may have no group (every token dies)
+        require(offsets.size == n + 1 and offsets[0] == 0 and offsets[-1] == total
+                and bool((np.diff(offsets) >= least).all()), name,
+                f"does not rise from 0 to {total} in {n + 1} entries" + (", each state one or more" if least else ""))
+    for name, rows in (("path_pair_offsets", n_nodes), ("path_group_pair_offsets", n_groups),
+                       ("path_group_token_offsets", n_groups)):
+        offsets = a[name]
+        require(len(offsets) == rows + 1 and int(offsets[0]) == 0 and int(offsets[-1]) == len(a[PATH_DATA[name]]),
+                name, f"does not rise from 0 to {len(a[PATH_DATA[name]])} in {rows + 1} entries")
+
+
+def _state_problem(nodes, pair_terminal, group_pair_offsets, group_pairs, tokens, n_terminals: int,
+                   vocab_size: int) -> tuple[str, str] | None:
+    """(section, what is wrong) with one state's slices, or None."""
+    parent, terminal = nodes[:, 0].astype(np.int64), nodes[:, 1].astype(np.int64)
+    if not (parent[0] == -1 and terminal[0] == -1):
+        return "path_nodes", "has a root that is not -1, -1"
+    if not bool(((parent[1:] >= 0) & (parent[1:] < np.arange(1, len(parent)))).all()):
+        return "path_nodes", "has a parent that is not an earlier node of its state"
+    if not (within(terminal[1:], 0, n_terminals) and within(pair_terminal, 0, n_terminals)):
+        return "path_pair_terminal", "names a terminal out of range"
+    if not bool((np.diff(group_pair_offsets) > 0).all()):
+        return "path_group_pair_offsets", "gives a group no pair"
+    if not within(group_pairs, 0, len(pair_terminal)):
+        return "path_group_pairs", "names a pair outside its state"
+    if not within(tokens, 0, vocab_size):
+        return "path_group_tokens", "holds a token id outside the vocabulary"
+    return None

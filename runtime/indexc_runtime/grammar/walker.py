@@ -344,10 +344,8 @@ class MaskWalker:
         if row is not None:
             self._path_rows.move_to_end(key)
             return row
-        paths = self._paths.of(state)
-        _, tokens = self._undecided.members(self._undecided.of(state))
         flags = np.zeros(32 * self._masks.words, dtype=np.uint8)
-        flags[tokens[paths.allowed_members(origin, self._configs.sets, self._followers)]] = 1
+        flags[self._paths.of(state).allowed_tokens(origin, self._configs.sets, self._followers)] = 1
         row = self._path_rows[key] = np.packbits(flags, bitorder="little").view(np.int32)
         if len(self._path_rows) > PATH_ROW_MEMO:
             self._path_rows.popitem(last=False)
