@@ -57,8 +57,7 @@ def has_heavy_states(index) -> bool:
     ``MIN_ITEM_UNDECIDED`` up)."""
     undecided = index._undecided
     most = index.n_live_tokens * MAX_ITEM_UNDECIDED_SHARE
-    decomposed = index._lexeme_paths.states  # decided by their lexeme paths (format 12): no keys
-    sets = {undecided.of(state) for state in range(index.n_states) if state not in decomposed} - {UNRESTRICTED}
+    sets = {undecided.of(state) for state in range(index.n_states)} - {UNRESTRICTED}
     return any(MIN_HEAVY_UNDECIDED <= undecided.size(set_id) <= most for set_id in sets)
 
 
@@ -69,10 +68,9 @@ def keys_of_config(index, memo, config: int) -> list[Key]:
     undecided, configs = index._undecided, memo.configs
     most = index.n_live_tokens * MAX_ITEM_UNDECIDED_SHARE
     found: list[Key] = []
-    decomposed = index._lexeme_paths.states
     for origin, terminal, state in configs.threads[config]:
         set_id = undecided.of(state)
-        if state in decomposed or set_id == UNRESTRICTED or not MIN_ITEM_UNDECIDED <= undecided.size(set_id) <= most:
+        if set_id == UNRESTRICTED or not MIN_ITEM_UNDECIDED <= undecided.size(set_id) <= most:
             continue
         listed = thread_items(configs.sets, origin, terminal, configs.scanned(origin, terminal))
         found += [(state, rule, dot, wanted) for rule, dot, wanted in listed or ()]

@@ -25,7 +25,9 @@ from indexc_runtime.grammar.lexeme_paths import Decomposer, StatePaths, sections
 from indexc_runtime.grammar.undecided import UNRESTRICTED
 
 MAX_PATH_UNDECIDED_SHARE = 0.5  # of the trie's tokens: a state holding more is walked (its loop exits decide it)
-MIN_PATH_UNDECIDED = 1  # ... and at least this many
+# ... and at least this many: a thread's first path row costs ~0.1-0.2 ms past its scans (the
+# state's slices, its groups, a row), where the walk steps an open token in ~1 us
+MIN_PATH_UNDECIDED = 256
 MAX_PATH_WORK = 4_000_000  # undecided tokens of the states decomposed, summed; past it no state is begun
 
 

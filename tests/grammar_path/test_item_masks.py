@@ -2,8 +2,8 @@
 
 The bounds must never change a mask: checked against the oracle on the bundled grammars, and
 against the same file read without them along random walks.  Small vocabularies hold few
-undecided tokens, so the tests key every thread (``MIN_ITEM_UNDECIDED``, ``MIN_HEAVY_UNDECIDED`` = 1),
-with no state decomposed by its lexeme paths (format 12), whose states get no keys."""
+undecided tokens, so the tests key every thread (``MIN_ITEM_UNDECIDED``, ``MIN_HEAVY_UNDECIDED`` = 1).
+The lexeme paths (format 12) decide a thread whose items are not all keyed."""
 
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ from indexc.vocab.greedy_tokens import greedy_token_ids
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.item_bounds import ItemBounds
 from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
+from indexc_runtime.grammar.lexeme_paths import LexemePaths
 from tests.grammar_path.helpers import grammar, vocabulary_from_text
+from tests.grammar_path.test_lexeme_paths import every_state_decomposed
 from tests.grammar_path.test_bundled_vs_oracle import GRAMMARS, SAMPLES, _sample_and_walks_agree
 from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
 
@@ -42,7 +44,7 @@ WARM_UP = "x: yZ (w)\nv: uT\n"
 def every_thread_keyed(monkeypatch):
     monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
     monkeypatch.setattr(item_masks, "MIN_HEAVY_UNDECIDED", 1)
-    monkeypatch.setattr(artifact_paths, "MAX_PATH_WORK", 0)  # no state decided by its lexeme paths: keys on all
+    every_state_decomposed(monkeypatch)  # and the paths decide the threads not all of whose items are keyed
 
 
 def _written(tmp_path, *, given: int):
@@ -167,10 +169,13 @@ def test_a_repeated_key_is_refused(compiled):
         indexc_runtime.load(rewrite_section(data, "item_key", lambda a: a.__setitem__(1, keys[0])))
 
 
-def test_a_key_on_a_state_without_an_undecided_set_is_refused_by_verify(compiled):
+def test_a_key_on_a_state_without_an_undecided_set_is_refused_by_verify(tmp_path, every_thread_keyed, monkeypatch):
     """The state of key 0 made one whose every token is undecided (``undecided_set`` 0): the
-    walker never reads the key, and ``verify`` names it instead of computing its bounds."""
-    data, _ = compiled
+    walker never reads the key, and ``verify`` names it instead of computing its bounds (no state
+    decomposed: the load would refuse a decomposed one, ``lexeme_paths``)."""
+    monkeypatch.setattr(artifact_paths, "MAX_PATH_WORK", 0)
+    _written(tmp_path, given=1)
+    data = (tmp_path / "g.idx").read_bytes()
     state = int(indexc_runtime.load(data).section("item_key")[0, 0])
     tampered = rewrite_section(data, "undecided_set", setting(state, 0))
     indexc_runtime.load(tampered)  # in range: the load takes it
@@ -222,20 +227,30 @@ def test_a_grammar_without_heavy_states_stores_no_keys(tmp_path, monkeypatch):
     """By default only a grammar with a state of ``MIN_HEAVY_UNDECIDED`` undecided tokens gets
     keys: with the threshold above every set of ``IR``'s small vocabulary, none."""
     monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
-    monkeypatch.setattr(artifact_paths, "MAX_PATH_WORK", 0)
     _written(tmp_path, given=1)
     index = indexc_runtime.load(tmp_path / "g.idx")
     assert not len(index._item_masks) and "item_masks" not in index.header["stats"]
     assert index.section("item_key").shape == (0, 4)
 
 
-def test_states_decided_by_their_lexeme_paths_get_no_keys(tmp_path, monkeypatch):
-    """The states decomposed by default (format 12): a thread's paths decide their undecided
-    tokens exactly, so their threads get no keys, even where every thread would be keyed; the
-    states left to the walk get theirs."""
-    monkeypatch.setattr(item_masks, "MIN_ITEM_UNDECIDED", 1)
-    monkeypatch.setattr(item_masks, "MIN_HEAVY_UNDECIDED", 1)
-    _written(tmp_path, given=1)
-    index = indexc_runtime.load(tmp_path / "g.idx", verify=True)
-    keyed = {state for state, *_ in index._item_masks.stored_keys()}
-    assert len(index._lexeme_paths) > 3 and keyed and not keyed & index._lexeme_paths.states
+def test_a_thread_reads_its_bounds_where_every_item_is_keyed_and_its_paths_elsewhere(compiled):
+    """Both accelerators in one file: every mask the same as the file read with neither."""
+    data, vocab = compiled
+    both = indexc_runtime.load(data)
+    neither = _without_items(data)
+    neither._lexeme_paths = LexemePaths.empty()
+    rng = random.Random(11)
+    for _ in range(30):
+        a, b = both.matcher(), neither.matcher()
+        for _ in range(12):
+            allowed = a.allowed_token_ids()
+            assert np.array_equal(allowed, b.allowed_token_ids())
+            text = [t for t in allowed.tolist() if t not in vocab.eos_ids]
+            if not text:
+                break
+            token = rng.choice(text)
+            a.advance(token)
+            b.advance(token)
+    walker = a._memo.walker
+    assert len(both._lexeme_paths) and walker._path_rows
+    assert any(upper is not None for _, upper in walker._thread_bounds.values())

@@ -38,8 +38,13 @@ TEXT = "a: bCd (eFg h)\nij: K lMn\nop: (q)\nx: yZ ((w))\nv: uT\n"
 
 @pytest.fixture(autouse=True)
 def every_state_worth_it(monkeypatch):
-    """A small vocabulary's states hold few undecided tokens and, by ``MAX_PAIRS_PER_TOKEN``, would
-    mostly be left to the walk: here every state is decomposed."""
+    """A small vocabulary's states hold few undecided tokens and, by ``MIN_PATH_UNDECIDED`` and
+    ``MAX_PAIRS_PER_TOKEN``, would be left to the walk: here every state is decomposed."""
+    every_state_decomposed(monkeypatch)
+
+
+def every_state_decomposed(monkeypatch) -> None:
+    monkeypatch.setattr(artifact_paths, "MIN_PATH_UNDECIDED", 1)
     monkeypatch.setattr(lexeme_paths, "MAX_PAIRS_PER_TOKEN", 1000.0)
 
 
@@ -173,30 +178,27 @@ def test_the_work_budget_stops_decomposing(tmp_path, monkeypatch):
     ("path_states", setting(0, 10**6), "lexer state out of range"),
     ("path_states", lambda a: a.__setitem__(1, a[0]), "strictly increasing"),
     ("path_node_offsets", setting(-1, 10**6), "does not rise"),
-    ("path_node_offsets", setting(1, 0), "each state one or more"),
+    ("path_node_offsets", setting(1, 0), "one or more each"),
     ("path_group_offsets", setting(-1, 10**6), "does not rise"),
-    ("path_pair_offsets", setting(-1, 10**6), "does not rise"),
+    ("path_pair_offsets", setting(1, 10**6), "does not rise"),
     ("path_group_token_offsets", setting(-1, 10**6), "does not rise"),
-])
-def test_a_path_range_out_of_bounds_is_refused_at_load(compiled, section, change, message):
-    assert_refused_at_load(compiled[0], section, change, message)
-
-
-@pytest.mark.parametrize("section, change, message", [
+    ("path_group_pair_offsets", setting(1, 0), "one or more each"),
     ("path_nodes", setting(0, 0), "root"),
     ("path_nodes", setting(2, 5), "parent"),
     ("path_nodes", setting(3, 10**6), "terminal out of range"),
     ("path_pair_terminal", setting(0, -2), "terminal out of range"),
-    ("path_pair_offsets", setting(1, 10**6), "does not rise"),
     ("path_group_pairs", setting(0, 10**6), "pair outside its state"),
-    ("path_group_pair_offsets", setting(1, 0), "no pair"),
-    ("path_group_tokens", setting(0, 10**6), "outside the vocabulary"),
 ])
-def test_a_path_number_out_of_bounds_is_refused_where_its_state_is_first_read(compiled, section, change, message):
-    """Load takes the file (its slices are safe to take); the state's first use, and ``verify``, refuse it."""
-    tampered = rewrite_section(compiled[0], section, change)
+def test_a_path_number_out_of_bounds_is_refused_at_load(compiled, section, change, message):
+    assert_refused_at_load(compiled[0], section, change, message)
+
+
+def test_a_token_out_of_the_vocabulary_is_refused_where_its_state_is_first_read(compiled):
+    """The group tokens (the largest section) are bounded on a state's first use: load takes the
+    file, ``verify`` (which reads every state) refuses it."""
+    tampered = rewrite_section(compiled[0], "path_group_tokens", setting(0, 10**6))
     index = indexc_runtime.load(tampered)
-    with pytest.raises(ArtifactError, match=message):
+    with pytest.raises(ArtifactError, match="path_group_tokens.*outside the vocabulary"):
         index.verify()
 
 

@@ -57,13 +57,12 @@ of every terminal at every byte: walking its few undecided tokens costs less).  
 undecided set holds more than half of the trie's tokens are not decomposed either (their loop
 exits decide them; ``indexc.artifact.lexeme_paths``).
 
-**Checks.**  At load, what makes each state's slices safe to take: the states (in range,
-increasing, none whose every token is undecided), each state's node and group ranges, and each
-offsets section's length and ends.  A state's own slices are bounded on its first use (the root
-first, parents before their children, terminals, offsets rising, every group a pair of its own
-state, token ids in the vocabulary: ``ArtifactError`` naming the section and the state), so a
-load reads none of the 2.4 MB of lark.lark's group tokens (all the checks at load cost ~1 ms of
-a fresh process).  ``verify`` bounds every state, then decomposes each again and compares.
+**Checks.**  At load, every section but the group tokens: the states (in range, increasing,
+none whose every token is undecided), the offsets (rising and adding up; a state has its root,
+a group a pair), roots first, parents before their children, terminals in range, every group's
+pairs its own state's (~0.2 ms).  The group tokens, the largest section (2.4 MB for lark.lark),
+are bounded by the vocabulary on a state's first use.  ``verify`` reads every state, then
+decomposes each again and compares.
 """
 
 from __future__ import annotations
@@ -80,8 +79,6 @@ from indexc_runtime.grammar.undecided import UNRESTRICTED
 PATH_SECTION_NAMES = ("path_states", "path_node_offsets", "path_nodes", "path_pair_offsets", "path_pair_terminal",
                       "path_group_offsets", "path_group_pair_offsets", "path_group_pairs", "path_group_token_offsets",
                       "path_group_tokens")
-PATH_DATA = {"path_pair_offsets": "path_pair_terminal", "path_group_pair_offsets": "path_group_pairs",
-             "path_group_token_offsets": "path_group_tokens"}  # each offsets section and the data it cuts
 MAX_PATHS = 4096  # paths the FOLLOW parser interns for one state before it is left undecomposed
 MAX_GROUPS = 16384  # distinct pair sets of one state (its tokens' groups)
 MAX_CONFIGS = 65536  # the FOLLOW parser's configurations for one terminal's states
@@ -99,7 +96,7 @@ class StatePaths:
     """One lexer state's decomposition (local indices; see the module note)."""
 
     __slots__ = ("parent", "terminal", "pair_offsets", "pair_terminal", "group_pair_offsets", "group_pairs",
-                 "group_token_offsets", "group_tokens", "_nodes", "_pairs")
+                 "group_token_offsets", "group_tokens", "_token_group", "_nodes", "_pairs")
 
     def __init__(self, parent, terminal, pair_offsets, pair_terminal, group_pair_offsets, group_pairs,
                  group_token_offsets, group_tokens):
@@ -107,6 +104,8 @@ class StatePaths:
         self.pair_offsets, self.pair_terminal = pair_offsets, pair_terminal
         self.group_pair_offsets, self.group_pairs = group_pair_offsets, group_pairs
         self.group_token_offsets, self.group_tokens = group_token_offsets, group_tokens
+        # each token's group (the tokens are stored group after group), for one gather in ``allowed_tokens``
+        self._token_group = np.repeat(np.arange(len(group_token_offsets) - 1), np.diff(group_token_offsets))
         # for the per-node loop (``held_pairs``): each node's parent, terminal and pair range, as Python ints
         offsets = pair_offsets.tolist()
         self._nodes = list(zip(parent.tolist(), terminal.tolist(), offsets[:-1], offsets[1:]))
@@ -149,14 +148,8 @@ class StatePaths:
             return self.group_tokens
         held = np.zeros(len(self._pairs), dtype=np.uint8)
         held[self.held_pairs(root, sets, followers)] = 1
-        groups = np.maximum.reduceat(held[self.group_pairs], self.group_pair_offsets[:-1]) > 0
-        first, end = self.group_token_offsets[:-1][groups], self.group_token_offsets[1:][groups]
-        return self.group_tokens[_ranges(first, end - first)]
-
-
-def _ranges(first: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The indices ``first[i] + 0 .. first[i] + counts[i] - 1``, one run after another."""
-    return np.repeat(first - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        groups = np.maximum.reduceat(held[self.group_pairs], self.group_pair_offsets[:-1]).view(bool)
+        return self.group_tokens[groups[self._token_group]]
 
 
 class LexemePaths:
@@ -193,8 +186,8 @@ class LexemePaths:
         return found
 
     def _decode(self, k: int) -> StatePaths:
-        """State ``k``'s slices of the sections, bounded (``_check_state``: the load checked only
-        what makes the slices safe to take, ~1 ms less of a fresh process's load for lark.lark)."""
+        """State ``k``'s slices of the sections (bounded at load, ``_check``), its group tokens
+        bounded by the vocabulary here: the largest section, which a load does not read."""
         a = self._arrays
         node_start, node_end = int(a["path_node_offsets"][k]), int(a["path_node_offsets"][k + 1])
         group_start, group_end = int(a["path_group_offsets"][k]), int(a["path_group_offsets"][k + 1])
@@ -202,21 +195,14 @@ class LexemePaths:
         pair_offsets = a["path_pair_offsets"][node_start:node_end + 1].astype(np.int64)
         group_pair_offsets = a["path_group_pair_offsets"][group_start:group_end + 1].astype(np.int64)
         token_offsets = a["path_group_token_offsets"][group_start:group_end + 1].astype(np.int64)
-        state = int(a["path_states"][k])
-        for name, offsets in (("path_pair_offsets", pair_offsets), ("path_group_pair_offsets", group_pair_offsets),
-                              ("path_group_token_offsets", token_offsets)):
-            if not (offsets[0] >= 0 and offsets[-1] <= len(a[PATH_DATA[name]]) and bool((np.diff(offsets) >= 0).all())):
-                self._refuse(name, f"does not rise within its data for lexer state {state}")
-        pair_terminal = a["path_pair_terminal"][int(pair_offsets[0]):int(pair_offsets[-1])]
-        group_pairs = a["path_group_pairs"][int(group_pair_offsets[0]):int(group_pair_offsets[-1])].astype(np.intp)
         tokens = a["path_group_tokens"][int(token_offsets[0]):int(token_offsets[-1])]
-        problem = _state_problem(nodes, pair_terminal, group_pair_offsets, group_pairs, tokens, self._n_terminals,
-                                 self._vocab_size)
-        if problem is not None:
-            self._refuse(problem[0], f"{problem[1]} (lexer state {state})")
-        return StatePaths(nodes[:, 0], nodes[:, 1], pair_offsets - pair_offsets[0], pair_terminal,
-                          group_pair_offsets - group_pair_offsets[0], group_pairs, token_offsets - token_offsets[0],
-                          tokens)
+        if tokens.size and not (int(tokens.min()) >= 0 and int(tokens.max()) < self._vocab_size):
+            self._refuse("path_group_tokens", f"holds a token id outside the vocabulary (lexer state {int(a['path_states'][k])})")
+        return StatePaths(nodes[:, 0], nodes[:, 1], pair_offsets - pair_offsets[0],
+                          a["path_pair_terminal"][int(pair_offsets[0]):int(pair_offsets[-1])],
+                          group_pair_offsets - group_pair_offsets[0],
+                          a["path_group_pairs"][int(group_pair_offsets[0]):int(group_pair_offsets[-1])].astype(np.intp),
+                          token_offsets - token_offsets[0], tokens)
 
     def _refuse(self, section: str, what: str):
         raise ArtifactError(f"section {section!r} {what}", source=self._source)
@@ -359,6 +345,8 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pa
     ``GrammarLimitExceeded`` once the configurations reached hold more than ``most_pairs`` threads."""
     ends = np.full(places.size, DEAD, dtype=np.int64)
     reached, pairs = set(), 0
+    below = np.zeros(trie.sorted_tokens.size + 1, dtype=np.int64)  # below[p]: how many of ``places`` lie before p
+    np.cumsum(np.bincount(places, minlength=trie.sorted_tokens.size), out=below[1:])
     nodes, at = np.zeros(1, dtype=np.int64), np.full(1, start, dtype=np.int64)
     offsets, children, node_class = trie.child_offsets, trie.children, trie.node_class
     while nodes.size:
@@ -366,8 +354,7 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pa
         parent = np.repeat(np.arange(nodes.size), count)
         kids = children[np.repeat(first - np.cumsum(count) + count, count) + np.arange(count.sum())].astype(np.int64)
         at = at[parent]
-        low, high = np.searchsorted(places, trie.token_start[kids]), np.searchsorted(places, trie.subtree_token_end[kids])
-        keep = high > low
+        keep = below[trie.subtree_token_end[kids]] > below[trie.token_start[kids]]
         kids, at = kids[keep], at[keep]
         classes = node_class[kids].astype(np.int64)
         after = configs.table[at, classes]
@@ -382,7 +369,7 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pa
             pairs += len(configs.threads[config])
         if pairs > most_pairs:
             raise GrammarLimitExceeded("max_pairs", most_pairs, "a lexer state's lexeme paths would cost more than its walk")
-        low, high = np.searchsorted(places, trie.token_start[nodes]), np.searchsorted(places, trie.token_end[nodes])
+        low, high = below[trie.token_start[nodes]], below[trie.token_end[nodes]]
         ending = high > low
         if ending.any():
             counts = high[ending] - low[ending]
@@ -410,7 +397,9 @@ def _grouped(configs: Configs, sets: FollowPaths, ends: np.ndarray, tokens: np.n
     group_pairs = [sorted(pair_of[(node_of[path], terminal)] for path, terminal in signature) for signature in signatures]
     config_group = {config: group_of[signature] for config, signature in pairs_of.items()}
     per_node = np.bincount(np.array([node for node, _ in pairs], dtype=np.int64), minlength=len(nodes))
-    group = np.array([config_group.get(config, -1) for config in ends.tolist()], dtype=np.int64)
+    lookup = np.full(max(config_group, default=0) + 2, -1, dtype=np.int64)  # the last entry: DEAD's
+    lookup[list(config_group)] = list(config_group.values())
+    group = lookup[ends]
     kept = group >= 0
     order = np.lexsort((tokens[kept], group[kept]))  # by group, then token id
     return StatePaths(
@@ -433,9 +422,8 @@ def _path_order_of_pairs(signature: tuple) -> tuple:
 
 
 def _check(a: dict[str, np.ndarray], n_lexer_states: int, n_terminals: int, undecided, source: str) -> None:
-    """At load, what makes each state's slices safe to take: the states, their node and group
-    ranges, and each offsets section's length and last entry (a state's own slices are bounded
-    on its first use, ``_state_problem``)."""
+    """Every bound of every section but the group tokens (bounded on a state's first use: 2.4 MB
+    for lark.lark, which a load does not read)."""
     def require(ok: bool, section: str, what: str) -> None:
         if not ok:
             raise ArtifactError(f"section {section!r} {what}", source=source)
@@ -446,32 +434,26 @@ def _check(a: dict[str, np.ndarray], n_lexer_states: int, n_terminals: int, unde
             "names a lexer state out of range or is not strictly increasing")
     require(all(undecided.of(s) != UNRESTRICTED for s in states.tolist()), "path_states",
             "names a lexer state whose every token is undecided")
-    for name, total, least in (("path_node_offsets", n_nodes, 1), ("path_group_offsets", n_groups, 0)):
-        offsets = a[name].astype(np.int64)  # a state has its root; it may have no group (every token dies)
-        require(offsets.size == n + 1 and offsets[0] == 0 and offsets[-1] == total
+    for name, total, rows, least in (("path_node_offsets", n_nodes, n, 1), ("path_group_offsets", n_groups, n, 0),
+                                     ("path_pair_offsets", len(a["path_pair_terminal"]), n_nodes, 0),
+                                     ("path_group_pair_offsets", len(a["path_group_pairs"]), n_groups, 1),
+                                     ("path_group_token_offsets", len(a["path_group_tokens"]), n_groups, 0)):
+        offsets = a[name].astype(np.int64)  # a state has its root and a group a pair; a state may have no group
+        require(offsets.size == rows + 1 and offsets[0] == 0 and offsets[-1] == total
                 and bool((np.diff(offsets) >= least).all()), name,
-                f"does not rise from 0 to {total} in {n + 1} entries" + (", each state one or more" if least else ""))
-    for name, rows in (("path_pair_offsets", n_nodes), ("path_group_pair_offsets", n_groups),
-                       ("path_group_token_offsets", n_groups)):
-        offsets = a[name]
-        require(len(offsets) == rows + 1 and int(offsets[0]) == 0 and int(offsets[-1]) == len(a[PATH_DATA[name]]),
-                name, f"does not rise from 0 to {len(a[PATH_DATA[name]])} in {rows + 1} entries")
-
-
-def _state_problem(nodes, pair_terminal, group_pair_offsets, group_pairs, tokens, n_terminals: int,
-                   vocab_size: int) -> tuple[str, str] | None:
-    """(section, what is wrong) with one state's slices, or None."""
-    parent, terminal = nodes[:, 0].astype(np.int64), nodes[:, 1].astype(np.int64)
-    if not (parent[0] == -1 and terminal[0] == -1):
-        return "path_nodes", "has a root that is not -1, -1"
-    if not bool(((parent[1:] >= 0) & (parent[1:] < np.arange(1, len(parent)))).all()):
-        return "path_nodes", "has a parent that is not an earlier node of its state"
-    if not (within(terminal[1:], 0, n_terminals) and within(pair_terminal, 0, n_terminals)):
-        return "path_pair_terminal", "names a terminal out of range"
-    if not bool((np.diff(group_pair_offsets) > 0).all()):
-        return "path_group_pair_offsets", "gives a group no pair"
-    if not within(group_pairs, 0, len(pair_terminal)):
-        return "path_group_pairs", "names a pair outside its state"
-    if not within(tokens, 0, vocab_size):
-        return "path_group_tokens", "holds a token id outside the vocabulary"
-    return None
+                f"does not rise from 0 to {total} in {rows + 1} entries" + (", one or more each" if least else ""))
+    node_offsets = a["path_node_offsets"].astype(np.int64)
+    nodes = a["path_nodes"].astype(np.int64)
+    local = np.arange(n_nodes) - np.repeat(node_offsets[:-1], np.diff(node_offsets))
+    parent, terminal, root = nodes[:, 0], nodes[:, 1], local == 0
+    require(bool((parent[root] == -1).all() and (terminal[root] == -1).all()), "path_nodes", "has a root that is not -1, -1")
+    require(bool(((parent[~root] >= 0) & (parent[~root] < local[~root])).all()), "path_nodes",
+            "has a parent that is not an earlier node of its state")
+    require(within(terminal[~root], 0, n_terminals) and within(a["path_pair_terminal"], 0, n_terminals),
+            "path_pair_terminal", "names a terminal out of range")
+    pair_offsets = a["path_pair_offsets"].astype(np.int64)
+    pairs_of_state = pair_offsets[node_offsets[1:]] - pair_offsets[node_offsets[:-1]]
+    group_state = np.repeat(np.arange(n), np.diff(a["path_group_offsets"].astype(np.int64)))
+    pair_state = np.repeat(group_state, np.diff(a["path_group_pair_offsets"].astype(np.int64)))
+    require(within(a["path_group_pairs"], 0, pairs_of_state[pair_state]), "path_group_pairs",
+            "names a pair outside its state")

@@ -393,8 +393,10 @@ class MaskWalker:
         boundary mask for every terminal the parser expects once the thread's lexeme is scanned;
         the ids of the threads' nonempty undecided sets (None: some thread's are every token);
         and the ``(state, origin)`` of the threads whose state is decomposed (``lexeme_paths``:
-        their undecided tokens are decided by ``_path_row``, their sets left out).  A token in
-        none of the undecided sets is allowed iff a precomputed mask or a path row holds it."""
+        their undecided tokens are decided by ``_path_row``, their sets left out), unless every
+        item of the thread has stored bounds (``item_masks``: its lower masks join the others and
+        only its upper sets are walked, which costs no parser step where the paths would scan).
+        A token in none of the undecided sets is allowed iff a precomputed mask or a path row holds it."""
         lexer, configs, undecided_sets = self._lexer, self._configs, self._undecided
         sets, ignore = configs.sets, configs.ignore
         found = set()
@@ -403,19 +405,22 @@ class MaskWalker:
         paths = set()
         for origin, terminal, state in configs.threads[config]:
             found.add(lexer.state_mask[state])
-            if state in decomposed:
-                paths.add((state, origin))
-            elif undecided is not None:
+            if undecided is not None:
                 set_id = undecided_sets.of(state)
                 if set_id == UNRESTRICTED:
                     undecided = None
                 elif not undecided_sets.is_empty(set_id):
                     lower, upper = self._item_bounds(origin, terminal, state) if state in items.states else _NO_BOUNDS
-                    found.update(lower)
-                    if upper is None:
-                        undecided.add(set_id)
-                    else:
+                    if upper is not None:
+                        found.update(lower)
                         undecided.update(upper)
+                    elif state in decomposed:  # not every item keyed: its paths decide
+                        paths.add((state, origin))
+                    else:
+                        found.update(lower)
+                        undecided.add(set_id)
+            elif state in decomposed:
+                paths.add((state, origin))
             pairs = lexer.boundary_masks(state)
             scanned = configs.scanned(origin, terminal) if pairs else ()
             if not scanned:

@@ -19,8 +19,8 @@ the same grammar lexed by longest match, as a Lark file is (``grammar-v10-bracke
 ``lexing`` and ``longest_match_terminals``, which hold every terminal of it).  Version 11: the same,
 with the item bounds of every key the warm-up meets (``MIN_ITEM_UNDECIDED`` and ``MIN_HEAVY_UNDECIDED`` at 1: a small
 vocabulary's undecided sets are small; ``grammar-v11-brackets-strings``).  Version 12: the same, every
-state with undecided tokens decomposed by its lexeme paths (the default), so no item key is stored
-(``grammar-v12-brackets-strings``).  The expected
+state with undecided tokens decomposed by its lexeme paths (``MIN_PATH_UNDECIDED`` at 1), no item
+keys (``grammar-v12-brackets-strings``).  The expected
 masks come from the brute-force oracle (``tests/reference/grammar_oracle.py``), not from the
 runtime; ``test_golden.py`` checks that every later runtime reads the files and gives them.
 """
@@ -32,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from unittest import mock
 
-import indexc.artifact.item_masks as item_masks
+import indexc.artifact.lexeme_paths as artifact_paths
 import indexc_runtime.grammar.loop_exits as loop_exits
 import numpy as np
 
@@ -65,8 +65,8 @@ def main() -> None:
     ids = {b: i for i, b in enumerate(vocab.token_bytes)}
     result.table = replace(result.table, warm_up_tokens=np.array([ids[p] for p in WALK[:len(WALK) // 2]], dtype=np.int32),
                            warm_up_given=1)  # given, as ``--warm-up`` (version 11 stores its item keys only)
-    with mock.patch.object(item_masks, "MIN_ITEM_UNDECIDED", 1), mock.patch.object(item_masks, "MIN_HEAVY_UNDECIDED", 1):
-        write(result, vocab, str(HERE / f"{NAME}.idx"))  # from version 11: every thread keyed
+    with mock.patch.object(artifact_paths, "MIN_PATH_UNDECIDED", 1):  # from version 12: small states decomposed
+        write(result, vocab, str(HERE / f"{NAME}.idx"))
         write(result, vocab, str(HERE / f"{NAME}.idx.zst"))
     oracle = GrammarOracle(IR)
     token_bytes = [None if i == EOS else b for i, b in enumerate(vocab.token_bytes)]
