@@ -24,6 +24,7 @@ Code map, in reading order:
     warm_memo.py      the grammar writer's warm-up walk (format 7): the runtime walks a sample text,
                       its parser memo and masks are stored
     item_masks.py     the item keys the warm-up texts meet and their bounds (format 11)
+    lexeme_paths.py   the lexer states whose undecided tokens are grouped by lexeme path (format 12)
 """
 
 from indexc.artifact.writer import ArtifactSummary, VocabInfo, write_artifact

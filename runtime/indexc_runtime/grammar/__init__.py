@@ -41,6 +41,9 @@ Code map, in reading order:
                 one thread for threads whose origins have one language (format 9)
     item_masks.py ItemMasks: per key (lexer state, Earley item, its origin's wanted nonterminals) a
                 lower mask and an upper set (format 11); thread_items, a thread's keys
+    lexeme_paths.py LexemePaths: per lexer state, its undecided tokens grouped by the lexemes they
+                read (format 12), decided by scanning the state's path trie from a thread's origin;
+                Decomposer, the grouping (the compiler's and ``verify``'s)
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
     item_bounds.py ItemBounds: a key's bounds, computed by this parser from a synthetic origin
                 (LocalSets; the compiler's and ``verify``'s)
