@@ -134,7 +134,8 @@ def test_a_threads_path_row_decides_what_its_precomputed_masks_leave(compiled):
                                         bitorder="little").astype(bool)
             _, tokens = without._undecided.members(without._undecided.of(state))
             allowed = with_paths._lexeme_paths.of(state).allowed_tokens(
-                origin, configs.sets, lambda s: frozenset(configs.sets.expected[s]).union(configs.ignored))
+                origin, configs.sets, lambda s: frozenset(configs.sets.expected[s]).union(configs.ignored),
+                configs.ignored)
             row = np.isin(tokens, allowed)
             assert set(allowed.tolist()) <= set(tokens.tolist())
             assert not (row & ~walked[tokens]).any()

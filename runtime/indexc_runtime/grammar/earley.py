@@ -110,6 +110,7 @@ class EarleySets:
         self._context: dict[int, frozenset[int]] | None = None
         self.accepting: list[bool] = []
         self._scans: dict[tuple[int, int], int] = {}
+        self._expected_after: dict[tuple[int, int], frozenset[int] | None] = {}  # see expected_after
         self._closed: dict[tuple[frozenset, frozenset[int], bool], int] = {}  # _close's answer -> set id
         # called with each new set's content (``stored_match.StoredMatch.new_set``), if set
         self.on_new: Callable[[int, frozenset, dict, frozenset[int], bool], None] | None = None
@@ -132,6 +133,28 @@ class EarleySets:
                 found = self._intern_closed(closed)
             self._scans[key] = found
         return found
+
+    def expected_after(self, set_id: int, terminal: int) -> frozenset[int] | None:
+        """The terminals ``scan(set_id, terminal)``'s set expects (None: ``terminal`` is not expected
+        there), without interning that set when it is not made yet: what a lexeme path's last
+        node asks (``lexeme_paths``), where the closure is needed but the set never is again.
+        Memoised."""
+        key = (set_id, terminal)
+        found = self._scans.get(key)
+        if found is not None:
+            return frozenset(self.expected[found]) if found >= 0 else None
+        if key in self._expected_after:
+            return self._expected_after[key]
+        kernel = [(r, d + 1, o) for r, d, o in self._own[set_id].get(terminal, ())]
+        kernel += [(r, d + 1, set_id) for r, d in self._predicted[set_id].waiting.get(terminal, ())]
+        terminals = None
+        if kernel:
+            items, wanted, _ = self._close(kernel)
+            first, dotted, T = self._rules.first, self._rules.dotted, self._rules.n_terminals
+            terminals = self._block(wanted).terminals.union(
+                symbol for symbol in (dotted[first[r] + d] for r, d, _ in items) if symbol < T)
+        self._expected_after[key] = terminals
+        return terminals
 
     def wanted(self, set_id: int) -> frozenset[int]:
         """The nonterminals a set predicts (its own items wait on them; the initial set: ``S'``)."""
