@@ -188,18 +188,19 @@ def test_the_work_budget_stops_decomposing(tmp_path, monkeypatch):
     ("path_nodes", setting(2, 5), "parent"),
     ("path_nodes", setting(3, 10**6), "terminal out of range"),
     ("path_pair_terminal", setting(0, -2), "terminal out of range"),
-    ("path_group_pairs", setting(0, 10**6), "pair outside its state"),
 ])
 def test_a_path_number_out_of_bounds_is_refused_at_load(compiled, section, change, message):
     assert_refused_at_load(compiled[0], section, change, message)
 
 
-def test_a_token_out_of_the_vocabulary_is_refused_where_its_state_is_first_read(compiled):
-    """The group tokens (the largest section) are bounded on a state's first use: load takes the
-    file, ``verify`` (which reads every state) refuses it."""
-    tampered = rewrite_section(compiled[0], "path_group_tokens", setting(0, 10**6))
+@pytest.mark.parametrize("section, message", [("path_group_tokens", "outside the vocabulary"),
+                                              ("path_group_pairs", "pair outside its state")])
+def test_a_large_section_out_of_bounds_is_refused_where_its_state_is_first_read(compiled, section, message):
+    """The group pairs and tokens (the largest sections) are bounded on a state's first use:
+    load takes the file, the first mask that reads the state and ``verify`` refuse it."""
+    tampered = rewrite_section(compiled[0], section, setting(0, 10**6))
     index = indexc_runtime.load(tampered)
-    with pytest.raises(ArtifactError, match="path_group_tokens.*outside the vocabulary"):
+    with pytest.raises(ArtifactError, match=f"{section}.*{message}"):
         index.verify()
 
 

@@ -57,12 +57,12 @@ of every terminal at every byte: walking its few undecided tokens costs less).  
 undecided set holds more than half of the trie's tokens are not decomposed either (their loop
 exits decide them; ``indexc.artifact.lexeme_paths``).
 
-**Checks.**  At load, every section but the group tokens: the states (in range, increasing,
-none whose every token is undecided), the offsets (rising and adding up; a state has its root,
-a group a pair), roots first, parents before their children, terminals in range, every group's
-pairs its own state's (~0.2 ms).  The group tokens, the largest section (2.4 MB for lark.lark),
-are bounded by the vocabulary on a state's first use.  ``verify`` reads every state, then
-decomposes each again and compares.
+**Checks.**  At load, every section but the group pairs and group tokens: the states (in range,
+increasing, none whose every token is undecided), the offsets (rising and adding up; a state has
+its root, a group a pair), roots first, parents before their children, terminals in range
+(~0.2-0.5 ms for lark.lark).  A state's group pairs (inside its own pairs) and group tokens (in
+the vocabulary), 2.6 MB for lark.lark, are bounded on its first use.  ``verify`` reads every
+state, then decomposes each again and compares.
 """
 
 from __future__ import annotations
@@ -194,8 +194,8 @@ class LexemePaths:
         return found
 
     def _decode(self, k: int) -> StatePaths:
-        """State ``k``'s slices of the sections (bounded at load, ``_check``), its group tokens
-        bounded by the vocabulary here: the largest section, which a load does not read."""
+        """State ``k``'s slices of the sections (bounded at load, ``_check``), its group pairs and
+        group tokens bounded here: the largest sections, which a load does not read."""
         a = self._arrays
         node_start, node_end = int(a["path_node_offsets"][k]), int(a["path_node_offsets"][k + 1])
         group_start, group_end = int(a["path_group_offsets"][k]), int(a["path_group_offsets"][k + 1])
@@ -204,12 +204,15 @@ class LexemePaths:
         group_pair_offsets = a["path_group_pair_offsets"][group_start:group_end + 1].astype(np.int64)
         token_offsets = a["path_group_token_offsets"][group_start:group_end + 1].astype(np.int64)
         tokens = a["path_group_tokens"][int(token_offsets[0]):int(token_offsets[-1])]
+        group_pairs = a["path_group_pairs"][int(group_pair_offsets[0]):int(group_pair_offsets[-1])].astype(np.intp)
+        state = int(a["path_states"][k])
         if tokens.size and not (int(tokens.min()) >= 0 and int(tokens.max()) < self._vocab_size):
-            self._refuse("path_group_tokens", f"holds a token id outside the vocabulary (lexer state {int(a['path_states'][k])})")
+            self._refuse("path_group_tokens", f"holds a token id outside the vocabulary (lexer state {state})")
+        if group_pairs.size and not (int(group_pairs.min()) >= 0 and int(group_pairs.max()) < pair_offsets[-1] - pair_offsets[0]):
+            self._refuse("path_group_pairs", f"names a pair outside its state (lexer state {state})")
         return StatePaths(nodes[:, 0], nodes[:, 1], pair_offsets - pair_offsets[0],
                           a["path_pair_terminal"][int(pair_offsets[0]):int(pair_offsets[-1])],
-                          group_pair_offsets - group_pair_offsets[0],
-                          a["path_group_pairs"][int(group_pair_offsets[0]):int(group_pair_offsets[-1])].astype(np.intp),
+                          group_pair_offsets - group_pair_offsets[0], group_pairs,
                           token_offsets - token_offsets[0], tokens)
 
     def _refuse(self, section: str, what: str):
@@ -430,13 +433,13 @@ def _path_order_of_pairs(signature: tuple) -> tuple:
 
 
 def _check(a: dict[str, np.ndarray], n_lexer_states: int, n_terminals: int, undecided, source: str) -> None:
-    """Every bound of every section but the group tokens (bounded on a state's first use: 2.4 MB
-    for lark.lark, which a load does not read)."""
+    """Every bound of the small sections (a state's group pairs and group tokens: on its first
+    use, ``LexemePaths._decode``; lark.lark's 46k and 612k of them cost a load ~0.4 ms more)."""
     def require(ok: bool, section: str, what: str) -> None:
         if not ok:
             raise ArtifactError(f"section {section!r} {what}", source=source)
 
-    states = a["path_states"].astype(np.int64)
+    states = a["path_states"]
     n, n_nodes, n_groups = states.size, len(a["path_nodes"]), len(a["path_group_pair_offsets"]) - 1
     require(within(states, 0, n_lexer_states) and bool((np.diff(states) > 0).all()), "path_states",
             "names a lexer state out of range or is not strictly increasing")
@@ -446,22 +449,16 @@ def _check(a: dict[str, np.ndarray], n_lexer_states: int, n_terminals: int, unde
                                      ("path_pair_offsets", len(a["path_pair_terminal"]), n_nodes, 0),
                                      ("path_group_pair_offsets", len(a["path_group_pairs"]), n_groups, 1),
                                      ("path_group_token_offsets", len(a["path_group_tokens"]), n_groups, 0)):
-        offsets = a[name].astype(np.int64)  # a state has its root and a group a pair; a state may have no group
-        require(offsets.size == rows + 1 and offsets[0] == 0 and offsets[-1] == total
+        offsets = a[name]  # a state has its root and a group a pair; a state may have no group
+        require(offsets.size == rows + 1 and int(offsets[0]) == 0 and int(offsets[-1]) == total
                 and bool((np.diff(offsets) >= least).all()), name,
                 f"does not rise from 0 to {total} in {rows + 1} entries" + (", one or more each" if least else ""))
-    node_offsets = a["path_node_offsets"].astype(np.int64)
-    nodes = a["path_nodes"].astype(np.int64)
+    node_offsets, nodes = a["path_node_offsets"], a["path_nodes"]
     local = np.arange(n_nodes) - np.repeat(node_offsets[:-1], np.diff(node_offsets))
     parent, terminal, root = nodes[:, 0], nodes[:, 1], local == 0
     require(bool((parent[root] == -1).all() and (terminal[root] == -1).all()), "path_nodes", "has a root that is not -1, -1")
-    require(bool(((parent[~root] >= 0) & (parent[~root] < local[~root])).all()), "path_nodes",
+    inner = ~root
+    require(bool(((parent[inner] >= 0) & (parent[inner] < local[inner])).all()), "path_nodes",
             "has a parent that is not an earlier node of its state")
-    require(within(terminal[~root], 0, n_terminals) and within(a["path_pair_terminal"], 0, n_terminals),
+    require(within(terminal[inner], 0, n_terminals) and within(a["path_pair_terminal"], 0, n_terminals),
             "path_pair_terminal", "names a terminal out of range")
-    pair_offsets = a["path_pair_offsets"].astype(np.int64)
-    pairs_of_state = pair_offsets[node_offsets[1:]] - pair_offsets[node_offsets[:-1]]
-    group_state = np.repeat(np.arange(n), np.diff(a["path_group_offsets"].astype(np.int64)))
-    pair_state = np.repeat(group_state, np.diff(a["path_group_pair_offsets"].astype(np.int64)))
-    require(within(a["path_group_pairs"], 0, pairs_of_state[pair_state]), "path_group_pairs",
-            "names a pair outside its state")
