@@ -40,27 +40,29 @@ the tokens that die even so are never allowed.  Tokens with the same set of pair
                                       the state in the group of all its pairs (a token that dies
                                       under FOLLOW is in none)
 
-**At serving time** (``LexemePaths.allowed``): the walker asks, for a thread ``(O, t, q)`` of a
+**At serving time** (``StatePaths.allowed_tokens``): the walker asks, for a thread ``(O, t, q)`` of a
 decomposed state, the scans of the state's path trie from ``O`` (memoised by the parser, a dead
-node's subtree skipped), which pairs hold, which groups hold, and so which of the state's
+node's subtree skipped, a leaf only asking which terminals its set would expect), which pairs hold, which groups hold, and so which of the state's
 undecided tokens are allowed: a row the walker ORs into the thread's precomputed masks, the
 state's undecided set then leaving the walk (``walker``).  lark.lark's sample, every state
 decomposed, fresh process: its masks' total 141 -> 19 ms, the slowest 22 -> 2.5 ms; C 10.0 ->
 6.4 ms (slowest 1,056 -> 592 us), JSON 2.5 -> 1.9 ms, arithmetic 2.6 -> 1.5 ms; every mask the
-same (the prototype, session 29).
+same (the prototype, session 29; the states kept, and the figures of the grammar bench, in
+``indexc.artifact.lexeme_paths`` and ``docs/grammar-path.md``).
 
 **Limits** (the compiler's, ``Decomposer.decompose``): a state is left undecomposed (its tokens
 are walked as before) past ``MAX_PATHS`` paths, ``MAX_GROUPS`` groups, ``MAX_CONFIGS``
 configurations or ``MAX_THREADS`` threads of its terminal's FOLLOW parser, or where its tokens
 reach more than ``MAX_PAIRS_PER_TOKEN`` threads each (all splits of RFC-XML's text start a thread
 of every terminal at every byte: walking its few undecided tokens costs less).  States whose
-undecided set holds more than half of the trie's tokens are not decomposed either (their loop
-exits decide them; ``indexc.artifact.lexeme_paths``).
+undecided set holds more than half of the trie's tokens, or fewer than 256, are not decomposed
+either (the loop exits decide the first; the walk steps the second for less than a first path
+row costs: ``indexc.artifact.lexeme_paths``).
 
 **Checks.**  At load, every section but the group pairs and group tokens: the states (in range,
 increasing, none whose every token is undecided), the offsets (rising and adding up; a state has
 its root, a group a pair), roots first, parents before their children, terminals in range
-(~0.2-0.5 ms for lark.lark).  A state's group pairs (inside its own pairs) and group tokens (in
+(0.13 ms for lark.lark, warm).  A state's group pairs (inside its own pairs) and group tokens (in
 the vocabulary), 2.6 MB for lark.lark, are bounded on its first use.  ``verify`` reads every
 state, then decomposes each again and compares.
 """

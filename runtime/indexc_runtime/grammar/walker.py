@@ -53,8 +53,8 @@ With format 12 a thread of a *decomposed* lexer state (``lexeme_paths``) leaves 
 set out of the walk: its state's undecided tokens are grouped by the lexemes they read, and the
 parser scans the state's path trie from the thread's origin once (``_path_row``, memoised by
 state and origin); the tokens of the groups whose paths hold join the mask.  A thread whose
-items are all keyed (format 11) reads its bounds instead.  lark.lark's sample: cold p99 22 ->
-2.9 ms, its cold walk 149 -> 24 ms (session 29, ``docs/grammar-path.md``).
+items are all keyed (format 11) reads its bounds instead.  lark.lark's sample: cold p99 23 ->
+3.4 ms, its cold walk 152 -> 24 ms (session 29's host, ``docs/grammar-path.md``).
 
 Part 2 is skipped when no token can cross: a configuration of one thread whose lexeme, once
 scanned, leaves the parser expecting nothing (``_may_cross``).  Every mask of a one-terminal
