@@ -92,6 +92,25 @@ def assert_walks_agree(index, oracle: GrammarOracle, vocab, *, walks: int, steps
     return checked
 
 
+def assert_readings_agree(a_index, b_index, vocab, *, walks: int, steps: int, seed: int):
+    """Random walks of two readings of one file (with an accelerator and without), every mask
+    compared; (masks compared, ``a_index``'s last matcher, whose memo shows what was read)."""
+    rng, checked, a = random.Random(seed), 0, None
+    for _ in range(walks):
+        a, b = a_index.matcher(), b_index.matcher()
+        for _ in range(steps):
+            allowed = a.allowed_token_ids()
+            assert np.array_equal(allowed, b.allowed_token_ids())
+            checked += 1
+            text = [t for t in allowed.tolist() if t not in vocab.eos_ids]
+            if not text:
+                break
+            token = rng.choice(text)
+            a.advance(token)
+            b.advance(token)
+    return checked, a
+
+
 def _difference(prefix: bytes, got: set, expected: set, vocab) -> str:
     show = lambda ids: sorted(vocab.token_bytes[i] if i != EOS else b"<eos>" for i in ids)[:20]
     return f"after {prefix!r}: runtime only {show(got - expected)}, oracle only {show(expected - got)}"

@@ -24,7 +24,7 @@ from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.item_bounds import ItemBounds
 from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from indexc_runtime.grammar.lexeme_paths import LexemePaths
-from tests.grammar_path.helpers import grammar, vocabulary_from_text
+from tests.grammar_path.helpers import assert_readings_agree, grammar, vocabulary_from_text
 from tests.grammar_path.test_lexeme_paths import every_state_decomposed
 from tests.grammar_path.test_bundled_vs_oracle import GRAMMARS, SAMPLES, _sample_and_walks_agree
 from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
@@ -81,19 +81,7 @@ def test_masks_read_with_the_bounds_equal_the_masks_without(compiled):
     """Along random walks, every mask is the same with the stored bounds and without them."""
     data, vocab = compiled
     with_items, without = indexc_runtime.load(data), _without_items(data)
-    rng, checked, read = random.Random(4), 0, 0
-    for _ in range(40):
-        a, b = with_items.matcher(), without.matcher()
-        for _ in range(12):
-            allowed = a.allowed_token_ids()
-            assert np.array_equal(allowed, b.allowed_token_ids())
-            checked += 1
-            text = [t for t in allowed.tolist() if t not in vocab.eos_ids]
-            if not text:
-                break
-            token = rng.choice(text)
-            a.advance(token)
-            b.advance(token)
+    checked, a = assert_readings_agree(with_items, without, vocab, walks=40, steps=12, seed=4)
     walker = a._memo.walker
     read = sum(bool(bounds[0]) or bounds[1] is not None for bounds in walker._thread_bounds.values())
     assert checked > 300 and read > 10
@@ -239,18 +227,7 @@ def test_a_thread_reads_its_bounds_where_every_item_is_keyed_and_its_paths_elsew
     both = indexc_runtime.load(data)
     neither = _without_items(data)
     neither._lexeme_paths = LexemePaths.empty()
-    rng = random.Random(11)
-    for _ in range(30):
-        a, b = both.matcher(), neither.matcher()
-        for _ in range(12):
-            allowed = a.allowed_token_ids()
-            assert np.array_equal(allowed, b.allowed_token_ids())
-            text = [t for t in allowed.tolist() if t not in vocab.eos_ids]
-            if not text:
-                break
-            token = rng.choice(text)
-            a.advance(token)
-            b.advance(token)
+    _, a = assert_readings_agree(both, neither, vocab, walks=30, steps=12, seed=11)
     walker = a._memo.walker
     assert len(both._lexeme_paths) and walker._path_rows
     assert any(upper is not None for _, upper in walker._thread_bounds.values())

@@ -21,7 +21,7 @@ from indexc.trie import build_trie
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.item_bounds import follow_terminals
 from indexc_runtime.grammar.lexeme_paths import Decomposer, LexemePaths
-from tests.grammar_path.helpers import grammar, vocabulary_from_text
+from tests.grammar_path.helpers import assert_readings_agree, grammar, vocabulary_from_text
 from tests.grammar_path.test_bundled_vs_oracle import SAMPLES, _sample_and_walks_agree
 from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
 
@@ -90,28 +90,11 @@ def test_states_are_decomposed_stored_and_verified(compiled):
     assert index.format_version == 12 and index.section("path_group_tokens").size > 0
 
 
-def _walks_agree(a_index, b_index, vocab, seed: int, walks: int = 40) -> tuple[int, object]:
-    """Random walks of two readings of one file, every mask compared; (masks compared, a's last matcher)."""
-    rng, checked = random.Random(seed), 0
-    for _ in range(walks):
-        a, b = a_index.matcher(), b_index.matcher()
-        for _ in range(14):
-            allowed = a.allowed_token_ids()
-            assert np.array_equal(allowed, b.allowed_token_ids())
-            checked += 1
-            text = [t for t in allowed.tolist() if t not in vocab.eos_ids]
-            if not text:
-                break
-            token = rng.choice(text)
-            a.advance(token)
-            b.advance(token)
-    return checked, a
-
-
 def test_masks_with_the_paths_equal_the_masks_without(compiled):
     """Along random walks, every mask is the same with the paths and with the undecided tokens walked."""
     data, vocab = compiled
-    checked, last = _walks_agree(indexc_runtime.load(data), _without_paths(data), vocab, seed=4)
+    checked, last = assert_readings_agree(indexc_runtime.load(data), _without_paths(data), vocab, walks=40, steps=14,
+                                          seed=4)
     assert checked > 300 and len(last._memo.walker._path_rows) > 20
 
 
@@ -163,7 +146,7 @@ def test_a_state_past_the_path_limit_is_left_to_the_walk_and_counted(tmp_path, m
     index = indexc_runtime.load(data, verify=True)
     stats = index.header["stats"]["lexeme_paths"]
     assert stats["skipped"] > 0 and stats["states"] == len(index._lexeme_paths)
-    checked, _ = _walks_agree(index, _without_paths(data), vocab, seed=2, walks=10)
+    checked, _ = assert_readings_agree(index, _without_paths(data), vocab, walks=10, steps=14, seed=2)
     assert checked > 50
 
 
