@@ -1,6 +1,7 @@
 """``warm_memo``: walk a warm-up text with the runtime and keep its parser memo (format 7).
 
-The grammar writer plans the version 6 sections in memory, loads them with ``indexc_runtime``
+The grammar writer plans the file's sections in memory (the version 6 ones and the lexeme
+paths, format 12, with no stored memo or item bounds yet), loads them with ``indexc_runtime``
 and walks the warm-up tokens (``GrammarTable.warm_up_tokens``: a JSON Schema's synthetic
 instance, ``indexc.jsonschema.synthetic_instance``; a grammar's sampled sentences,
 ``indexc.grammar.sentences``; ``--warm-up FILE``; each text from the start) as a request
