@@ -81,7 +81,7 @@ from indexc_runtime.grammar.undecided import UNRESTRICTED
 PATH_SECTION_NAMES = ("path_states", "path_node_offsets", "path_nodes", "path_pair_offsets", "path_pair_terminal",
                       "path_group_offsets", "path_group_pair_offsets", "path_group_pairs", "path_group_token_offsets",
                       "path_group_tokens")
-MAX_PATHS = 4096  # paths the FOLLOW parser interns for one state before it is left undecomposed
+MAX_PATHS = 4096  # paths the FOLLOW parser interns for one terminal's states; past it a state is left undecomposed
 MAX_GROUPS = 16384  # distinct pair sets of one state (its tokens' groups)
 MAX_CONFIGS = 65536  # the FOLLOW parser's configurations for one terminal's states
 MAX_THREADS = 1024  # threads of one FOLLOW configuration (all splits start one per terminal at each byte)
