@@ -105,7 +105,7 @@ def test_a_threads_path_row_decides_what_its_precomputed_masks_leave(compiled):
     data, vocab = compiled
     with_paths, without = indexc_runtime.load(data), _without_paths(data)
     memo = without.matcher()._memo
-    seen = 0
+    seen, mostly = 0, {True: 0, False: 0}
     for matcher in _random_walks(without, vocab, seed=9, walks=20, steps=10):
         configs, walker = memo.configs, memo.walker
         for origin, terminal, state in configs.threads[matcher.state]:
@@ -116,15 +116,18 @@ def test_a_threads_path_row_decides_what_its_precomputed_masks_leave(compiled):
             precomputed = np.unpackbits(walker._unions.row(walker._precomputed_masks(alone)[0]).view(np.uint8),
                                         bitorder="little").astype(bool)
             _, tokens = without._undecided.members(without._undecided.of(state))
-            allowed = with_paths._lexeme_paths.of(state).allowed_tokens(
-                origin, configs.sets, lambda s: frozenset(configs.sets.expected[s]).union(configs.ignored),
-                configs.ignored)
+            paths = with_paths._lexeme_paths.of(state)
+            followers = lambda s: frozenset(configs.sets.expected[s]).union(configs.ignored)  # noqa: E731
+            allowed = paths.allowed_tokens(origin, configs.sets, followers, configs.ignored)
             row = np.isin(tokens, allowed)
             assert set(allowed.tolist()) <= set(tokens.tolist())
             assert not (row & ~walked[tokens]).any()
             assert not (walked[tokens] & ~row & ~precomputed[tokens]).any()
+            bits = paths.allowed_row(origin, configs.sets, followers, configs.ignored, with_paths.mask_words)
+            assert np.flatnonzero(np.unpackbits(bits.view(np.uint8), bitorder="little")).tolist() == sorted(allowed.tolist())
+            mostly[2 * allowed.size >= paths.group_tokens.size] += 1  # allowed_row's two ways
             seen += 1
-    assert seen > 30
+    assert seen > 30 and all(mostly.values())
 
 
 def test_the_decomposition_does_not_depend_on_what_was_decomposed_before(compiled):

@@ -351,9 +351,8 @@ class MaskWalker:
         if row is not None:
             self._path_rows.move_to_end(key)
             return row
-        flags = np.zeros(32 * self._masks.words, dtype=np.uint8)
-        flags[self._paths.of(state).allowed_tokens(origin, self._configs.sets, self._followers, self._configs.ignored)] = 1
-        row = self._path_rows[key] = np.packbits(flags, bitorder="little").view(np.int32)
+        row = self._path_rows[key] = self._paths.of(state).allowed_row(origin, self._configs.sets, self._followers,
+                                                                       self._configs.ignored, self._masks.words)
         if len(self._path_rows) > PATH_ROW_MEMO:
             self._path_rows.popitem(last=False)
         return row
