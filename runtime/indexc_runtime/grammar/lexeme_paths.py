@@ -315,6 +315,7 @@ class FollowPaths:
         self._id = {(): self.ROOT}
         self.expected = _Expected(self, root_expects)
         self.accepting = _Never()
+        self.pairs_of: dict[int, tuple] = {}  # configuration -> its pairs (``_grouped``), for every state of the terminal
 
     def scan(self, set_id: int, terminal: int) -> int:
         if terminal not in self.expected.of(set_id):
@@ -411,9 +412,10 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pa
             after = configs.table[at, classes]
         alive = after >= 0
         nodes, at = kids[alive], after[alive].astype(np.int64)
-        for config in set(at.tolist()) - reached:
-            reached.add(config)
-            pairs += len(configs.threads[config])
+        for config in np.unique(at).tolist():
+            if config not in reached:
+                reached.add(config)
+                pairs += len(configs.threads[config])
         if pairs > most_pairs:
             raise GrammarLimitExceeded("max_pairs", most_pairs, "a lexer state's lexeme paths would cost more than its walk")
         low, high = below[trie.token_start[nodes]], below[trie.token_end[nodes]]
@@ -430,13 +432,20 @@ def _grouped(configs: Configs, sets: FollowPaths, ends: np.ndarray, tokens: np.n
     an order that depends on the paths alone (not on the configurations' ids, which depend on
     what the shared parser met before)."""
     pairs_of: dict[int, tuple] = {}
-    for config in set(ends.tolist()) - {DEAD}:
-        pairs_of[config] = tuple(sorted({(sets.paths[origin], terminal) for origin, terminal, _ in configs.threads[config]}))
+    known = sets.pairs_of  # a configuration's pairs, kept by the terminal's shared parser
+    for config in np.unique(ends).tolist():
+        if config != DEAD:
+            found = known.get(config)
+            if found is None:
+                found = known[config] = tuple(sorted({(sets.paths[origin], terminal)
+                                                      for origin, terminal, _ in configs.threads[config]}))
+            pairs_of[config] = found
     signatures = sorted(set(pairs_of.values()), key=_path_order_of_pairs)
     if len(signatures) > MAX_GROUPS:
         return None
     group_of = {signature: g for g, signature in enumerate(signatures)}
-    used = {path[:k] for signature in signatures for path, _ in signature for k in range(len(path) + 1)} | {()}
+    paths = {path for signature in signatures for path, _ in signature}
+    used = {path[:k] for path in paths for k in range(len(path) + 1)} | {()}
     nodes = sorted(used, key=_path_order)  # parents first
     node_of = {path: j for j, path in enumerate(nodes)}
     pairs = sorted({(node_of[path], terminal) for signature in signatures for path, terminal in signature})
