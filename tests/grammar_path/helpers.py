@@ -111,6 +111,16 @@ def assert_readings_agree(a_index, b_index, vocab, *, walks: int, steps: int, se
     return checked, a
 
 
+def every_state_decomposed(monkeypatch) -> None:
+    """Decompose every state with undecided tokens (format 12's lexeme paths): a small
+    vocabulary's states hold few, and by the writer's thresholds would be left to the walk."""
+    import indexc.artifact.lexeme_paths as artifact_paths
+    import indexc_runtime.grammar.lexeme_paths as lexeme_paths
+
+    monkeypatch.setattr(artifact_paths, "MIN_PATH_UNDECIDED", 1)
+    monkeypatch.setattr(lexeme_paths, "MAX_PAIRS_PER_TOKEN", 1000.0)
+
+
 def _difference(prefix: bytes, got: set, expected: set, vocab) -> str:
     show = lambda ids: sorted(vocab.token_bytes[i] if i != EOS else b"<eos>" for i in ids)[:20]
     return f"after {prefix!r}: runtime only {show(got - expected)}, oracle only {show(expected - got)}"

@@ -24,8 +24,7 @@ from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.item_bounds import ItemBounds
 from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from indexc_runtime.grammar.lexeme_paths import LexemePaths
-from tests.grammar_path.helpers import assert_readings_agree, grammar, vocabulary_from_text
-from tests.grammar_path.test_lexeme_paths import every_state_decomposed
+from tests.grammar_path.helpers import assert_readings_agree, every_state_decomposed, grammar, vocabulary_from_text
 from tests.grammar_path.test_bundled_vs_oracle import GRAMMARS, SAMPLES, _sample_and_walks_agree
 from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
 

@@ -21,7 +21,7 @@ from indexc.trie import build_trie
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.item_bounds import follow_terminals
 from indexc_runtime.grammar.lexeme_paths import Decomposer, LexemePaths
-from tests.grammar_path.helpers import assert_readings_agree, grammar, vocabulary_from_text
+from tests.grammar_path.helpers import assert_readings_agree, every_state_decomposed, grammar, vocabulary_from_text
 from tests.grammar_path.test_bundled_vs_oracle import SAMPLES, _sample_and_walks_agree
 from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
 
@@ -41,11 +41,6 @@ def every_state_worth_it(monkeypatch):
     """A small vocabulary's states hold few undecided tokens and, by ``MIN_PATH_UNDECIDED`` and
     ``MAX_PAIRS_PER_TOKEN``, would be left to the walk: here every state is decomposed."""
     every_state_decomposed(monkeypatch)
-
-
-def every_state_decomposed(monkeypatch) -> None:
-    monkeypatch.setattr(artifact_paths, "MIN_PATH_UNDECIDED", 1)
-    monkeypatch.setattr(lexeme_paths, "MAX_PAIRS_PER_TOKEN", 1000.0)
 
 
 def _written(tmp_path, ir=IR):

@@ -52,7 +52,7 @@ path through an item whose rest is nullable (``A -> alpha . B C``, ``C`` nullabl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.tables import COMPLETE, EarleyRules
@@ -110,7 +110,7 @@ class EarleySets:
         self._context: dict[int, frozenset[int]] | None = None
         self.accepting: list[bool] = []
         self._scans: dict[tuple[int, int], int] = {}
-        self._expected_after: dict[tuple[int, int], frozenset[int] | None] = {}  # see expected_after
+        self._expected_after: dict[tuple[int, int], Collection[int] | None] = {}  # see expected_after
         self._closed: dict[tuple[frozenset, frozenset[int], bool], int] = {}  # _close's answer -> set id
         # called with each new set's content (``stored_match.StoredMatch.new_set``), if set
         self.on_new: Callable[[int, frozenset, dict, frozenset[int], bool], None] | None = None
@@ -134,15 +134,15 @@ class EarleySets:
             self._scans[key] = found
         return found
 
-    def expected_after(self, set_id: int, terminal: int) -> frozenset[int] | None:
+    def expected_after(self, set_id: int, terminal: int) -> Collection[int] | None:
         """The terminals ``scan(set_id, terminal)``'s set expects (None: ``terminal`` is not expected
         there), without interning that set when it is not made yet: what a lexeme path's last
         node asks (``lexeme_paths``), where the closure is needed but the set never is again.
-        Memoised."""
+        Memoised (a scan already made answers with its set's ``expected``, not a copy)."""
         key = (set_id, terminal)
         found = self._scans.get(key)
         if found is not None:
-            return frozenset(self.expected[found]) if found >= 0 else None
+            return self.expected[found] if found >= 0 else None
         if key in self._expected_after:
             return self._expected_after[key]
         kernel = [(r, d + 1, o) for r, d, o in self._own[set_id].get(terminal, ())]

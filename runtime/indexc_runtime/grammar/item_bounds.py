@@ -58,6 +58,8 @@ parentheses and refused by the real context.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 
 from indexc_runtime.grammar.configs import Configs
@@ -125,12 +127,12 @@ class LocalSets(EarleySets):
             self._scans[key] = found
         return found
 
-    def expected_after(self, set_id: int, terminal: int) -> frozenset[int] | None:
+    def expected_after(self, set_id: int, terminal: int) -> Collection[int] | None:
         """With the context let in, a scan may land on a phantom (``scan``): made, not skipped."""
         if self._context is None:
             return super().expected_after(set_id, terminal)
         found = self.scan(set_id, terminal)
-        return frozenset(self.expected[found]) if found >= 0 else None
+        return self.expected[found] if found >= 0 else None
 
     def _top(self, set_id: int, symbol: int, visiting: tuple[int, ...] = ()) -> tuple[int, int, bool]:
         """Leo's path stops at a synthetic origin of an upper bound (``_close`` must see the

@@ -75,6 +75,7 @@ from indexc_runtime.container import Container
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.runs import distinct, expand_runs
 from indexc_runtime.grammar.stored_memo import within
 from indexc_runtime.grammar.undecided import UNRESTRICTED
 
@@ -166,8 +167,7 @@ class StatePaths:
     def _tokens_of(self, groups: np.ndarray) -> np.ndarray:
         """The tokens of the groups flagged in ``groups`` (stored group after group: one run each)."""
         first, end = self.group_token_offsets[:-1][groups], self.group_token_offsets[1:][groups]
-        counts = end - first
-        return self.group_tokens[np.repeat(first - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))]
+        return self.group_tokens[expand_runs(first, end - first)]
 
     def allowed_row(self, root: int, sets, followers, ignored: frozenset[int], words: int) -> np.ndarray:
         """``allowed_tokens`` as a new int32 bitmask row of ``words`` words.  Where most of the
@@ -255,7 +255,7 @@ class LexemePaths:
         raise ArtifactError(f"section {section!r} {what}", source=self._source)
 
     def check_all(self) -> None:
-        """Decode every state (``verify``: the token groups bounded)."""
+        """Decode every state (``verify``: every group's pairs and tokens bounded)."""
         for state in self._slot:
             self.of(state)
 
@@ -324,7 +324,7 @@ class FollowPaths:
         found = self._id.get(path)
         if found is None:
             if len(self.paths) >= MAX_PATHS:
-                raise GrammarLimitExceeded("max_paths", MAX_PATHS, "too many lexeme paths for one lexer state")
+                raise GrammarLimitExceeded("max_paths", MAX_PATHS, "too many lexeme paths for one terminal's states")
             found = self._id[path] = len(self.paths)
             self.paths.append(path)
         return found
@@ -352,8 +352,8 @@ class _Never:
 
 class Decomposer:
     """Decomposes the states of one index (``decompose``), the FOLLOW parser shared by the states
-    of one terminal: past a token's first lexeme their configurations are the same (lark.lark's
-    66 states, 26 terminals)."""
+    of one terminal: past a token's first lexeme their configurations are the same (lark.lark:
+    35 states decomposed, of 25 terminals)."""
 
     def __init__(self, index, follow: list[frozenset[int]]):
         self._index, self._follow = index, follow
@@ -361,7 +361,7 @@ class Decomposer:
 
     def decompose(self, state: int) -> StatePaths | None:
         """State ``state``'s decomposition (its lexer, trie and undecided set), or None past a
-        limit (``MAX_PATHS``, ``MAX_GROUPS``, ``MAX_CONFIGS``)."""
+        limit (``MAX_PATHS``, ``MAX_GROUPS``, ``MAX_CONFIGS``, ``MAX_THREADS``, ``MAX_PAIRS_PER_TOKEN``)."""
         index = self._index
         terminal = int(index._lexer.state_terminal[state])
         sets, configs = self._parser(terminal)
@@ -400,7 +400,7 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pa
     while nodes.size:
         first, count = offsets[nodes].astype(np.int64), (offsets[nodes + 1] - offsets[nodes]).astype(np.int64)
         parent = np.repeat(np.arange(nodes.size), count)
-        kids = children[np.repeat(first - np.cumsum(count) + count, count) + np.arange(count.sum())].astype(np.int64)
+        kids = children[expand_runs(first, count)].astype(np.int64)
         at = at[parent]
         keep = below[trie.subtree_token_end[kids]] > below[trie.token_start[kids]]
         kids, at = kids[keep], at[keep]
@@ -412,7 +412,7 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pa
             after = configs.table[at, classes]
         alive = after >= 0
         nodes, at = kids[alive], after[alive].astype(np.int64)
-        for config in np.unique(at).tolist():
+        for config in distinct(at):
             if config not in reached:
                 reached.add(config)
                 pairs += len(configs.threads[config])
@@ -422,8 +422,7 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pa
         ending = high > low
         if ending.any():
             counts = high[ending] - low[ending]
-            ends[np.repeat(low[ending] - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())] = \
-                np.repeat(at[ending], counts)
+            ends[expand_runs(low[ending], counts)] = np.repeat(at[ending], counts)
     return ends
 
 
@@ -433,7 +432,7 @@ def _grouped(configs: Configs, sets: FollowPaths, ends: np.ndarray, tokens: np.n
     what the shared parser met before)."""
     pairs_of: dict[int, tuple] = {}
     known = sets.pairs_of  # a configuration's pairs, kept by the terminal's shared parser
-    for config in np.unique(ends).tolist():
+    for config in distinct(ends):
         if config != DEAD:
             found = known.get(config)
             if found is None:

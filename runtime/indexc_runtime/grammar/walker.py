@@ -108,6 +108,7 @@ from indexc_runtime.grammar.languages import LanguageKeys
 from indexc_runtime.grammar.lexeme_paths import LexemePaths
 from indexc_runtime.grammar.horizon import TerminalLengths, TokenHorizon
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
+from indexc_runtime.grammar.runs import distinct, expand_runs
 from indexc_runtime.grammar.tables import LexerTables, TrieArrays
 from indexc_runtime.grammar.undecided import UNRESTRICTED, UndecidedSets
 from indexc_runtime.grammar.unions import MaskUnions
@@ -535,7 +536,7 @@ class MaskWalker:
                 nodes, current = nodes[stay], current[stay]
             first = trie.child_offsets[nodes]
             counts = trie.child_offsets[nodes + 1] - first
-            nodes = trie.children[_expand_runs(first, counts)]
+            nodes = trie.children[expand_runs(first, counts)]
             classes = trie.node_class[nodes]
             current = np.repeat(current, counts)
             if jumps is not None:
@@ -560,7 +561,7 @@ class MaskWalker:
             return np.zeros(0, dtype=np.intp)
         ended = np.concatenate([np.asarray(part, dtype=np.intp) for part in hits])
         starts = trie.token_start[ended]
-        return trie.sorted_tokens[_expand_runs(starts, trie.token_end[ended] - starts)]
+        return trie.sorted_tokens[expand_runs(starts, trie.token_end[ended] - starts)]
 
     def _open_allowed(self, config: int, coverage: OpenPlaces) -> np.ndarray:
         """The open tokens of a narrow coverage that ``config`` allows: at most ``OPEN_TOKENS``
@@ -684,7 +685,7 @@ class MaskWalker:
         region's 93,178 tokens) for 115 masks: 117 of its 677 ms."""
         total = int((ends - starts).sum())
         if total * 8 < exits.region_tokens.size:
-            positions = _expand_runs(starts, ends - starts)
+            positions = expand_runs(starts, ends - starts)
             flags[self._trie.sorted_tokens[positions[exits.region_tokens[positions]]]] = 1
             return
         key = (id(exits), starts.tobytes(), ends.tobytes())
@@ -748,7 +749,7 @@ class MaskWalker:
         jumping = self._jumpable(configs_at)
         if not _count(jumping):  # the usual level: no pair's configuration loops on a wide region
             return None
-        loops = [(config, self._loop_of(config)) for config in _distinct(configs_at[jumping != 0])]
+        loops = [(config, self._loop_of(config)) for config in distinct(configs_at[jumping != 0])]
         if not loops:
             return None
         trie = self._trie
@@ -766,7 +767,7 @@ class MaskWalker:
             ends.append(hi)
             end = np.searchsorted(trie.token_start, hi, side="left")  # first node after the subtree
             first = np.searchsorted(exits.nodes, at, side="right")
-            picked = _expand_runs(first, np.searchsorted(exits.nodes, end, side="left") - first)
+            picked = expand_runs(first, np.searchsorted(exits.nodes, end, side="left") - first)
             found.append((exits.nodes[picked], exits.classes[picked], np.full(picked.size, config, dtype=np.int64)))
         if not found:
             return None
@@ -790,7 +791,7 @@ class MaskWalker:
             marks = self._grown_marks()
         found = marks[configs_at]
         if _count(found) and _count(found == 1):
-            for config in _distinct(configs_at[found == 1]):
+            for config in distinct(configs_at[found == 1]):
                 marks[config] = 2 if self._loop_of(config) is not None else 0
             found = marks[configs_at]
         return found
@@ -990,16 +991,3 @@ _count = np.count_nonzero  # .any() and .all() go through Python wrappers: ~1-1.
 
 
 _NO_BOUNDS: tuple[tuple[int, ...], None] = ((), None)  # a thread without keys: no lower mask, its undecided set
-
-
-def _distinct(values: np.ndarray) -> list[int]:
-    """The distinct values, ascending (``np.unique`` imports ``numpy.ma`` on first use: 33 ms)."""
-    ordered = np.sort(values)
-    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))].tolist() if ordered.size else []
-
-
-def _expand_runs(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Every position of the runs ``[starts[i], starts[i] + counts[i])``, run after run (a run's
-    owner, where a caller needs it, is ``np.repeat(owners, counts)``): six numpy calls."""
-    ends = np.cumsum(counts)
-    return np.arange(ends[-1] if ends.size else 0) + np.repeat(starts - (ends - counts), counts)
