@@ -8,8 +8,9 @@ This module owns the lexical layer of a regex and reduces the pattern to a token
   one index), so no later stage sees a real character, an escape or a class;
 - ``"("``, ``")"`` and ``"|"`` for structure: groups of every kind become ``"("``; comments
   and global flags are dropped;
-- ``(min, max)`` for a quantifier (``max`` None: unbounded); lazy markers are dropped (a lazy
-  quantifier matches the same strings).
+- ``(min, max)`` for a quantifier (``max`` None: unbounded); a lazy quantifier matches the same
+  strings, so its marker only notes the token's place in ``lazy`` (Lark's terminals end where
+  ``re.match`` ends them: ``indexc.grammar.lazy_ends``).
 
 and also:
 
@@ -81,6 +82,7 @@ _ANY_BUT_NEWLINE = _ANY.difference(CodePointSet.of(0x0A))  # ``.`` without the s
 class NormalizedPattern:
     tokens: tuple[Token, ...]  # structure and set indices only (see the module note)
     char_sets: tuple[CodePointSet, ...]  # the set behind each index
+    lazy: frozenset[int] = frozenset()  # places in ``tokens`` of the quantifiers written lazy (``*?``)
 
 
 # Generated regexes repeat a few classes thousands of times (a Kubernetes schema's 403 leaf
@@ -128,6 +130,7 @@ class _Normalizer:
     pattern: str
     source: str
     tokens: list[Token] = field(default_factory=list)
+    lazy: list[int] = field(default_factory=list)  # places of lazy quantifiers in ``tokens``
     sets: dict[CodePointSet, int] = field(default_factory=dict)
     groups: list[_Group] = field(default_factory=list)
     group_names: set[str] = field(default_factory=set)
@@ -175,7 +178,7 @@ class _Normalizer:
                 i += 1
         if self.groups:
             raise self.error("missing ), unterminated subpattern", self.groups[-1].open_pos)
-        return NormalizedPattern(tuple(self.tokens), tuple(self.sets))
+        return NormalizedPattern(tuple(self.tokens), tuple(self.sets), frozenset(self.lazy))
 
     # -- emission ----------------------------------------------------------------------
     def before_atom(self) -> None:
@@ -391,7 +394,8 @@ class _Normalizer:
         if self.pattern.startswith("+", end):
             raise self.error("possessive quantifiers are not supported", end)
         if self.pattern.startswith("?", end):
-            end += 1  # lazy: the same language
+            end += 1  # lazy: the same language (its place is noted for ``indexc.grammar.lazy_ends``)
+            self.lazy.append(len(self.tokens))
         self.tokens.append(bounds)
         self.last = "repeat"
         return end

@@ -39,13 +39,14 @@ def parse_structure(normalized: NormalizedPattern, *, source: str = "<regex>",
     open_groups: list[tuple[list[Node], list[Node]]] = []  # the enclosing (alternatives, items)
     alternatives: list[Node] = []  # finished alternatives of the innermost open group
     items: list[Node] = []  # items of its current alternative
-    for token in normalized.tokens:
+    lazy = normalized.lazy
+    for place, token in enumerate(normalized.tokens):
         if type(token) is int:
             items.append(Chars(renumber[token]))
         elif type(token) is tuple:
             if not items:
                 raise _malformed("a quantifier with nothing to repeat", source)
-            items[-1] = Repeat(items[-1], token[0], token[1])
+            items[-1] = Repeat(items[-1], token[0], token[1], bool(lazy) and place in lazy)
         elif token == "|":
             alternatives.append(_alternative(items))
             items = []

@@ -34,6 +34,7 @@ class Repeat:
     body: Node
     min: int
     max: int | None  # None: unbounded
+    lazy: bool = False  # written ``*?``: the same language, another match end (``indexc.grammar.lazy_ends``)
 
 
 Node = Chars | Concat | Alternation | Repeat

@@ -8,7 +8,9 @@ The steps, after ``lark_parser`` has read the text:
    is left out of the IR.
 3. Each named terminal becomes *one* regex: the terminals it mentions are expanded in place,
    so ``INT: DIGIT+`` is ``(?:[0-9])+``.  A terminal that mentions itself (directly or not) or
-   mentions a rule is an error: terminals are regular.
+   mentions a rule is an error: terminals are regular.  A terminal whose lazy quantifier
+   decides where ``re.match`` ends it (``".*?"``) is then written as the greedy regex of those
+   ends (``lazy_ends``).
 4. Rules are lowered to BNF (``lowering``); inline literals and ``/regex/`` in rules become
    anonymous terminals named as written (``"if"``, ``/[0-9]+/``).
 5. ``%ignore`` takes terminal names or inline lexemes; each becomes an ignored terminal.
@@ -34,9 +36,10 @@ from indexc.automaton import compile_regex
 from indexc.errors import LimitError, RegexError
 from indexc.grammar.checks import check_references, trim
 from indexc.grammar.expression import Definition, Expr, Lexeme, Ref, display, first_offset, lexemes, references
-from indexc.grammar.ir import Grammar
+from indexc.grammar.ir import Grammar, Terminal
 from indexc.grammar.lark_common import COMMON_TERMINALS
 from indexc.grammar.lark_parser import LarkFile, parse_lark_text
+from indexc.grammar.lazy_ends import first_match_regex
 from indexc.grammar.lowering import BnfBuilder
 from indexc.grammar.regex_text import expression_regex
 from indexc.grammar.source_position import error_at
@@ -51,7 +54,7 @@ def parse_lark(text: str, *, source: str = "<lark>", start: str = DEFAULT_START)
     _check_declared_uses(lark_file, definitions, text, source)
     reachable, warnings = _check_names(lark_file, definitions, start, text, source)
     grammar = _lower(lark_file, definitions, reachable, start, _TerminalExpander(definitions, text, source))
-    grammar = replace(grammar, warnings=tuple(warnings))
+    grammar = replace(grammar, warnings=tuple(warnings), terminals=_lazy_ends_rewritten(grammar.terminals))
     _compile_terminals(grammar, definitions, text)
     offsets = {name: definition.offset for name, definition in definitions.items()}
     return trim(grammar, offsets, text)
@@ -86,6 +89,16 @@ def _lower(
     ignore = [_ignored_terminal(builder, expr, expander) for expr, _ in lark_file.ignores]
     return Grammar(start, tuple(builder.rules), builder.terminals, tuple(dict.fromkeys(ignore)), expander.source,
                    lexing="longest_match")
+
+
+def _lazy_ends_rewritten(terminals: dict[str, Terminal]) -> dict[str, Terminal]:
+    """Each terminal whose lazy quantifier decides where ``re.match`` ends it, as the greedy
+    regex of those ends (``lazy_ends``); the others as they are."""
+    out = {}
+    for name, terminal in terminals.items():
+        regex = None if terminal.is_literal else first_match_regex(terminal.regex)
+        out[name] = terminal if regex is None else replace(terminal, regex=regex)
+    return out
 
 
 def _with_imports(lark_file: LarkFile, text: str, source: str) -> dict[str, Definition]:

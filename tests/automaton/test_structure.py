@@ -23,7 +23,7 @@ SHAPES = {
     "((a))": a,
     "a(bc)d": Concat((a, Concat((b, c)), d)),
     "(?:a|b)*": Repeat(Alternation((a, b)), 0, None),
-    "a+?b??": Concat((Repeat(a, 1, None), Repeat(b, 0, 1))),
+    "a+?b??": Concat((Repeat(a, 1, None, lazy=True), Repeat(b, 0, 1, lazy=True))),  # the language of a+b?
     "a{2}b{2,}c{1,3}d{0}": Concat((Repeat(a, 2, 2), Repeat(b, 2, None), Repeat(c, 1, 3), Repeat(d, 0, 0))),
     "(a|bc)?": Repeat(Alternation((a, Concat((b, c)))), 0, 1),
     "^a$|(?#note)b": Alternation((a, b)),

@@ -78,8 +78,12 @@ LONGEST_CASES = {
         'start: NAME (";" NAME)* COMMENT?\nNAME: /[a-zé]+/\nCOMMENT: /\\/\\/[^\\n]*/\n',
         [b"a", "é".encode(), "è".encode(), b";", b"/", b"//", "//è".encode(), b"a;", "aé".encode(), b"\xc3"],
     ),
-    "string_keeps_all_splits": (  # Lark's ".*?" : any closing quote may end the string
+    "lazy_string_ends_at_its_first_quote": (  # Lark's ".*?" (``lazy_ends``): re.match's end
         'start: STRING+\nSTRING: /".*?"/\n',
+        [b'"', b"a", b'"a', b'a"', b'""', b'" "', b" ", b'a""'],
+    ),
+    "greedy_string_keeps_all_splits": (  # ".*" : any closing quote may end the string
+        'start: STRING+\nSTRING: /".*"/\n',
         [b'"', b"a", b'"a', b'a"', b'""', b'" "', b" ", b'a""'],
     ),
 }
