@@ -63,81 +63,17 @@ import numpy as np
 
 from indexc.automaton.byte_dfa import DEAD
 from indexc.grammar.lexemes import Lexer
+from indexc_runtime.grammar.one_byte_ends import one_byte_decides
 
 
 def ends_by_longest_match(lexer: Lexer) -> np.ndarray:
     """bool per terminal: its lexemes end by longest match (one byte of lookahead decides),
-    else by all splits (``one_byte_decides`` on its block of the lexer)."""
+    else by all splits (``one_byte_decides`` on its block of the lexer; ``verify`` asks the same
+    function of the file's tables, ``indexc_runtime.grammar.one_byte_ends``)."""
     transitions, accepting = lexer.dfa.transitions.tolist(), lexer.dfa.accepting.tolist()
     offsets = lexer.offsets.tolist()
-    return np.array([one_byte_decides(transitions, accepting, offsets[t], offsets[t + 1])
+    return np.array([one_byte_decides(transitions, accepting, offsets[t], range(offsets[t], offsets[t + 1]))
                      for t in range(lexer.n_terminals)], dtype=bool)
-
-
-def one_byte_decides(transitions: list[list[int]], accepting: list[bool], start: int, end: int) -> bool:
-    """Whether the terminal with states ``start .. end-1`` (``start`` its first) ends where
-    ``re.match`` would end it when it ends exactly where it accepts and cannot take the next byte.
-
-    Checked per character, not per byte (a UTF-8 character passes states that do not accept):
-    the start does not accept; every state that ends a character and is reachable from an
-    accepting state accepts; and from an accepting state, a lead byte it takes starts only
-    characters it takes whole (``[^\\n]*`` takes every character; ``\\s*`` takes ``\\xc2`` for
-    U+00A0 but not U+00A1, so the byte alone cannot tell: it keeps all splits)."""
-    if accepting[start]:
-        return False
-    whole = _WholeCharacters(transitions)
-    seen = {(q, 0) for q in range(start, end) if accepting[q]}
-    stack = list(seen)
-    while stack:
-        state, pending = stack.pop()
-        if pending == 0 and not accepting[state]:
-            return False
-        row = transitions[state]
-        for byte in (_CONTINUATION if pending else range(256)):
-            target = row[byte]
-            if target == DEAD:
-                continue
-            if pending == 0 and accepting[state] and byte >= 0x80 and not whole.takes(target, byte):
-                return False
-            step = (target, pending - 1 if pending else _TAIL_LENGTH[byte])
-            if step not in seen:
-                seen.add(step)
-                stack.append(step)
-    return True
-
-
-_CONTINUATION = range(0x80, 0xC0)
-_TAIL_LENGTH = [0] * 0x80 + [0] * 0x40 + [1] * 0x20 + [2] * 0x10 + [3] * 0x10  # continuation bytes after a lead
-
-
-def _second_bytes(lead: int) -> range:
-    """The continuation bytes UTF-8 allows right after ``lead`` (no overlong forms, surrogates, or
-    code points past U+10FFFF)."""
-    return {0xE0: range(0xA0, 0xC0), 0xED: range(0x80, 0xA0), 0xF0: range(0x90, 0xC0),
-            0xF4: range(0x80, 0x90)}.get(lead, _CONTINUATION)
-
-
-class _WholeCharacters:
-    """Whether a state reached by a lead byte takes every character that starts with it."""
-
-    def __init__(self, transitions: list[list[int]]):
-        self._transitions = transitions
-        self._memo: dict[tuple[int, int, int], bool] = {}
-
-    def takes(self, state: int, lead: int) -> bool:
-        if lead < 0xC2 or lead > 0xF4:
-            return True  # not a lead byte of valid UTF-8: no character starts with it
-        return self._tail(state, _TAIL_LENGTH[lead], lead)
-
-    def _tail(self, state: int, pending: int, lead: int) -> bool:
-        key = (state, pending, lead)
-        found = self._memo.get(key)
-        if found is None:
-            row = self._transitions[state]
-            allowed = _second_bytes(lead) if lead else _CONTINUATION
-            found = all(row[b] != DEAD and (pending == 1 or self._tail(row[b], pending - 1, 0)) for b in allowed)
-            self._memo[key] = found
-        return found
 
 
 def never_ending(lexer: Lexer, longest: np.ndarray, follow: dict[int, set[int]], may_end_text: set[int]) -> list[int]:

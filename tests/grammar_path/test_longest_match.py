@@ -160,6 +160,20 @@ def test_a_hostile_lexing_header_is_refused(change, message, tmp_path):
         indexc_runtime.load(rewrite_header(data, change))
 
 
+@pytest.mark.parametrize("listed", [["NAME"], ['","'], ["NAME", '","', "LIST"]], ids=["one_left_out", "other_left_out", "one_too_many"])
+def test_verify_refuses_a_longest_match_list_the_lexer_does_not_give(listed, tmp_path):
+    """The header's list is decided again from the file's lexer tables (``one_byte_ends``): load
+    bounds it, ``verify`` checks it is the lexer's."""
+    ir = load_grammar('start: NAME ("," NAME)* LIST?\nNAME: /[a-z]+/\nLIST: /[0-9]+(\\.[0-9]+)?/\n', syntax="lark")
+    index = compiled_index(ir, small_vocabulary([b"a", b"b", b",", b"1", b"1."]), tmp_path)
+    index.verify()
+    names = list(index.terminal_names)
+    wrong = sorted(names.index(name) for name in listed)
+    data = rewrite_header((tmp_path / "g.idx").read_bytes(), lambda h: h.__setitem__("longest_match_terminals", wrong))
+    with pytest.raises(ArtifactError, match="longest_match_terminals are not"):
+        indexc_runtime.load(data).verify()
+
+
 @pytest.mark.parametrize("text, never", [
     ('start: A B\nA: /a+/\nB: "a"\n', ["A"]),  # every byte after A extends it
     ('start: A B?\nA: /a+/\nB: "a"\n', []),  # A may end the text

@@ -29,6 +29,8 @@ Code map, in reading order:
     earley.py   EarleySets: interned Earley sets, scan + closure, memoised
     first_follow.py FIRST and FOLLOW sets over numbered symbols (shared with the compiler)
     configs.py  Configs: lexer threads per position and their lazily built transition table
+    one_byte_ends.py which terminals' ends one byte decides: the longest-match list a format 10
+                header must hold (the compiler's decision, and ``verify``'s from the file's tables)
     undecided.py UndecidedSets: per lexer state, the tokens its precomputed masks cannot decide (format 5)
     unions.py   MaskUnions: the OR of a configuration's precomputed masks (part 1), memoised
     coverage.py TrieOrderMasks, Coverage: which trie subtrees are already decided (walk pruning)

@@ -42,6 +42,7 @@ from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from indexc_runtime.grammar.languages import LanguageKeys
 from indexc_runtime.grammar.lexeme_paths import Decomposer, LexemePaths
 from indexc_runtime.grammar.matcher import GrammarMatcher, ParserMemo
+from indexc_runtime.grammar.one_byte_ends import longest_match_terminals
 from indexc_runtime.grammar.stored_memo import StoredMemo
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
 from indexc_runtime.grammar.undecided import UndecidedSets
@@ -186,10 +187,20 @@ class GrammarIndex:
         self._trie.classes.check_all()
         self._stored_regions.check_all(self._trie)
         self._undecided.check_all()
+        self._check_lexing()
         self._check_lexeme_paths(stored_lexeme_paths)  # before the masks, which read them
         self._check_start_mask()
         self._check_stored_memo(stored_mask_rows)
         self._check_item_masks(stored_item_bounds)
+
+    def _check_lexing(self) -> None:
+        """Under longest match, the header lists exactly the terminals whose ends one byte decides
+        in the file's own lexer tables (``one_byte_ends``): a terminal listed wrongly would end
+        where its regex does not say it may, or keep ends it may not have."""
+        listed = self._container.header.longest_match
+        if listed is not None and tuple(listed) != longest_match_terminals(self._lexer):
+            raise ArtifactError("longest_match_terminals are not the terminals whose ends one byte decides in "
+                                "the file's lexer", source=self.source)
 
     def _check_start_mask(self) -> None:
         """A stored start mask is the one a walk gives (a fresh memo, nothing pinned)."""
