@@ -68,8 +68,26 @@ def _type_ok(value, s, document, depth) -> bool:
 def _enum_ok(value, s, document, depth) -> bool:
     if "enum" not in s:
         return True
-    key = json_key(value)
-    return any(json_key(v) == key for v in s["enum"])
+    enum = s["enum"]
+    if not isinstance(enum, list):
+        return any(json_key(v) == json_key(value) for v in enum)
+    return json_key(value) in _enum_keys(enum)
+
+
+_ENUM_KEYS: dict[int, tuple[list, frozenset]] = {}  # id(enum list) -> (the list, its values' keys)
+_ENUM_KEYS_SIZE = 256  # lists kept (cleared when full)
+
+
+def _enum_keys(enum: list) -> frozenset:
+    """The keys of an enum's values, made once per list: an enum inside another keyword is
+    checked once per value of an outer enum (``literals.lower_enum``), and its keys were built
+    again each time.  The list itself is kept beside its keys, so an id is never read for another."""
+    found = _ENUM_KEYS.get(id(enum))
+    if found is None or found[0] is not enum:
+        if len(_ENUM_KEYS) >= _ENUM_KEYS_SIZE:
+            _ENUM_KEYS.clear()
+        found = _ENUM_KEYS[id(enum)] = (enum, frozenset(json_key(v) for v in enum))
+    return found[1]
 
 
 def _number_ok(value, s, document, depth) -> bool:
