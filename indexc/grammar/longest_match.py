@@ -40,11 +40,12 @@ such as ``".*?"`` as the greedy regex of ``re.match``'s ends (``"[^\\n"]*"``), w
 decides; those it cannot write so keep all splits.
 
 Measured (session 27): lark.lark, 23 of its 26 terminals end by longest match (``REGEXP``,
-``STRING`` and ``_NL`` keep all splits; since session 30's lazy ends, ``STRING`` ends so too), decided in 1.3 ms for its 137 lexer states; rfc.lark,
-237 of 238 (``TEXT`` keeps them), 6.3 ms for 2,252 states.  lark.lark with Llama-3, the rule
-alone: compile 3.15 -> 2.76 s, cold mask p50 81 -> 8 µs, cold walk 138 -> 84 ms (one cell); with the
-warm-up's step budget too (``indexc.artifact.warm_memo``): compile 1.52 s, p50 21 µs
-(BENCHMARKS.md, session 27; its p99 stays over 1 ms: ``docs/grammar-path.md``).
+``STRING`` and ``_NL`` keep all splits; since session 30's lazy ends, ``STRING`` ends so too),
+decided in 1.3 ms for its 137 lexer states; rfc.lark, 237 of 238 (``TEXT`` keeps them), 6.3 ms
+for 2,252 states.  lark.lark with Llama-3, the rule alone: compile 3.15 -> 2.76 s, cold mask p50
+81 -> 8 µs, cold walk 138 -> 84 ms (one cell); with the warm-up's step budget too
+(``indexc.artifact.warm_memo``): compile 1.52 s, p50 21 µs (BENCHMARKS.md, session 27; its p99
+stays over 1 ms: ``docs/grammar-path.md``).
 
 Exactness: a mask is the set of tokens after which the text is a prefix of some sentence under
 this rule.  The runtime takes a live lexer thread for such a prefix, which holds when the

@@ -68,10 +68,10 @@ def _type_ok(value, s, document, depth) -> bool:
 def _enum_ok(value, s, document, depth) -> bool:
     if "enum" not in s:
         return True
-    enum = s["enum"]
+    enum, key = s["enum"], json_key(value)
     if not isinstance(enum, list):
-        return any(json_key(v) == json_key(value) for v in enum)
-    return json_key(value) in _enum_keys(enum)
+        return any(json_key(v) == key for v in enum)
+    return key in _enum_keys(enum)
 
 
 _ENUM_KEYS: dict[int, tuple[list, frozenset]] = {}  # id(enum list) -> (the list, its values' keys)

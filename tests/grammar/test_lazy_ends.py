@@ -21,7 +21,7 @@ REWRITTEN = [
     r'".*?"',
     r'"(?:.*?)"(?:i)?',  # lark.lark's STRING as the Lark front end writes it
     r"a.+?b",  # one mandatory character, which may be the stop
-    r"x[^y\n]*?y",  # the stop is outside the class: the same language, now decided by one byte
+    r"x[^y\n]*?y",  # the stop is outside the class: only the marker goes
     r"ab{2,}?c",
     r'"[^\n]*?"i?(?:xy)?',  # a nullable rest of several parts
     r"<!--.*?>",

@@ -160,7 +160,8 @@ def test_a_hostile_lexing_header_is_refused(change, message, tmp_path):
         indexc_runtime.load(rewrite_header(data, change))
 
 
-@pytest.mark.parametrize("listed", [["NAME"], ['","'], ["NAME", '","', "LIST"]], ids=["one_left_out", "other_left_out", "one_too_many"])
+@pytest.mark.parametrize("listed", [["NAME"], ['","'], ["NAME", '","', "LIST"]],
+                         ids=["comma_left_out", "name_left_out", "one_too_many"])
 def test_verify_refuses_a_longest_match_list_the_lexer_does_not_give(listed, tmp_path):
     """The header's list is decided again from the file's lexer tables (``one_byte_ends``): load
     bounds it, ``verify`` checks it is the lexer's."""

@@ -62,7 +62,8 @@ def longest_match_terminals(lexer) -> tuple[int, ...]:
     for state, terminal in enumerate(lexer.state_terminal.tolist()):
         states_of.setdefault(terminal, []).append(state)
     starts = lexer.terminal_start.tolist()
-    return tuple(t for t in range(len(starts)) if one_byte_decides(transitions, accepting, starts[t], states_of.get(t, ())))
+    return tuple(t for t in range(len(starts))
+                 if one_byte_decides(transitions, accepting, starts[t], states_of.get(t, ())))
 
 
 def _second_bytes(lead: int) -> range:
