@@ -85,3 +85,26 @@ def test_masks_after_a_lazy_string_against_the_oracle(tmp_path):
         matcher.advance(vocab.token_bytes.index(piece))
     assert matcher.is_accepting()
     assert len(matcher._configs.threads[matcher._config]) == 1  # the string ended: no thread inside it
+
+
+PREFIXES = st.sampled_from(["", '"', "ab", "<!", "(?i:a)"])
+ATOMS = st.sampled_from([".", "[^x]", '[a-z"]', "x", "(?:.)", r"\S", "[^\n]"])
+LAZY = st.sampled_from(["*?", "+?", "{2,}?", "{0,2}?", "*", "+"])
+STOPS = st.sampled_from(['"', "x", "b", "ab", "(?:x|y)", ""])
+RESTS = st.sampled_from(["", "i?", "(?:xy)?", "z*", "z", "(?:i|)", ".*?"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(prefix=PREFIXES, atom=ATOMS, lazy=LAZY, stop=STOPS, rest=RESTS,
+       texts=st.lists(st.text(alphabet=ALPHABET + "IXz", max_size=10), min_size=1, max_size=20))
+def test_any_regex_the_rewrite_takes_ends_where_re_match_ends_it(prefix, atom, lazy, stop, rest, texts):
+    """Random regexes of the rewritten form and of forms near it: wherever the rewrite answers, its
+    regex compiles and ``re.match`` ends it where it ends the written one."""
+    regex = prefix + atom + lazy + stop + rest
+    rewritten = first_match_regex(regex)
+    if rewritten is None:
+        return
+    compile_regex(rewritten)
+    for text in texts:
+        lazy_match, greedy_match = re.match(regex, text), re.match(rewritten, text)
+        assert (lazy_match and lazy_match.end()) == (greedy_match and greedy_match.end()), (regex, rewritten, text)
