@@ -124,8 +124,7 @@ class EarleySets:
         key = (set_id, terminal)
         found = self._scans.get(key)
         if found is None:
-            kernel = [(r, d + 1, o) for r, d, o in self._own[set_id].get(terminal, ())]
-            kernel += [(r, d + 1, set_id) for r, d in self._predicted[set_id].waiting.get(terminal, ())]
+            kernel = self._kernel(set_id, terminal)
             found = -1
             if kernel:
                 closed = self._close(kernel)
@@ -145,14 +144,12 @@ class EarleySets:
             return self.expected[found] if found >= 0 else None
         if key in self._expected_after:
             return self._expected_after[key]
-        kernel = [(r, d + 1, o) for r, d, o in self._own[set_id].get(terminal, ())]
-        kernel += [(r, d + 1, set_id) for r, d in self._predicted[set_id].waiting.get(terminal, ())]
+        kernel = self._kernel(set_id, terminal)
         terminals = None
         if kernel:
             items, wanted, _ = self._close(kernel)
-            first, dotted, T = self._rules.first, self._rules.dotted, self._rules.n_terminals
-            terminals = self._block(wanted).terminals.union(
-                symbol for symbol in (dotted[first[r] + d] for r, d, _ in items) if symbol < T)
+            first, dotted = self._rules.first, self._rules.dotted
+            terminals = self._expected_terminals(self._block(wanted), (dotted[first[r] + d] for r, d, _ in items))
         self._expected_after[key] = terminals
         return terminals
 
@@ -165,9 +162,20 @@ class EarleySets:
         it there), and whether that completion passes ``S' -> start .``: what the completer does
         for a complete item of ``origin`` (``_close``), for the language keys (``languages``)."""
         top, top_symbol, through_start = self._top(origin, symbol)
-        kernel = [(r, d + 1, o) for r, d, o in self._own[top].get(top_symbol, ())]
-        kernel += [(r, d + 1, top) for r, d in self._predicted[top].waiting.get(top_symbol, ())]
+        kernel = self._kernel(top, top_symbol)
         return (self._intern_closed(self._close(kernel)) if kernel else -1), through_start
+
+    def _kernel(self, set_id: int, symbol: int) -> list[tuple[int, int, int]]:
+        """The items of ``set_id`` waiting on ``symbol`` with the dot stepped over it (a ``SELF``
+        item's origin written as ``set_id``): what a scan or a completion there closes."""
+        kernel = [(r, d + 1, o) for r, d, o in self._own[set_id].get(symbol, ())]
+        kernel += [(r, d + 1, set_id) for r, d in self._predicted[set_id].waiting.get(symbol, ())]
+        return kernel
+
+    def _expected_terminals(self, block: Predictions, symbols) -> frozenset[int]:
+        """The terminals a set expects: its predictions' and those among its own items' ``symbols``."""
+        T = self._rules.n_terminals
+        return block.terminals.union(symbol for symbol in symbols if symbol < T)
 
     def _close(self, kernel: list[tuple[int, int, int]]) -> tuple[frozenset, frozenset[int], bool]:
         """The kernel's closure: its incomplete items (none ``SELF``), the nonterminals they
@@ -305,7 +313,6 @@ class EarleySets:
         found = self._id_of.get(key)
         if found is not None:
             return found
-        T = self._rules.n_terminals
         size = len(items) + len(leo) + block.size
         if size > self._limits.max_set_items:
             raise GrammarLimitExceeded("max_set_items", self._limits.max_set_items, "an Earley set grew too large")
@@ -317,7 +324,7 @@ class EarleySets:
         self._leo.append(leo)
         self._predicted.append(block)
         self.kernel.append(kernel)
-        self.expected.append(tuple(sorted(block.terminals.union(s for s in waiting if s < T))))
+        self.expected.append(tuple(sorted(self._expected_terminals(block, waiting))))
         self.accepting.append(accepting)
         if self.on_new is not None:
             self.on_new(set_id, items, leo, block.wanted, accepting)

@@ -7,8 +7,9 @@ a rule body holds ~25k of them (camel-case words: ``taskId`` is a rule name, a t
 rule name), and such a mask cost 2-20 ms; its stored item bounds (format 11) only help where a
 compile-time text met the same Earley item.  But what the parser is asked about such a token
 is only the sequence of lexemes it reads, and 25k tokens read few distinct sequences: lark.lark's
-heaviest state (32k undecided tokens) has 420 distinct lexeme paths and 450 distinct sets of
-them.  So the compiler groups each state's undecided tokens by what they read, and the runtime
+heaviest state (32k undecided tokens) ends them on 295 distinct lexeme paths, in 446 distinct
+sets of pairs (session 30; 420 and 450 in session 29's prototype, before ``STRING`` ended at its
+first quote).  So the compiler groups each state's undecided tokens by what they read, and the runtime
 asks the parser once per path instead of once per byte of every token.
 
 **What a path is.**  From a thread of terminal ``t`` in lexer state ``q``, the bytes of a token
@@ -75,13 +76,12 @@ from indexc_runtime.container import Container
 from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
+from indexc_runtime.grammar.format import LEXEME_PATH_SECTIONS
 from indexc_runtime.grammar.runs import distinct, expand_runs
 from indexc_runtime.grammar.stored_memo import within
 from indexc_runtime.grammar.undecided import UNRESTRICTED
 
-PATH_SECTION_NAMES = ("path_states", "path_node_offsets", "path_nodes", "path_pair_offsets", "path_pair_terminal",
-                      "path_group_offsets", "path_group_pair_offsets", "path_group_pairs", "path_group_token_offsets",
-                      "path_group_tokens")
+PATH_SECTION_NAMES = tuple(spec.name for spec in LEXEME_PATH_SECTIONS)
 MAX_PATHS = 4096  # paths the FOLLOW parser interns for one terminal's states; past it a state is left undecomposed
 MAX_GROUPS = 16384  # distinct pair sets of one state (its tokens' groups)
 MAX_CONFIGS = 65536  # the FOLLOW parser's configurations for one terminal's states
@@ -261,12 +261,10 @@ class LexemePaths:
 
 
 def empty_arrays() -> dict[str, np.ndarray]:
-    """The sections of a file with no decomposed state."""
-    none, start = np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32)
-    return {"path_states": none, "path_node_offsets": start, "path_nodes": none.reshape(0, 2),
-            "path_pair_offsets": start, "path_pair_terminal": none, "path_group_offsets": start,
-            "path_group_pair_offsets": start, "path_group_pairs": none, "path_group_token_offsets": start,
-            "path_group_tokens": none}
+    """The sections of a file with no decomposed state (each offsets section its one 0)."""
+    arrays = {name: np.zeros(1 if name.endswith("_offsets") else 0, dtype=np.int32) for name in PATH_SECTION_NAMES}
+    arrays["path_nodes"] = arrays["path_nodes"].reshape(0, 2)
+    return arrays
 
 
 def sections_of(decomposed: dict[int, StatePaths]) -> dict[str, np.ndarray]:
@@ -504,5 +502,5 @@ def _check(a: dict[str, np.ndarray], n_lexer_states: int, n_terminals: int, unde
     inner = ~root
     require(bool(((parent[inner] >= 0) & (parent[inner] < local[inner])).all()), "path_nodes",
             "has a parent that is not an earlier node of its state")
-    require(within(terminal[inner], 0, n_terminals) and within(a["path_pair_terminal"], 0, n_terminals),
-            "path_pair_terminal", "names a terminal out of range")
+    require(within(terminal[inner], 0, n_terminals), "path_nodes", "names a terminal out of range")
+    require(within(a["path_pair_terminal"], 0, n_terminals), "path_pair_terminal", "names a terminal out of range")

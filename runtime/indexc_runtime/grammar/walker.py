@@ -400,7 +400,8 @@ class MaskWalker:
         boundary mask for every terminal the parser expects once the thread's lexeme is scanned;
         the ids of the threads' nonempty undecided sets (None: some thread's are every token);
         and the ``(state, origin)`` of the threads whose state is decomposed (``lexeme_paths``:
-        their undecided tokens are decided by ``_path_row``, their sets left out), unless every
+        their undecided tokens are decided by ``_path_row``, their sets left out; none when the
+        undecided sets are None, since the walk then decides every token), unless every
         item of the thread has stored bounds (``item_masks``: its lower masks join the others and
         only its upper sets are walked, which costs no parser step where the paths would scan).
         A token in none of the undecided sets is allowed iff a precomputed mask or a path row holds it."""
@@ -426,15 +427,15 @@ class MaskWalker:
                     else:
                         found.update(lower)
                         undecided.add(set_id)
-            elif state in decomposed:
-                paths.add((state, origin))
             pairs = lexer.boundary_masks(state)
             scanned = configs.scanned(origin, terminal) if pairs else ()
             if not scanned:
                 continue
             followers = set(ignore).union(*(sets.expected[set_id] for set_id in scanned))
             found.update(pairs[u] for u in followers if u in pairs)
-        return tuple(sorted(found)), None if undecided is None else tuple(sorted(undecided)), tuple(sorted(paths))
+        if undecided is None:  # the walk steps every token the masks leave: a path row would add nothing
+            return tuple(sorted(found)), None, ()
+        return tuple(sorted(found)), tuple(sorted(undecided)), tuple(sorted(paths))
 
     def _item_bounds(self, origin: int, terminal: int, state: int) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
         """A thread's stored item bounds (``item_masks``): the lower masks of its items' keys
