@@ -31,12 +31,20 @@ LEFT_ALONE = [
     r"x.*?y.*?z",  # two lazy parts
     r'".*?"z',  # the rest may fail: re backtracks into the lazy part
     r"(?i:ab).*?c",  # a prefix of two-letter sets is not one string
-    r"\/(\\\/|\\\\|[^\/])+?\/[imslux]*",  # lark.lark's REGEXP: a lazy part of several characters
+    r"\/(\\\/|[^\/])+?\/",  # an escape that does not escape itself: ``\\/`` is a stop again
+    r"\/([^\/]|\\\/)+?\/",  # the single characters first: ``\/`` is a backslash, then the stop
+    r"\/(\\\/|\\\\|[^\/]){2,}?\/",  # two units or more: pairs count once, other escapes twice
     r"a.{0,3}?b",  # bounded
     r".*?",  # nothing after it
     r"[a-z]+",  # not lazy at all
 ]
 ALPHABET = '"abcixyz<!->/*\n '
+# escaped forms: ``P (e x1|...|e xk|C){m,}? s R``, each with a text that ends a unit before a bare stop
+ESCAPED = [
+    (r"\/(\\\/|\\\\|[^\/])+?\/[imslux]*", "x/"),  # lark.lark's REGEXP
+    (r'"(\\"|\\\\|[^"])*?"', 'x"'),
+    (r"<(\\<|\\>|\\\\|[^>])+?>i?", "x>"),
+]
 
 
 @pytest.mark.parametrize("regex", REWRITTEN)
@@ -59,6 +67,39 @@ def test_the_rewritten_regex_ends_where_re_match_ends_the_lazy_one(text, which):
     rewritten = first_match_regex(which)
     lazy, greedy = re.match(which, text), re.match(rewritten, text)
     assert (lazy and lazy.end()) == (greedy and greedy.end()), (which, rewritten, text)
+
+
+@pytest.mark.parametrize("regex", [regex for regex, _ in ESCAPED])
+def test_an_escaped_form_is_rewritten_without_a_lazy_quantifier(regex):
+    rewritten = first_match_regex(regex)
+    assert rewritten is not None and not normalize(rewritten).lazy
+    compile_regex(rewritten)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet='/\\"<>aix\n', max_size=12), after=st.text(alphabet='/\\"<>aix', max_size=4),
+       which=st.sampled_from(ESCAPED))
+def test_an_escaped_form_ends_where_re_match_ends_it_before_a_bare_stop(text, after, which):
+    """Wherever a bare stop follows (here: the written text, one unit, the stop, more text),
+    ``re.match`` ends the rewrite where it ends the lazy regex; a text without one may give the
+    lazy regex an end at an escaped stop (``re`` backtracks into its last pair), which the
+    rewrite lacks (the module note's one difference)."""
+    regex, ending = which
+    rewritten = first_match_regex(regex)
+    for written in (text, text + ending + after):
+        lazy, greedy = re.match(regex, written), re.match(rewritten, written)
+        if greedy is not None or written != text:
+            assert (lazy and lazy.end()) == (greedy and greedy.end()), (regex, rewritten, written)
+
+
+def test_an_escaped_stop_ends_a_regexp_only_where_lark_backtracks():
+    """``/a\\/`` is a whole REGEXP for ``re.match`` only when no bare slash comes later (it then
+    backtracks into the pair ``\\/``); the rewrite reads the pair and goes on to the next one."""
+    regex = r"\/(\\\/|\\\\|[^\/])+?\/[imslux]*"
+    rewritten = first_match_regex(regex)
+    assert re.match(regex, "/a\\/").end() == 4 and re.match(rewritten, "/a\\/") is None
+    assert re.match(regex, "/a\\/b/i c").end() == 7 == re.match(rewritten, "/a\\/b/i c").end()
+    assert re.match(regex, "/a\\\\/ /").end() == 5 == re.match(rewritten, "/a\\\\/ /").end()
 
 
 def test_a_lark_string_ends_at_its_first_closing_quote():
