@@ -322,13 +322,16 @@ class MaskWalker:
             else:  # no loop region is flagged: the walk's tokens are set in a copy of the row
                 row = base.copy()
                 set_bits(row.view(np.uint32), self._open_allowed(config, coverage))
-                if self._configs.accepting[config]:
-                    set_bits(row.view(np.uint32), self._eos)
+                self._end_allowed(row, config)
             return self._with_paths(row, paths), mask_ids, True
-        row = self._unions.row(mask_ids).copy()
+        row = self._end_allowed(self._unions.row(mask_ids).copy(), config)
+        return self._with_paths(row, paths), mask_ids, bool(paths)
+
+    def _end_allowed(self, row: np.ndarray, config: int) -> np.ndarray:
+        """``row`` with the end-of-sequence tokens set where ``config`` accepts (the text may end), in place."""
         if self._configs.accepting[config]:
             set_bits(row.view(np.uint32), self._eos)
-        return self._with_paths(row, paths), mask_ids, bool(paths)
+        return row
 
     def _with_paths(self, row: np.ndarray, paths: tuple[tuple[int, int], ...]) -> np.ndarray:
         """``row`` with the allowed undecided tokens of the decomposed threads ``paths`` (each
@@ -370,9 +373,7 @@ class MaskWalker:
         if undecided:
             coverage = OpenPlaces.of_undecided([self._undecided.probes(k) for k in undecided], row)
             set_bits(row.view(np.uint32), self._open_allowed(config, coverage))
-        if self._configs.accepting[config]:
-            set_bits(row.view(np.uint32), self._eos)
-        return row
+        return self._end_allowed(row, config)
 
     def _may_cross(self, config: int) -> bool:
         """Whether a token could finish a thread's lexeme and go on in another one: else the
