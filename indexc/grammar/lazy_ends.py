@@ -30,20 +30,21 @@ same two units), and stops at the first ``s`` left bare, which ends the match.  
 lark.lark's ``REGEXP`` (``/\\/(\\\\\\/|\\\\\\\\|[^\\/])+?\\/[imslux]*/``: a slash not
 escaped ends it, its flags are read greedily, by longest match).  **The one difference:** where
 no bare ``s`` comes in the rest of the text (``/a\\/`` and no slash after it in the whole
-document), or a character the lazy part cannot read comes first, ``re`` backtracks into the last pair and ends at its escaped ``s``; the rewrite has
-no end there, so such a document is refused where Lark reads it.  Before, ``REGEXP`` kept all
-splits, which let it end at every escaped slash and before every flag letter: lark.lark's
-sample's two masks after a regex cost 1.4-2.1 ms a fresh process, ~1.1 ms now (its whole walk
-11-12 -> 8 ms).
+document), or a character the lazy part cannot read comes first, ``re`` backtracks into the
+last pair and ends at its escaped ``s``; the rewrite has no end there, so such a document is
+refused where Lark reads it.  Before, ``REGEXP`` kept all splits, which let it end at every
+escaped slash and before every flag letter: lark.lark's sample's two masks after a regex cost
+1.4-2.1 ms in a fresh process, one ~1.1-1.3 ms now and the other gone (the sample's masks in
+all 11-13 -> 8-9.5 ms).
 
 **Not rewritten** (the terminal keeps the all-splits rule of ``longest_match``, a superset of
 Lark's ends): a lazy part followed by more than one fixed character (``/\\*(.|\\n)*?\\*/``: ``re``
 stops at the first ``*/``, a language this form cannot write), by a part that may fail (then
 ``re`` backtracks into the lazy part), a lazy part of several characters not of the escaped form
 (``(\\\\\\/|[^\\/])+?``: ``\\\\/`` is an escape then a bare stop, not a pair), a bounded
-one, a prefix that is not fixed, or two lazy quantifiers.  The rewrite is applied to each terminal of a Lark file as the parser
-sees it (named terminals expanded in place), never to a terminal used inside another: there
-the context after it decides where ``re`` stops.
+one, a prefix that is not fixed, or two lazy quantifiers.  The rewrite is applied to each
+terminal of a Lark file as the parser sees it (named terminals expanded in place), never to a
+terminal used inside another: there the context after it decides where ``re`` stops.
 """
 
 from __future__ import annotations
@@ -118,8 +119,8 @@ def _escaped_run(repeat: Repeat, stop: CodePointSet, sets: list[CodePointSet]) -
     if not (e in units and e in escaped and s in escaped and s not in units and s != e):
         return None
     sets += [units.difference(escape_set), escaped.union(units)]
-    unit = Alternation((Chars(len(sets) - 2), Concat((Chars(repeat.body.options[0].parts[0].set_index), Chars(len(sets) - 1)))))
-    return [Repeat(unit, repeat.min, None)]
+    single, pair = Chars(len(sets) - 2), Concat((pairs[0].parts[0], Chars(len(sets) - 1)))
+    return [Repeat(Alternation((single, pair)), repeat.min, None)]
 
 
 def _flat(node: Node):

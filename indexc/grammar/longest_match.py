@@ -17,7 +17,8 @@ indexc's rule for Lark files, per terminal:
   through more ends); the DFA has no other way to go past an end and come back to one;
 - any other terminal keeps the all-splits rule: it may end wherever it accepts.  Its regex
   can go past an end through states that do not accept (``\\d+(\\.\\d+)?`` after ``1.``,
-  where ``re.match`` backtracks to the end before), and a thread one byte long cannot tell; all splits holds that end among others;
+  where ``re.match`` backtracks to the end before), and a thread one byte long cannot tell;
+  all splits holds that end among others;
 - a terminal that matches the empty string keeps all splits too (Lark's dynamic lexer
   refuses such terminals; a GBNF-like nullable lexeme is the parser's business).
 
@@ -25,8 +26,8 @@ What that means for a grammar meant for Lark's lexer: two names side by side are
 (``intx`` is not ``int`` ``x``), so lark.lark's ``expansion: expr*`` no longer lets each letter
 of a run end a name (all splits made its slowest masks walk ~470 configuration transitions).
 Where it differs from Lark: a terminal that keeps all splits admits ends ``re.match`` would not
-pick (``\\d+(\\.\\d+)?`` may end after ``1.`` where ``re.match`` does not); ``re.match`` takes the first
-alternative that matches (``/a|ab/`` on ``ab`` is ``a``), this rule the longest; priorities
+pick (``\\d+(\\.\\d+)?`` may end after ``1.`` where ``re.match`` does not); ``re.match``
+takes the first alternative that matches (``/a|ab/`` on ``ab`` is ``a``), this rule the longest; priorities
 (``TERM.2``) are not read.  From llguidance: its lexer runs every allowed lexeme together and
 ends one only where no lexeme at all can take the next byte (``ifx`` is a name there, while
 here a keyword ``if`` may end before ``x`` if the grammar lets a name follow); every text it
@@ -36,8 +37,9 @@ unless a rule says ``[lazy]``: its ``".*?"`` may run to the line's last quote).
 
 Lazy quantifiers (session 30, ``indexc.grammar.lazy_ends``): the front end writes a terminal
 such as ``".*?"`` as the greedy regex of ``re.match``'s ends (``"[^\\n"]*"``), which one byte
-decides; since session 31 also an escaped run such as lark.lark's ``REGEXP`` (``/`` then escape pairs
-or other characters, ended by the first bare ``/``); those it cannot write so keep all splits.
+decides; since session 31 also an escaped run such as lark.lark's ``REGEXP`` (``/`` then escape
+pairs or other characters, ended by the first bare ``/``); those it cannot write so keep all
+splits.
 
 Measured (session 27): lark.lark, 23 of its 26 terminals end by longest match (``REGEXP``,
 ``STRING`` and ``_NL`` keep all splits; since the lazy ends of sessions 30 and 31, ``STRING`` and
