@@ -93,7 +93,7 @@ class EarleySets:
     def __init__(self, rules: EarleyRules, limits: GrammarLimits):
         self._rules = self.rules = rules
         self._limits = limits
-        self._id_of: dict[tuple[frozenset, frozenset, int, bool], int] = {}
+        self._id_of: dict[tuple, int] = {}  # content key (``_add``), or a caller's own (``_new_set``) -> set id
         self._own: list[dict[int, tuple[tuple[int, int, int], ...]]] = []  # per set: symbol -> its non-SELF items
         self._leo: list[dict[int, tuple[int, int, bool]]] = []  # per set: symbol -> where its completion goes (_top)
         self._tops: dict[tuple[int, int], tuple[int, int, bool]] = {}  # (set, symbol) -> _top's answer
@@ -316,6 +316,12 @@ class EarleySets:
         size = len(items) + len(leo) + block.size
         if size > self._limits.max_set_items:
             raise GrammarLimitExceeded("max_set_items", self._limits.max_set_items, "an Earley set grew too large")
+        return self._new_set(key, waiting, leo, block, accepting, kernel, items)
+
+    def _new_set(self, key: tuple, waiting: dict[int, list], leo: dict[int, tuple[int, int, bool]],
+                 block: Predictions, accepting: bool, kernel: frozenset | None, items: frozenset = frozenset()) -> int:
+        """A new set's id, registered under ``key``: ``_add``'s content key, or a key of the caller's
+        that no content key equals (``item_bounds.LocalSets``' phantom sets, which have no items)."""
         if len(self.expected) >= self._limits.max_sets:
             raise GrammarLimitExceeded("max_sets", self._limits.max_sets, "too many distinct Earley sets")
         set_id = len(self.expected)

@@ -154,10 +154,11 @@ class LocalSets(EarleySets):
         return found
 
     def _phantom(self, expected: tuple[int, ...], *, accepting: bool) -> int:
-        """A new set with no items of its own (``EarleySets._add``, keyed apart by its number):
-        the parser reads only its expected terminals, its flag and the scans this class gives it."""
-        return self._add(frozenset({("phantom", len(self.expected))}), {terminal: () for terminal in expected}, {},
-                         self._block(frozenset()), accepting, None)
+        """A new set with no items of its own, registered under a key of its own (its number: no
+        content key equals it, ``EarleySets._new_set``): the parser reads only its expected
+        terminals, its flag and the scans this class gives it."""
+        return self._new_set(("phantom", len(self.expected)), {terminal: () for terminal in expected}, {},
+                             self._block(frozenset()), accepting, None)
 
 
 class _LocalMemo:
