@@ -112,13 +112,12 @@ def test_a_threads_path_row_decides_what_its_precomputed_masks_leave(compiled):
                                         bitorder="little").astype(bool)
             _, tokens = without._undecided.members(without._undecided.of(state))
             paths = with_paths._lexeme_paths.of(state)
-            followers = lambda s: frozenset(configs.sets.expected[s]).union(configs.ignored)  # noqa: E731
-            allowed = paths.allowed_tokens(origin, configs.sets, followers, configs.ignored)
+            allowed = paths.allowed_tokens(origin, configs)
             row = np.isin(tokens, allowed)
             assert set(allowed.tolist()) <= set(tokens.tolist())
             assert not (row & ~walked[tokens]).any()
             assert not (walked[tokens] & ~row & ~precomputed[tokens]).any()
-            bits = paths.allowed_row(origin, configs.sets, followers, configs.ignored, with_paths.mask_words)
+            bits = paths.allowed_row(origin, configs, with_paths.mask_words)
             assert np.flatnonzero(np.unpackbits(bits.view(np.uint8), bitorder="little")).tolist() == sorted(allowed.tolist())
             mostly[2 * allowed.size >= paths.group_tokens.size] += 1  # allowed_row's two ways
             seen += 1

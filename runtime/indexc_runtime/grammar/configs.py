@@ -86,6 +86,7 @@ class Configs:
         self._unsynced_cells: tuple[list[int], list[int], list[int]] = ([], [], [])  # their cells filled since
         self._row_templates: dict[int, array] = {}  # live-class bits -> a new row
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
+        self._followers: dict[int, frozenset[int]] = {}  # see followers
         self.steps = 0  # parser steps made (``fill``): what a compile-time warm-up's budget counts
         # called with each new configuration's threads and flag (``stored_match.StoredMatch.new_config``), if set
         self.on_new: Callable[[int, set, bool], None] | None = None
@@ -137,13 +138,20 @@ class Configs:
             self._unsynced_cells = ([], [], [])
 
     def fresh(self, set_id: int) -> tuple[tuple[int, int, int], ...]:
-        """The threads a new Earley set starts: its expected terminals and the ignored ones."""
+        """The threads a new Earley set starts: one per terminal that may start a lexeme there."""
         found = self._fresh.get(set_id)
         if found is None:
             starts = self._lexer.terminal_start
-            terminals = sorted(set(self._sets.expected[set_id]).union(self._ignore))
-            found = tuple((set_id, t, starts[t]) for t in terminals)
+            found = tuple((set_id, t, starts[t]) for t in sorted(self.followers(set_id)))
             self._fresh[set_id] = found
+        return found
+
+    def followers(self, set_id: int) -> frozenset[int]:
+        """The terminals that may start a lexeme at Earley set ``set_id``: the ones it expects and
+        the ignored ones (memoised: the walker's boundary masks and lexeme paths ask it too)."""
+        found = self._followers.get(set_id)
+        if found is None:
+            found = self._followers[set_id] = frozenset(self._sets.expected[set_id]).union(self.ignored)
         return found
 
     def next(self, config: int, byte_class: int) -> int:

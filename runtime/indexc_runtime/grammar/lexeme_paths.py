@@ -41,7 +41,7 @@ the tokens that die even so are never allowed.  Tokens with the same set of pair
                                       the state in the group of all its pairs (a token that dies
                                       under FOLLOW is in none)
 
-**At serving time** (``StatePaths.allowed_tokens``): the walker asks, for a thread ``(O, t, q)`` of a
+**At serving time** (``StatePaths.allowed_row``): the walker asks, for a thread ``(O, t, q)`` of a
 decomposed state, the scans of the state's path trie from ``O`` (memoised by the parser, a dead
 node's subtree skipped, a leaf only asking which terminals its set would expect), which pairs hold, which groups hold, and so which of the state's
 undecided tokens are allowed: a row the walker ORs into the thread's precomputed masks, the
@@ -124,14 +124,15 @@ class StatePaths:
         return (self.parent, self.terminal, self.pair_offsets, self.pair_terminal, self.group_pair_offsets,
                 self.group_pairs, self.group_token_offsets, self.group_tokens)
 
-    def held_pairs(self, root: int, sets, followers, ignored: frozenset[int]) -> list[int]:
-        """The pairs that hold from Earley set ``root`` (the thread's origin): their path scans
-        from ``root`` and the set reached expects their terminal or ignores it (``followers(set)``:
-        those terminals, a frozenset).  One scan a live inner node (the parser memoises them); a
+    def held_pairs(self, root: int, configs: Configs) -> list[int]:
+        """The pairs that hold from Earley set ``root`` (the thread's origin) in ``configs``' parser:
+        their path scans from ``root`` and the set reached expects their terminal or ignores it
+        (``Configs.followers``).  One scan a live inner node (the parser memoises them); a
         leaf only asks which terminals its set would expect (``EarleySets.expected_after``: the
         closure without interning the set, ~40% of a scan); a node whose parent died is skipped."""
         reached = [DEAD] * len(self._nodes)
-        pairs, scan, expected_after = self._pairs, sets.scan, sets.expected_after
+        pairs, scan, expected_after = self._pairs, configs.sets.scan, configs.sets.expected_after
+        followers, ignored = configs.followers, configs.ignored
         held: list[int] = []
         for j, (parent, terminal, first, end, inner) in enumerate(self._nodes):
             if parent < 0:
@@ -152,31 +153,31 @@ class StatePaths:
                 held += [i for i in range(first, end) if pairs[i] in wanted]
         return held
 
-    def held_groups(self, root: int, sets, followers, ignored: frozenset[int]) -> np.ndarray:
+    def held_groups(self, root: int, configs: Configs) -> np.ndarray:
         """Bool per group: one of its pairs holds from ``root`` (``held_pairs``)."""
         held = np.zeros(len(self._pairs), dtype=np.uint8)
-        held[self.held_pairs(root, sets, followers, ignored)] = 1
+        held[self.held_pairs(root, configs)] = 1
         return np.maximum.reduceat(held[self.group_pairs], self.group_pair_offsets[:-1]).view(bool)
 
-    def allowed_tokens(self, root: int, sets, followers, ignored: frozenset[int]) -> np.ndarray:
+    def allowed_tokens(self, root: int, configs: Configs) -> np.ndarray:
         """The state's undecided tokens allowed from ``root``: those of the groups with a held pair."""
         if not self.n_groups:
             return self.group_tokens
-        return self._tokens_of(self.held_groups(root, sets, followers, ignored))
+        return self._tokens_of(self.held_groups(root, configs))
 
     def _tokens_of(self, groups: np.ndarray) -> np.ndarray:
         """The tokens of the groups flagged in ``groups`` (stored group after group: one run each)."""
         first, end = self.group_token_offsets[:-1][groups], self.group_token_offsets[1:][groups]
         return self.group_tokens[expand_runs(first, end - first)]
 
-    def allowed_row(self, root: int, sets, followers, ignored: frozenset[int], words: int) -> np.ndarray:
+    def allowed_row(self, root: int, configs: Configs, words: int) -> np.ndarray:
         """``allowed_tokens`` as a new int32 bitmask row of ``words`` words.  Where most of the
-        state's tokens are allowed (lark.lark after a name: 26,875 of 26,980), the row of all its
-        groups' tokens (made once) is copied and the others' bits cleared, instead of setting
-        tens of thousands of bits (~0.1-0.15 ms a thread)."""
+        state's tokens are allowed (lark.lark after ``start:``: 25,053 of 25,112, session 31), the
+        row of all its groups' tokens (made once) is copied and the others' bits cleared, instead
+        of setting tens of thousands of bits (~0.1-0.15 ms a thread)."""
         if not self.n_groups:
             return np.zeros(words, dtype=np.int32)
-        groups = self.held_groups(root, sets, followers, ignored)
+        groups = self.held_groups(root, configs)
         lost = ~groups
         offsets = self.group_token_offsets
         if 2 * int((offsets[1:][lost] - offsets[:-1][lost]).sum()) > self.group_tokens.size:  # most not allowed
@@ -351,7 +352,7 @@ class _Never:
 class Decomposer:
     """Decomposes the states of one index (``decompose``), the FOLLOW parser shared by the states
     of one terminal: past a token's first lexeme their configurations are the same (lark.lark:
-    35 states decomposed, of 25 terminals)."""
+    34 states decomposed, of 25 terminals, since session 31)."""
 
     def __init__(self, index, follow: list[frozenset[int]]):
         self._index, self._follow = index, follow
@@ -476,7 +477,7 @@ def _path_order_of_pairs(signature: tuple) -> tuple:
 
 def _check(a: dict[str, np.ndarray], n_lexer_states: int, n_terminals: int, undecided, source: str) -> None:
     """Every bound of the small sections (a state's group pairs and group tokens: on its first
-    use, ``LexemePaths._decode``; lark.lark's 46k and 612k of them cost a load ~0.4 ms more)."""
+    use, ``LexemePaths._decode``; lark.lark's 52k and 608k of them cost a load ~0.4 ms more)."""
     def require(ok: bool, section: str, what: str) -> None:
         if not ok:
             raise ArtifactError(f"section {section!r} {what}", source=source)

@@ -189,7 +189,6 @@ class MaskWalker:
         self._items = ItemMasks.empty()  # the file's item bounds (``use_item_masks``, format 11)
         self._paths = LexemePaths.empty()  # the file's decomposed states (``use_lexeme_paths``, format 12)
         self._path_rows: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()  # see _path_row
-        self._follower_sets: dict[int, frozenset[int]] = {}  # see _followers
         self._thread_bounds: dict[tuple[int, int, int], tuple] = {}  # thread -> _item_bounds' answer
         self._stored: dict[int, int] = {}  # configuration -> its mask id in the file (``stored_pinner``)
         self._languages: LanguageKeys | None = None  # masks by language key, if the file stores keys (``languages``)
@@ -340,13 +339,6 @@ class MaskWalker:
             row |= self._path_row(state, origin)
         return row
 
-    def _followers(self, set_id: int) -> frozenset[int]:
-        """The terminals that may start a lexeme at Earley set ``set_id``: expected or ignored (memoised)."""
-        found = self._follower_sets.get(set_id)
-        if found is None:
-            found = self._follower_sets[set_id] = frozenset(self._configs.sets.expected[set_id]).union(self._configs.ignored)
-        return found
-
     def _path_row(self, state: int, origin: int) -> np.ndarray:
         """The undecided tokens of ``state`` allowed from Earley set ``origin``, as an int32 row
         (``LexemePaths``), memoised (``PATH_ROW_MEMO`` rows, least recently used first out)."""
@@ -355,8 +347,7 @@ class MaskWalker:
         if row is not None:
             self._path_rows.move_to_end(key)
             return row
-        row = self._path_rows[key] = self._paths.of(state).allowed_row(origin, self._configs.sets, self._followers,
-                                                                       self._configs.ignored, self._masks.words)
+        row = self._path_rows[key] = self._paths.of(state).allowed_row(origin, self._configs, self._masks.words)
         if len(self._path_rows) > PATH_ROW_MEMO:
             self._path_rows.popitem(last=False)
         return row
@@ -407,7 +398,6 @@ class MaskWalker:
         only its upper sets are walked, which costs no parser step where the paths would scan).
         A token in none of the undecided sets is allowed iff a precomputed mask or a path row holds it."""
         lexer, configs, undecided_sets = self._lexer, self._configs, self._undecided
-        sets, ignore = configs.sets, configs.ignore
         found = set()
         undecided: set[int] | None = set()
         items, decomposed = self._items, self._paths.states
@@ -432,7 +422,8 @@ class MaskWalker:
             scanned = configs.scanned(origin, terminal) if pairs else ()
             if not scanned:
                 continue
-            followers = set(ignore).union(*(sets.expected[set_id] for set_id in scanned))
+            followers = (configs.followers(scanned[0]) if len(scanned) == 1
+                         else frozenset().union(*map(configs.followers, scanned)))
             found.update(pairs[u] for u in followers if u in pairs)
         if undecided is None:  # the walk steps every token the masks leave: a path row would add nothing
             return tuple(sorted(found)), None, ()
