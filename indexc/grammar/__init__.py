@@ -65,7 +65,8 @@ Then the compile side of the Earley path, which reads the IR:
 - ``lexemes``          every terminal as a byte DFA, side by side in one lexer automaton
 - ``longest_match``    which terminals of a Lark file end by longest match (the others: all splits)
 - ``lazy_ends``        a Lark terminal whose lazy quantifier decides its ``re.match`` end
-                       (``".*?"``), written as the greedy regex of those ends
+                       (``".*?"``, an escaped run such as lark.lark's ``REGEXP``), written as the
+                       greedy regex of those ends
 - ``earley_tables``    the rules as flat arrays for the runtime's Earley parser
 - ``numbered_states``  the worklist numbering the two subset constructions below share
 - ``boundary_masks``   "the rest of lexeme t, ignored lexemes, then lexeme u" products, masked
