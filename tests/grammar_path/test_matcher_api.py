@@ -80,8 +80,8 @@ def test_limits_raise_a_named_error(tmp_path):
     vocab = small_vocabulary([b"a", b"aaaa"])
     index = compiled_index(ir, vocab, tmp_path)
     matcher = index.matcher(GrammarLimits(max_set_items=20))
-    with pytest.raises(GrammarLimitExceeded, match="max_set_items"):
-        for _ in range(10):
+    with pytest.raises(GrammarLimitExceeded, match="max_set_items"):  # the set after n a's keeps n items
+        for _ in range(40):
             matcher.advance(1)
     index._lexeme_paths = LexemePaths.empty()  # read so, its undecided tokens are walked, not decided by path
     small_walk = index.matcher(GrammarLimits(walk_budget=1))

@@ -52,12 +52,13 @@ path through an item whose rest is nullable (``A -> alpha . B C``, ``C`` nullabl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.tables import COMPLETE, EarleyRules
 
 SELF = -1
+MAX_COMPLETION_DEPTH = 200
 START_RULE = 0
 
 
@@ -69,7 +70,7 @@ class Predictions:
     handful of groups per grammar): computed, grouped and counted once, never hashed again
     when a set is interned."""
 
-    __slots__ = ("number", "wanted", "waiting", "terminals", "size", "accepting")
+    __slots__ = ("number", "wanted", "waiting", "terminals", "size", "accepting", "_rules", "_cascades")
 
     def __init__(self, rules: EarleyRules, wanted: frozenset[int], number: int):
         self.number = number  # part of a set's interning key
@@ -85,6 +86,47 @@ class Predictions:
         self.terminals = frozenset(s for s in waiting if s < rules.n_terminals)
         self.size = sum(len(found) for found in waiting.values())
         self.accepting = (START_RULE, 1) in items
+        self._rules = rules
+        self._cascades: dict[int, tuple] = {}
+
+    def cascade(self, symbol: int) -> tuple[tuple[tuple[int, int], ...], frozenset[int], bool, tuple[int, ...]]:
+        """What a completion of ``symbol`` at a set with these predictions does inside them: the
+        incomplete ``(rule, dot)`` items it makes (their origin is that set), the nonterminals
+        they want, whether it completes ``S' -> start``, and every symbol it completes there
+        (``symbol`` first), whose own items and Leo entries the set adds (``EarleySets._completion``).
+        The same for every set with this block, whatever its context: memoised here."""
+        found = self._cascades.get(symbol)
+        if found is None:
+            found = self._cascades[symbol] = self._cascade(symbol)
+        return found
+
+    def _cascade(self, symbol: int):
+        rules = self._rules
+        first, dotted, lhs_of, nullable = rules.first, rules.dotted, rules.lhs_symbol, rules.nullable
+        T, waiting = rules.n_terminals, self.waiting
+        completed = [symbol]
+        stack = [(r, d + 1) for r, d in waiting.get(symbol, ())]
+        seen, pairs, wanted, accepting = set(), [], set(), False
+        while stack:
+            item = stack.pop()
+            if item in seen:
+                continue
+            seen.add(item)
+            r, d = item
+            after = dotted[first[r] + d]
+            if after != COMPLETE:
+                pairs.append(item)
+                if after >= T:
+                    wanted.add(after - T)
+                if nullable[after]:
+                    stack.append((r, d + 1))
+                continue
+            accepting = accepting or r == START_RULE
+            lhs = lhs_of[r]
+            if lhs not in completed:
+                completed.append(lhs)
+                stack += [(r2, d2 + 1) for r2, d2 in waiting.get(lhs, ())]
+        return tuple(pairs), frozenset(wanted), accepting, tuple(completed)
 
 
 class EarleySets:
@@ -112,8 +154,7 @@ class EarleySets:
         self._scans: dict[tuple[int, int], int] = {}
         self._expected_after: dict[tuple[int, int], Collection[int] | None] = {}  # see expected_after
         self._closed: dict[tuple[frozenset, frozenset[int], bool], int] = {}  # _close's answer -> set id
-        # called with each new set's content (``stored_match.StoredMatch.new_set``), if set
-        self.on_new: Callable[[int, frozenset, dict, frozenset[int], bool], None] | None = None
+        self._completions: dict[tuple[int, int], tuple[frozenset, frozenset[int], bool]] = {}
         self.initial = self._intern(frozenset(), frozenset((0,)), False)
 
     def __len__(self) -> int:
@@ -177,7 +218,82 @@ class EarleySets:
         T = self._rules.n_terminals
         return block.terminals.union(symbol for symbol in symbols if symbol < T)
 
-    def _close(self, kernel: list[tuple[int, int, int]]) -> tuple[frozenset, frozenset[int], bool]:
+    def _close(self, kernel: list[tuple[int, int, int]], depth: int = 0) -> tuple[frozenset, frozenset[int], bool]:
+        """The kernel's closure: its incomplete items (none ``SELF``), the nonterminals they
+        want predicted, and whether ``S' -> start .`` is among the complete ones.
+
+        A completion's part is memoised (``_completion``): the closure is the union of its items'
+        closures, and that of a complete item depends only on where its completion lands."""
+        if self._context is not None or depth > MAX_COMPLETION_DEPTH:
+            return self._close_items(kernel)
+        rules = self._rules
+        first, dotted, lhs_of, nullable = rules.first, rules.dotted, rules.lhs_symbol, rules.nullable
+        T = rules.n_terminals
+        tops, completions = self._tops, self._completions
+        items: set[tuple[int, int, int]] = set()
+        incomplete = []
+        wanted = set()
+        parts = []
+        accepting = False
+        stack = kernel
+        while stack:
+            item = stack.pop()
+            if item in items:
+                continue
+            items.add(item)
+            r, d, o = item
+            symbol = dotted[first[r] + d]
+            if symbol != COMPLETE:
+                incomplete.append(item)
+                if symbol >= T:
+                    wanted.add(symbol - T)
+                if nullable[symbol]:
+                    stack.append((r, d + 1, o))
+            else:
+                lhs = lhs_of[r]
+                top = tops.get((o, lhs)) or self._top(o, lhs)
+                if r == START_RULE or top[2]:
+                    accepting = True
+                part = completions.get(top[:2])
+                if part is None:
+                    part = self._completion(top[0], top[1], depth + 1)
+                parts.append(part)
+        if not parts:
+            return frozenset(incomplete), frozenset(wanted), accepting
+        closed = (frozenset(incomplete).union(*[part[0] for part in parts]),
+                  frozenset(wanted).union(*[part[1] for part in parts]),
+                  accepting or any(part[2] for part in parts))
+        if len(closed[0]) > self._limits.max_set_items:
+            raise GrammarLimitExceeded("max_set_items", self._limits.max_set_items, "an Earley set grew too large")
+        return closed
+
+    def _completion(self, top: int, symbol: int, depth: int) -> tuple[frozenset, frozenset[int], bool]:
+        """The closure of a completion of ``symbol`` at set ``top`` (``_top``'s answer: no Leo
+        entry there): its predictions' part from their block (``Predictions.cascade``), then the
+        own items and Leo entries of every symbol that part completes.  Memoised."""
+        pairs, wanted, accepting, completed = self._predicted[top].cascade(symbol)
+        own, leo = self._own[top], self._leo[top]
+        kernel = []
+        parts = []
+        for x in completed:
+            entry = leo.get(x)
+            if entry is not None:
+                accepting = accepting or entry[2]
+                part = self._completions.get(entry[:2])
+                parts.append(part if part is not None else self._completion(entry[0], entry[1], depth + 1))
+            else:
+                kernel += [(r, d + 1, o) for r, d, o in own.get(x, ())]
+        items = frozenset([(r, d, top) for r, d in pairs])
+        if kernel:
+            parts.append(self._close(kernel, depth + 1))
+        if parts:
+            items = items.union(*[part[0] for part in parts])
+            wanted = wanted.union(*[part[1] for part in parts])
+            accepting = accepting or any(part[2] for part in parts)
+        found = self._completions[(top, symbol)] = (items, wanted, accepting)
+        return found
+
+    def _close_items(self, kernel: list[tuple[int, int, int]]) -> tuple[frozenset, frozenset[int], bool]:
         """The kernel's closure: its incomplete items (none ``SELF``), the nonterminals they
         want predicted, and whether ``S' -> start .`` is among the complete ones."""
         rules = self._rules
@@ -316,10 +432,10 @@ class EarleySets:
         size = len(items) + len(leo) + block.size
         if size > self._limits.max_set_items:
             raise GrammarLimitExceeded("max_set_items", self._limits.max_set_items, "an Earley set grew too large")
-        return self._new_set(key, waiting, leo, block, accepting, kernel, items)
+        return self._new_set(key, waiting, leo, block, accepting, kernel)
 
     def _new_set(self, key: tuple, waiting: dict[int, list], leo: dict[int, tuple[int, int, bool]],
-                 block: Predictions, accepting: bool, kernel: frozenset | None, items: frozenset = frozenset()) -> int:
+                 block: Predictions, accepting: bool, kernel: frozenset | None) -> int:
         """A new set's id, registered under ``key``: ``_add``'s content key, or a key of the caller's
         that no content key equals (``item_bounds.LocalSets``' phantom sets, which have no items)."""
         if len(self.expected) >= self._limits.max_sets:
@@ -332,12 +448,10 @@ class EarleySets:
         self.kernel.append(kernel)
         self.expected.append(tuple(sorted(self._expected_terminals(block, waiting))))
         self.accepting.append(accepting)
-        if self.on_new is not None:
-            self.on_new(set_id, items, leo, block.wanted, accepting)
         return set_id
 
     def content(self, set_id: int) -> tuple[list, dict[int, tuple[int, int, bool]], frozenset[int], bool]:
-        """A set's interning key as ``on_new`` receives it: its own items ``(rule, dot, origin)``,
+        """A set's interning key as ``stored_match`` reads it: its own items ``(rule, dot, origin)``,
         Leo entries (symbol -> top, top symbol, passed ``S' -> start .``), wanted nonterminals
         and accepting flag (its ``SELF`` items are the predictions of the wanted ones)."""
         items = [item for found in self._own[set_id].values() for item in found]

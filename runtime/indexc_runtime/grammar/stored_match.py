@@ -12,8 +12,8 @@ its masks' p50 fell tenfold.  With this module the first ``advance`` takes 0.7-1
 
 How.  Nothing is merged.  The stored sets and configurations are hashed once per loaded file,
 in numpy (``StoredLookup``: a 64-bit sum of per-row hashes per set or configuration, so the
-order of its items does not matter).  A live memo then asks, for each set and configuration it makes
-(``EarleySets.on_new``, ``Configs.on_new``), whether a stored one has its content: the live
+order of its items does not matter).  A live memo then asks, for each configuration it makes
+(``Configs.on_new``), and for each set such a configuration names (on first need, session 32), whether a stored one has its content: the live
 content is written in stored numbers (a live set is known by its stored number once matched;
 an origin that matches none means no stored set or configuration can have this content), hashed
 the same way in Python, looked up, and compared exactly on a hit.  A matched configuration's mask
@@ -125,37 +125,60 @@ class StoredLookup:
 
 
 class StoredMatch:
-    """One live memo's matches with the stored memo: the stored number of every matched live set,
-    and the stored mask of each matched configuration (handed to ``pin``)."""
+    """One live memo's matches with the stored memo: the stored number of a live set (found on
+    first need), and the stored mask of each matched configuration (handed to ``pin``).
+
+    Sets are matched when a configuration (or a later set) names them, not as they are made: a
+    mask's lexeme-path row (``lexeme_paths``) makes ~20-35 sets no configuration ever names
+    (lark.lark after a rule's colon), and matching each cost ~3-4 µs of that mask."""
 
     def __init__(self, lookup: StoredLookup, pin: Callable[[int, int], None]):
         self._lookup = lookup
         self._pin = pin
         self._mask_of = lookup.config_mask.tolist()
-        self._stored_set: dict[int, int] = {}  # live set -> stored set
+        self._stored_set: dict[int, int | None] = {}  # live set -> stored set (None: none has its content)
+        self._sets = None
 
     def attach(self, sets, configs) -> None:
-        """Match what the memo holds already, in id order (a set names earlier sets only), then
-        every set and configuration it makes from now on."""
-        for s in range(len(sets)):
-            self.new_set(s, *sets.content(s))
+        """Match every configuration the memo holds already, then each it makes from now on."""
+        self._sets = sets
         for c in range(len(configs)):
             self.new_config(c, configs.threads[c], configs.accepting[c])
-        sets.on_new = self.new_set
         configs.on_new = self.new_config
 
-    def new_set(self, set_id: int, items: Iterable, leo: dict, wanted: frozenset, accepting: bool) -> None:
-        """Match a new live set: its content in stored numbers (none if an origin or Leo top
-        matches no stored set: then no stored set can have it), hashed, compared on a hit."""
+    def stored_number(self, set_id: int) -> int | None:
+        """The stored set with live set ``set_id``'s content (None: none).  A set names earlier sets
+        only (its origins and Leo tops), so the sets it depends on are matched first, in id order,
+        without recursion."""
+        stored = self._stored_set
+        if set_id in stored:
+            return stored[set_id]
+        pending, stack = set(), [set_id]
+        while stack:
+            s = stack.pop()
+            if s in stored or s in pending:
+                continue
+            pending.add(s)
+            items, leo, _, _ = self._sets.content(s)
+            stack += [item[2] for item in items]
+            stack += [top for top, _, _ in leo.values()]
+        for s in sorted(pending):
+            stored[s] = self._match_set(s)
+        return stored[set_id]
+
+    def _match_set(self, set_id: int) -> int | None:
+        """Live set ``set_id``'s content in stored numbers (the sets it names matched already; none
+        if one matches no stored set: then no stored set can have it), hashed, compared on a hit."""
+        items, leo, wanted, accepting = self._sets.content(set_id)
         stored = self._stored_set
         own, total = _in_stored_numbers(items, 2, stored, ITEM)
         if own is None:
-            return
+            return None
         entries = []
         for symbol, (top, top_symbol, through) in leo.items():
-            top = stored.get(top)
+            top = stored[top]
             if top is None:
-                return
+                return None
             entries.append((symbol, top, top_symbol, int(through)))
             total += row_hash(symbol * K1 + top * K2 + top_symbol * K3 + int(through) * K4 + LEO)
         for w in wanted:
@@ -163,11 +186,12 @@ class StoredMatch:
         found = self._lookup.set_of_hash.get((total + (ACCEPTING if accepting else 0)) & MASK64)
         if found is not None and self._lookup.set_content(found) == (frozenset(own), frozenset(entries),
                                                                       frozenset(wanted), accepting):
-            stored[set_id] = found
+            return found
+        return None
 
     def new_config(self, config: int, threads: Iterable, accepting: bool) -> None:
-        """Match a new live configuration (as ``new_set``); a match reads its stored mask."""
-        translated, total = _in_stored_numbers(threads, 0, self._stored_set, THREAD)
+        """Match a new live configuration (as ``_match_set``); a match reads its stored mask."""
+        translated, total = _in_stored_numbers(threads, 0, self._stored_set, THREAD, self.stored_number)
         if translated is None:
             return
         found = self._lookup.config_of_hash.get((total + (ACCEPTING if accepting else 0)) & MASK64)
@@ -175,13 +199,14 @@ class StoredMatch:
             self._pin(config, self._mask_of[found])
 
 
-def _in_stored_numbers(rows: Iterable[tuple[int, int, int]], at: int, stored: dict[int, int],
-                       tag: int) -> tuple[list | None, int]:
+def _in_stored_numbers(rows: Iterable[tuple[int, int, int]], at: int, stored: dict[int, int | None], tag: int,
+                       number: Callable[[int], int | None] | None = None) -> tuple[list | None, int]:
     """Three-field rows (items, threads) with the live set at place ``at`` written as its stored
-    number, and the sum of their hashes; (None, 0) if a set matches no stored one."""
+    number (``stored``'s, or ``number``'s for a set not in it), and the sum of their hashes;
+    (None, 0) if a set matches no stored one."""
     out, total = [], 0
     for row in rows:
-        found = stored.get(row[at])
+        found = stored.get(row[at]) if number is None or row[at] in stored else number(row[at])
         if found is None:
             return None, 0
         row = row[:at] + (found,) + row[at + 1:]
