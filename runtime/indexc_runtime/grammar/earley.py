@@ -165,10 +165,9 @@ class EarleySets:
         key = (set_id, terminal)
         found = self._scans.get(key)
         if found is None:
-            kernel = self._kernel(set_id, terminal)
+            closed = self._closure_after(set_id, terminal)
             found = -1
-            if kernel:
-                closed = self._close(kernel)
+            if closed is not None:
                 self.scan_items[key] = closed[0]
                 found = self._intern_closed(closed)
             self._scans[key] = found
@@ -185,10 +184,10 @@ class EarleySets:
             return self.expected[found] if found >= 0 else None
         if key in self._expected_after:
             return self._expected_after[key]
-        kernel = self._kernel(set_id, terminal)
+        closed = self._closure_after(set_id, terminal)
         terminals = None
-        if kernel:
-            items, wanted, _ = self._close(kernel)
+        if closed is not None:
+            items, wanted, _ = closed
             first, dotted = self._rules.first, self._rules.dotted
             terminals = self._expected_terminals(self._block(wanted), (dotted[first[r] + d] for r, d, _ in items))
         self._expected_after[key] = terminals
@@ -203,8 +202,19 @@ class EarleySets:
         it there), and whether that completion passes ``S' -> start .``: what the completer does
         for a complete item of ``origin`` (``_close``), for the language keys (``languages``)."""
         top, top_symbol, through_start = self._top(origin, symbol)
-        kernel = self._kernel(top, top_symbol)
-        return (self._intern_closed(self._close(kernel)) if kernel else -1), through_start
+        closed = self._closure_after(top, top_symbol)
+        return (self._intern_closed(closed) if closed is not None else -1), through_start
+
+    def _closure_after(self, set_id: int, symbol: int) -> tuple[frozenset, frozenset[int], bool] | None:
+        """The closure after ``symbol`` (a terminal scanned, or a nonterminal completed, with no Leo
+        entry there) from ``set_id``: ``_completion``'s, which a scan shares with a completion
+        (None: no item waits on ``symbol`` there)."""
+        if symbol not in self._own[set_id] and symbol not in self._predicted[set_id].waiting:
+            return None
+        if self._context is not None:
+            return self._close(self._kernel(set_id, symbol))
+        found = self._completions.get((set_id, symbol))
+        return found if found is not None else self._completion(set_id, symbol, 0)
 
     def _kernel(self, set_id: int, symbol: int) -> list[tuple[int, int, int]]:
         """The items of ``set_id`` waiting on ``symbol`` with the dot stepped over it (a ``SELF``
