@@ -151,7 +151,7 @@ class Configs:
         the ignored ones (memoised: the walker's boundary masks and lexeme paths ask it too)."""
         found = self._followers.get(set_id)
         if found is None:
-            found = self._followers[set_id] = frozenset(self._sets.expected[set_id]).union(self.ignored)
+            found = self._followers[set_id] = self.ignored.union(self._sets.expected[set_id])
         return found
 
     def next(self, config: int, byte_class: int) -> int:

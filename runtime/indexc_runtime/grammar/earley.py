@@ -136,12 +136,12 @@ class EarleySets:
         self._rules = self.rules = rules
         self._limits = limits
         self._id_of: dict[tuple, int] = {}  # content key (``_add``), or a caller's own (``_new_set``) -> set id
-        self._own: list[dict[int, tuple[tuple[int, int, int], ...]]] = []  # per set: symbol -> its non-SELF items
+        self._own: list[dict[int, list[tuple[int, int, int]]]] = []  # per set: symbol -> its non-SELF items
         self._leo: list[dict[int, tuple[int, int, bool]]] = []  # per set: symbol -> where its completion goes (_top)
         self._tops: dict[tuple[int, int], tuple[int, int, bool]] = {}  # (set, symbol) -> _top's answer
         self._predicted: list[Predictions] = []  # per set: its SELF items
         self._blocks: dict[frozenset[int], Predictions] = {}  # wanted nonterminals -> their predictions
-        self.expected: list[tuple[int, ...]] = []  # per set: terminal ids some item waits on
+        self.expected: list[frozenset[int]] = []  # per set: terminal ids some item waits on
         # per set: the incomplete items with an origin of the closure that made it, before Leo
         # entries took some out (None: not known); per scan, its closure's (``item_masks``' keys:
         # two closures may make one set, so a scan's own are the ones to key it by)
@@ -389,8 +389,9 @@ class EarleySets:
         rules = self._rules
         first, dotted, T = rules.first, rules.dotted, rules.n_terminals
         entries = {}
+        predicted = block.waiting
         for symbol, found in waiting.items():
-            if symbol >= T and len(found) == 1 and symbol not in block.waiting:
+            if symbol >= T and len(found) == 1 and symbol not in predicted:
                 r, d, o = found[0]
                 if dotted[first[r] + d + 1] == COMPLETE:
                     top, top_symbol, through_start = self._top(o, rules.lhs_symbol[r])
@@ -411,9 +412,9 @@ class EarleySets:
         leo = self._leo_entries(waiting, block)
         kernel = items
         if leo:
-            items = frozenset(item for item in items if self._rules.dotted[self._rules.first[item[0]] + item[1]] not in leo)
             for symbol in leo:
                 del waiting[symbol]
+            items = frozenset([item for found in waiting.values() for item in found])
         return self._add(items, waiting, leo, block, accepting, kernel)
 
     def _block(self, wanted: frozenset[int]) -> Predictions:
@@ -452,11 +453,11 @@ class EarleySets:
             raise GrammarLimitExceeded("max_sets", self._limits.max_sets, "too many distinct Earley sets")
         set_id = len(self.expected)
         self._id_of[key] = set_id
-        self._own.append({symbol: tuple(found) for symbol, found in waiting.items()})
+        self._own.append(waiting)
         self._leo.append(leo)
         self._predicted.append(block)
         self.kernel.append(kernel)
-        self.expected.append(tuple(sorted(self._expected_terminals(block, waiting))))
+        self.expected.append(self._expected_terminals(block, waiting))
         self.accepting.append(accepting)
         return set_id
 

@@ -147,9 +147,9 @@ class TokenHorizon:
 
     def _signature(self, set_id: int, horizon: int) -> int | tuple:
         sets, is_long = self._sets, self._lengths.is_long
-        expected = sets.expected[set_id]
+        expected = sorted(sets.expected[set_id])
         if len(expected) > MAX_SIGNATURE_TERMINALS or not any(map(is_long, expected)):
             return -2 - set_id
         scan = sets.scan
-        return expected, tuple(self.key(scan(set_id, u), horizon - LONG_TERMINAL) if is_long(u)
+        return tuple(expected), tuple(self.key(scan(set_id, u), horizon - LONG_TERMINAL) if is_long(u)
                                else -2 - scan(set_id, u) for u in expected)
