@@ -58,6 +58,9 @@ from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.tables import COMPLETE, EarleyRules
 
 SELF = -1
+# A closure: its incomplete items (none ``SELF``), the nonterminals they want predicted, whether
+# ``S' -> start .`` was among the complete ones, and the terminals its items wait on.
+Closure = tuple[frozenset, frozenset[int], bool, frozenset[int]]
 MAX_COMPLETION_DEPTH = 200
 START_RULE = 0
 
@@ -70,7 +73,7 @@ class Predictions:
     handful of groups per grammar): computed, grouped and counted once, never hashed again
     when a set is interned."""
 
-    __slots__ = ("number", "wanted", "waiting", "terminals", "size", "accepting", "_rules", "_cascades")
+    __slots__ = ("number", "wanted", "waiting", "terminals", "size", "accepting", "_rules", "cascades")
 
     def __init__(self, rules: EarleyRules, wanted: frozenset[int], number: int):
         self.number = number  # part of a set's interning key
@@ -87,17 +90,17 @@ class Predictions:
         self.size = sum(len(found) for found in waiting.values())
         self.accepting = (START_RULE, 1) in items
         self._rules = rules
-        self._cascades: dict[int, tuple] = {}
+        self.cascades: dict[int, tuple] = {}  # symbol -> ``cascade(symbol)`` (read directly by ``EarleySets._completion``)
 
-    def cascade(self, symbol: int) -> tuple[tuple[tuple[int, int], ...], frozenset[int], bool, tuple[int, ...]]:
+    def cascade(self, symbol: int) -> tuple[tuple[tuple[int, int], ...], frozenset[int], bool, tuple[int, ...], frozenset[int]]:
         """What a completion of ``symbol`` at a set with these predictions does inside them: the
         incomplete ``(rule, dot)`` items it makes (their origin is that set), the nonterminals
-        they want, whether it completes ``S' -> start``, and every symbol it completes there
-        (``symbol`` first), whose own items and Leo entries the set adds (``EarleySets._completion``).
+        they want, whether it completes ``S' -> start``, every symbol it completes there
+        (``symbol`` first) and the terminals its items wait on, whose own items and Leo entries the set adds (``EarleySets._completion``).
         The same for every set with this block, whatever its context: memoised here."""
-        found = self._cascades.get(symbol)
+        found = self.cascades.get(symbol)
         if found is None:
-            found = self._cascades[symbol] = self._cascade(symbol)
+            found = self.cascades[symbol] = self._cascade(symbol)
         return found
 
     def _cascade(self, symbol: int):
@@ -106,7 +109,7 @@ class Predictions:
         T, waiting = rules.n_terminals, self.waiting
         completed = [symbol]
         stack = [(r, d + 1) for r, d in waiting.get(symbol, ())]
-        seen, pairs, wanted, accepting = set(), [], set(), False
+        seen, pairs, wanted, terminals, accepting = set(), [], set(), set(), False
         while stack:
             item = stack.pop()
             if item in seen:
@@ -118,6 +121,8 @@ class Predictions:
                 pairs.append(item)
                 if after >= T:
                     wanted.add(after - T)
+                else:
+                    terminals.add(after)
                 if nullable[after]:
                     stack.append((r, d + 1))
                 continue
@@ -126,7 +131,7 @@ class Predictions:
             if lhs not in completed:
                 completed.append(lhs)
                 stack += [(r2, d2 + 1) for r2, d2 in waiting.get(lhs, ())]
-        return tuple(pairs), frozenset(wanted), accepting, tuple(completed)
+        return tuple(pairs), frozenset(wanted), accepting, tuple(completed), frozenset(terminals)
 
 
 class EarleySets:
@@ -187,9 +192,7 @@ class EarleySets:
         closed = self._closure_after(set_id, terminal)
         terminals = None
         if closed is not None:
-            items, wanted, _ = closed
-            first, dotted = self._rules.first, self._rules.dotted
-            terminals = self._expected_terminals(self._block(wanted), (dotted[first[r] + d] for r, d, _ in items))
+            terminals = self._block(closed[1]).terminals | closed[3]
         self._expected_after[key] = terminals
         return terminals
 
@@ -205,7 +208,7 @@ class EarleySets:
         closed = self._closure_after(top, top_symbol)
         return (self._intern_closed(closed) if closed is not None else -1), through_start
 
-    def _closure_after(self, set_id: int, symbol: int) -> tuple[frozenset, frozenset[int], bool] | None:
+    def _closure_after(self, set_id: int, symbol: int) -> Closure | None:
         """The closure after ``symbol`` (a terminal scanned, or a nonterminal completed, with no Leo
         entry there) from ``set_id``: ``_completion``'s, which a scan shares with a completion
         (None: no item waits on ``symbol`` there)."""
@@ -228,9 +231,8 @@ class EarleySets:
         T = self._rules.n_terminals
         return block.terminals.union(symbol for symbol in symbols if symbol < T)
 
-    def _close(self, kernel: list[tuple[int, int, int]], depth: int = 0) -> tuple[frozenset, frozenset[int], bool]:
-        """The kernel's closure: its incomplete items (none ``SELF``), the nonterminals they
-        want predicted, and whether ``S' -> start .`` is among the complete ones.
+    def _close(self, kernel: list[tuple[int, int, int]], depth: int = 0) -> Closure:
+        """The kernel's closure (``Closure``).
 
         A completion's part is memoised (``_completion``): the closure is the union of its items'
         closures, and that of a complete item depends only on where its completion lands."""
@@ -242,7 +244,7 @@ class EarleySets:
         tops, completions = self._tops, self._completions
         items: set[tuple[int, int, int]] = set()
         incomplete = []
-        wanted = set()
+        wanted, terminals = set(), set()
         parts = []
         accepting = False
         stack = kernel
@@ -257,6 +259,8 @@ class EarleySets:
                 incomplete.append(item)
                 if symbol >= T:
                     wanted.add(symbol - T)
+                else:
+                    terminals.add(symbol)
                 if nullable[symbol]:
                     stack.append((r, d + 1, o))
             else:
@@ -269,50 +273,53 @@ class EarleySets:
                     part = self._completion(top[0], top[1], depth + 1)
                 parts.append(part)
         if not parts:
-            return frozenset(incomplete), frozenset(wanted), accepting
+            return frozenset(incomplete), frozenset(wanted), accepting, frozenset(terminals)
         closed = (frozenset(incomplete).union(*[part[0] for part in parts]),
                   frozenset(wanted).union(*[part[1] for part in parts]),
-                  accepting or any(part[2] for part in parts))
+                  accepting or True in [part[2] for part in parts],
+                  frozenset(terminals).union(*[part[3] for part in parts]))
         if len(closed[0]) > self._limits.max_set_items:
             raise GrammarLimitExceeded("max_set_items", self._limits.max_set_items, "an Earley set grew too large")
         return closed
 
-    def _completion(self, top: int, symbol: int, depth: int) -> tuple[frozenset, frozenset[int], bool]:
+    def _completion(self, top: int, symbol: int, depth: int) -> Closure:
         """The closure of a completion of ``symbol`` at set ``top`` (``_top``'s answer: no Leo
         entry there): its predictions' part from their block (``Predictions.cascade``), then the
         own items and Leo entries of every symbol that part completes.  Memoised."""
-        pairs, wanted, accepting, completed = self._predicted[top].cascade(symbol)
+        block = self._predicted[top]
+        found = block.cascades.get(symbol)
+        pairs, wanted, accepting, completed, terminals = found if found is not None else block.cascade(symbol)
         own, leo = self._own[top], self._leo[top]
-        kernel = []
         parts = []
-        for x in completed:
-            entry = leo.get(x)
-            if entry is not None:
+        if leo:
+            for x in leo.keys() & completed:
+                entry = leo[x]
                 accepting = accepting or entry[2]
                 part = self._completions.get(entry[:2])
                 parts.append(part if part is not None else self._completion(entry[0], entry[1], depth + 1))
-            else:
-                kernel += [(r, d + 1, o) for r, d, o in own.get(x, ())]
+        kernel = [(r, d + 1, o) for x in own.keys() & completed for r, d, o in own[x]]
         items = frozenset([(r, d, top) for r, d in pairs])
         if kernel:
             parts.append(self._close(kernel, depth + 1))
         if parts:
             items = items.union(*[part[0] for part in parts])
             wanted = wanted.union(*[part[1] for part in parts])
-            accepting = accepting or any(part[2] for part in parts)
-        found = self._completions[(top, symbol)] = (items, wanted, accepting)
+            accepting = accepting or True in [part[2] for part in parts]
+            terminals = terminals.union(*[part[3] for part in parts])
+        found = self._completions[(top, symbol)] = (items, wanted, accepting, terminals)
         return found
 
-    def _close_items(self, kernel: list[tuple[int, int, int]]) -> tuple[frozenset, frozenset[int], bool]:
-        """The kernel's closure: its incomplete items (none ``SELF``), the nonterminals they
-        want predicted, and whether ``S' -> start .`` is among the complete ones."""
+    def _close_items(self, kernel: list[tuple[int, int, int]]) -> Closure:
+        """The kernel's closure (``Closure``), item by item: a synthetic memo's (``item_bounds``:
+        its completions at a synthetic origin are noted, ``reached``), or past
+        ``MAX_COMPLETION_DEPTH``."""
         rules = self._rules
         first, dotted, lhs_of, nullable = rules.first, rules.dotted, rules.lhs_symbol, rules.nullable
         T = rules.n_terminals
         own, predicted, most, context = self._own, self._predicted, self._limits.max_set_items, self._context
         items: set[tuple[int, int, int]] = set()
         incomplete = []
-        wanted = set()
+        wanted, terminals = set(), set()
         accepting = False
         stack = kernel
         while stack:
@@ -326,6 +333,8 @@ class EarleySets:
                 incomplete.append(item)
                 if symbol >= T:
                     wanted.add(symbol - T)
+                else:
+                    terminals.add(symbol)
                 if nullable[symbol]:
                     stack.append((r, d + 1, o))
             else:
@@ -340,9 +349,9 @@ class EarleySets:
                     stack.append((r3, d3 + 1, top))
             if len(items) > most:
                 raise GrammarLimitExceeded("max_set_items", most, "an Earley set grew too large")
-        return frozenset(incomplete), frozenset(wanted), accepting
+        return frozenset(incomplete), frozenset(wanted), accepting, frozenset(terminals)
 
-    def _intern_closed(self, closed: tuple[frozenset, frozenset[int], bool]) -> int:
+    def _intern_closed(self, closed: Closure) -> int:
         """``_intern`` of a closure, memoised on the closure itself.
 
         Different (set, terminal) scans often close to the same items (51 of the 178 closures
@@ -389,16 +398,18 @@ class EarleySets:
         rules = self._rules
         first, dotted, T = rules.first, rules.dotted, rules.n_terminals
         entries = {}
-        predicted = block.waiting
+        predicted, tops = block.waiting, self._tops
         for symbol, found in waiting.items():
             if symbol >= T and len(found) == 1 and symbol not in predicted:
                 r, d, o = found[0]
                 if dotted[first[r] + d + 1] == COMPLETE:
-                    top, top_symbol, through_start = self._top(o, rules.lhs_symbol[r])
+                    lhs = rules.lhs_symbol[r]
+                    top, top_symbol, through_start = tops.get((o, lhs)) or self._top(o, lhs)
                     entries[symbol] = (top, top_symbol, through_start or r == START_RULE)
         return entries
 
-    def _intern(self, items: frozenset, wanted: frozenset[int], accepting: bool) -> int:
+    def _intern(self, items: frozenset, wanted: frozenset[int], accepting: bool,
+                terminals: frozenset[int] | None = None) -> int:
         """The id of the set holding ``items`` and the predictions of ``wanted``.
 
         ``wanted`` follows from ``items`` in every set but the initial one (which predicts
@@ -406,7 +417,8 @@ class EarleySets:
         without it the initial set of a nullable start and the set after a whole sentence
         (both: no item with an origin, accepting) were one.  An item kept as a ``_leo`` entry
         is keyed by that entry, not by its origin: that is what makes the sets of a right
-        recursion one set."""
+        recursion one set.  ``terminals``: those the items wait on, if known (a closure's; a Leo
+        entry is never a terminal's)."""
         block = self._block(wanted)
         waiting = self._waiting(items)
         leo = self._leo_entries(waiting, block)
@@ -415,7 +427,7 @@ class EarleySets:
             for symbol in leo:
                 del waiting[symbol]
             items = frozenset([item for found in waiting.values() for item in found])
-        return self._add(items, waiting, leo, block, accepting, kernel)
+        return self._add(items, waiting, leo, block, accepting, kernel, terminals)
 
     def _block(self, wanted: frozenset[int]) -> Predictions:
         block = self._blocks.get(wanted)
@@ -432,7 +444,7 @@ class EarleySets:
         return waiting
 
     def _add(self, items: frozenset, waiting: dict[int, list], leo: dict[int, tuple[int, int, bool]],
-             block: Predictions, accepting: bool, kernel: frozenset | None) -> int:
+             block: Predictions, accepting: bool, kernel: frozenset | None, terminals: frozenset[int] | None = None) -> int:
         """The id of the set keyed by its own items, Leo entries, predictions and flag (made if new);
         ``kernel``: its items before the Leo entries took some out (None: not known)."""
         accepting = accepting or block.accepting
@@ -443,10 +455,11 @@ class EarleySets:
         size = len(items) + len(leo) + block.size
         if size > self._limits.max_set_items:
             raise GrammarLimitExceeded("max_set_items", self._limits.max_set_items, "an Earley set grew too large")
-        return self._new_set(key, waiting, leo, block, accepting, kernel)
+        return self._new_set(key, waiting, leo, block, accepting, kernel, terminals)
 
     def _new_set(self, key: tuple, waiting: dict[int, list], leo: dict[int, tuple[int, int, bool]],
-                 block: Predictions, accepting: bool, kernel: frozenset | None) -> int:
+                 block: Predictions, accepting: bool, kernel: frozenset | None,
+                 terminals: frozenset[int] | None = None) -> int:
         """A new set's id, registered under ``key``: ``_add``'s content key, or a key of the caller's
         that no content key equals (``item_bounds.LocalSets``' phantom sets, which have no items)."""
         if len(self.expected) >= self._limits.max_sets:
@@ -457,7 +470,8 @@ class EarleySets:
         self._leo.append(leo)
         self._predicted.append(block)
         self.kernel.append(kernel)
-        self.expected.append(self._expected_terminals(block, waiting))
+        self.expected.append(block.terminals | terminals if terminals is not None
+                             else self._expected_terminals(block, waiting))
         self.accepting.append(accepting)
         return set_id
 
