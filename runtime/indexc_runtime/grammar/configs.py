@@ -87,6 +87,7 @@ class Configs:
         self._row_templates: dict[int, array] = {}  # live-class bits -> a new row
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
         self._followers: dict[int, frozenset[int]] = {}  # see followers
+        self._follower_sets: dict[frozenset[int], frozenset[int]] = {}  # one object per distinct followers set
         self.steps = 0  # parser steps made (``fill``): what a compile-time warm-up's budget counts
         # called with each new configuration's threads and flag (``stored_match.StoredMatch.new_config``), if set
         self.on_new: Callable[[int, set, bool], None] | None = None
@@ -151,7 +152,8 @@ class Configs:
         the ignored ones (memoised: the walker's boundary masks and lexeme paths ask it too)."""
         found = self._followers.get(set_id)
         if found is None:
-            found = self._followers[set_id] = self.ignored.union(self._sets.expected[set_id])
+            found = self.ignored.union(self._sets.expected[set_id])
+            found = self._followers[set_id] = self._follower_sets.setdefault(found, found)
         return found
 
     def next(self, config: int, byte_class: int) -> int:

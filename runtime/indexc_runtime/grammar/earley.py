@@ -143,7 +143,11 @@ class EarleySets:
         self._id_of: dict[tuple, int] = {}  # content key (``_add``), or a caller's own (``_new_set``) -> set id
         self._own: list[dict[int, list[tuple[int, int, int]]]] = []  # per set: symbol -> its non-SELF items
         self._leo: list[dict[int, tuple[int, int, bool]]] = []  # per set: symbol -> where its completion goes (_top)
-        self._tops: dict[tuple[int, int], tuple[int, int, bool]] = {}  # (set, symbol) -> _top's answer
+        # memos of a (set, symbol) pair are keyed by the int ``set * stride + symbol``: a tuple key per
+        # scan, completion and Leo step was a third of the GC-tracked objects a mask's new sets left
+        # (lark.lark after a rule's colon: 456 of 1,493), and every 700 of them cost a collection
+        self.stride = len(rules.nullable)
+        self._tops: dict[int, tuple[int, int, bool]] = {}  # (set, symbol) -> _top's answer
         self._predicted: list[Predictions] = []  # per set: its SELF items
         self._blocks: dict[frozenset[int], Predictions] = {}  # wanted nonterminals -> their predictions
         self.expected: list[frozenset[int]] = []  # per set: terminal ids some item waits on
@@ -151,15 +155,18 @@ class EarleySets:
         # entries took some out (None: not known); per scan, its closure's (``item_masks``' keys:
         # two closures may make one set, so a scan's own are the ones to key it by)
         self.kernel: list[frozenset | None] = []
-        self.scan_items: dict[tuple[int, int], frozenset] = {}
+        self._scan_items: dict[int, frozenset] = {}
         # ``item_bounds``' upper bounds: synthetic origin set -> the nonterminals whose completion
         # there reaches the context (``_close`` adds them to ``LocalSets.reached``); None in a live memo
         self._context: dict[int, frozenset[int]] | None = None
         self.accepting: list[bool] = []
-        self._scans: dict[tuple[int, int], int] = {}
-        self._expected_after: dict[tuple[int, int], Collection[int] | None] = {}  # see expected_after
+        self._scans: dict[int, int] = {}
+        self._expected_after: dict[int, Collection[int] | None] = {}  # see expected_after
         self._closed: dict[tuple[frozenset, frozenset[int], bool], int] = {}  # _close's answer -> set id
-        self._completions: dict[tuple[int, int], tuple[frozenset, frozenset[int], bool]] = {}
+        self._completions: dict[int, Closure] = {}  # (set, symbol) -> ``_completion``
+        # one object per distinct small set of symbols (a closure's wanted nonterminals and
+        # terminals, a set's expected terminals): few distinct ones, made again by every closure
+        self._symbol_sets: dict[frozenset[int], frozenset[int]] = {}
         self.initial = self._intern(frozenset(), frozenset((0,)), False)
 
     def __len__(self) -> int:
@@ -167,13 +174,13 @@ class EarleySets:
 
     def scan(self, set_id: int, terminal: int) -> int:
         """The set after a lexeme of ``terminal`` completes from ``set_id`` (-1: not expected there)."""
-        key = (set_id, terminal)
+        key = set_id * self.stride + terminal
         found = self._scans.get(key)
         if found is None:
             closed = self._closure_after(set_id, terminal)
             found = -1
             if closed is not None:
-                self.scan_items[key] = closed[0]
+                self._scan_items[key] = closed[0]
                 found = self._intern_closed(closed)
             self._scans[key] = found
         return found
@@ -183,7 +190,7 @@ class EarleySets:
         there), without interning that set when it is not made yet: what a lexeme path's last
         node asks (``lexeme_paths``), where the closure is needed but the set never is again.
         Memoised (a scan already made answers with its set's ``expected``, not a copy)."""
-        key = (set_id, terminal)
+        key = set_id * self.stride + terminal
         found = self._scans.get(key)
         if found is not None:
             return self.expected[found] if found >= 0 else None
@@ -193,8 +200,14 @@ class EarleySets:
         terminals = None
         if closed is not None:
             terminals = self._block(closed[1]).terminals | closed[3]
+            terminals = self._symbol_sets.setdefault(terminals, terminals)
         self._expected_after[key] = terminals
         return terminals
+
+    def scan_items(self, set_id: int, terminal: int) -> frozenset | None:
+        """The incomplete items of the closure ``scan(set_id, terminal)`` made (None: not made
+        here): its kernel, which two scans that made one set may not share (``item_masks``)."""
+        return self._scan_items.get(set_id * self.stride + terminal)
 
     def wanted(self, set_id: int) -> frozenset[int]:
         """The nonterminals a set predicts (its own items wait on them; the initial set: ``S'``)."""
@@ -216,7 +229,7 @@ class EarleySets:
             return None
         if self._context is not None:
             return self._close(self._kernel(set_id, symbol))
-        found = self._completions.get((set_id, symbol))
+        found = self._completions.get(set_id * self.stride + symbol)
         return found if found is not None else self._completion(set_id, symbol, 0)
 
     def _kernel(self, set_id: int, symbol: int) -> list[tuple[int, int, int]]:
@@ -241,7 +254,7 @@ class EarleySets:
         rules = self._rules
         first, dotted, lhs_of, nullable = rules.first, rules.dotted, rules.lhs_symbol, rules.nullable
         T = rules.n_terminals
-        tops, completions = self._tops, self._completions
+        tops, completions, stride = self._tops, self._completions, self.stride
         items: set[tuple[int, int, int]] = set()
         incomplete = []
         wanted, terminals = set(), set()
@@ -265,19 +278,21 @@ class EarleySets:
                     stack.append((r, d + 1, o))
             else:
                 lhs = lhs_of[r]
-                top = tops.get((o, lhs)) or self._top(o, lhs)
+                top = tops.get(o * stride + lhs) or self._top(o, lhs)
                 if r == START_RULE or top[2]:
                     accepting = True
-                part = completions.get(top[:2])
+                part = completions.get(top[0] * stride + top[1])
                 if part is None:
                     part = self._completion(top[0], top[1], depth + 1)
                 parts.append(part)
+        canonical = self._symbol_sets.setdefault
         if not parts:
-            return frozenset(incomplete), frozenset(wanted), accepting, frozenset(terminals)
-        closed = (frozenset(incomplete).union(*[part[0] for part in parts]),
-                  frozenset(wanted).union(*[part[1] for part in parts]),
-                  accepting or True in [part[2] for part in parts],
-                  frozenset(terminals).union(*[part[3] for part in parts]))
+            wanted, terminals = frozenset(wanted), frozenset(terminals)
+            return frozenset(incomplete), canonical(wanted, wanted), accepting, canonical(terminals, terminals)
+        wanted = frozenset(wanted).union(*[part[1] for part in parts])
+        terminals = frozenset(terminals).union(*[part[3] for part in parts])
+        closed = (frozenset(incomplete).union(*[part[0] for part in parts]), canonical(wanted, wanted),
+                  accepting or True in [part[2] for part in parts], canonical(terminals, terminals))
         if len(closed[0]) > self._limits.max_set_items:
             raise GrammarLimitExceeded("max_set_items", self._limits.max_set_items, "an Earley set grew too large")
         return closed
@@ -295,18 +310,21 @@ class EarleySets:
             for x in leo.keys() & completed:
                 entry = leo[x]
                 accepting = accepting or entry[2]
-                part = self._completions.get(entry[:2])
+                part = self._completions.get(entry[0] * self.stride + entry[1])
                 parts.append(part if part is not None else self._completion(entry[0], entry[1], depth + 1))
         kernel = [(r, d + 1, o) for x in own.keys() & completed for r, d, o in own[x]]
         items = frozenset([(r, d, top) for r, d in pairs])
         if kernel:
             parts.append(self._close(kernel, depth + 1))
         if parts:
+            canonical = self._symbol_sets.setdefault
             items = items.union(*[part[0] for part in parts])
             wanted = wanted.union(*[part[1] for part in parts])
+            wanted = canonical(wanted, wanted)
             accepting = accepting or True in [part[2] for part in parts]
             terminals = terminals.union(*[part[3] for part in parts])
-        found = self._completions[(top, symbol)] = (items, wanted, accepting, terminals)
+            terminals = canonical(terminals, terminals)
+        found = self._completions[top * self.stride + symbol] = (items, wanted, accepting, terminals)
         return found
 
     def _close_items(self, kernel: list[tuple[int, int, int]]) -> Closure:
@@ -374,7 +392,7 @@ class EarleySets:
         the symbol where such a cycle is entered has a second item waiting on it).  Stopping
         early is always exact (the completer then does the rest item by item); the answer is
         never a pair with a ``_leo`` entry, so the completer reads the items waiting there."""
-        key = (set_id, symbol)
+        key = set_id * self.stride + symbol
         found = self._tops.get(key)
         if found is not None:
             return found
@@ -404,7 +422,7 @@ class EarleySets:
                 r, d, o = found[0]
                 if dotted[first[r] + d + 1] == COMPLETE:
                     lhs = rules.lhs_symbol[r]
-                    top, top_symbol, through_start = tops.get((o, lhs)) or self._top(o, lhs)
+                    top, top_symbol, through_start = tops.get(o * self.stride + lhs) or self._top(o, lhs)
                     entries[symbol] = (top, top_symbol, through_start or r == START_RULE)
         return entries
 
@@ -470,8 +488,8 @@ class EarleySets:
         self._leo.append(leo)
         self._predicted.append(block)
         self.kernel.append(kernel)
-        self.expected.append(block.terminals | terminals if terminals is not None
-                             else self._expected_terminals(block, waiting))
+        expected = block.terminals | terminals if terminals is not None else self._expected_terminals(block, waiting)
+        self.expected.append(self._symbol_sets.setdefault(expected, expected))
         self.accepting.append(accepting)
         return set_id
 
@@ -504,4 +522,4 @@ class EarleySets:
                  for symbol, (top, top_symbol, through) in entries.items()],
                 [wanted_of[block.number] for block in self._predicted],
                 [int(flag) for flag in self.accepting],
-                [(s, t, after) for (s, t), after in self._scans.items()])
+                [(*divmod(key, self.stride), after) for key, after in self._scans.items()])

@@ -99,7 +99,7 @@ class LocalSets(EarleySets):
     def entry(self, terminal: int, after: int) -> int:
         """A new origin for a thread of ``terminal`` whose lexeme leads to set ``after``."""
         set_id = self._phantom((), accepting=False)
-        self._scans[(set_id, terminal)] = after
+        self._scans[set_id * self.stride + terminal] = after
         return set_id
 
     def item_set(self, rule: int, dot: int, wanted: frozenset[int]) -> int:
@@ -111,7 +111,7 @@ class LocalSets(EarleySets):
     def scan(self, set_id: int, terminal: int) -> int:
         if self._context is None:
             return super().scan(set_id, terminal)
-        key = (set_id, terminal)
+        key = set_id * self.stride + terminal
         found = self._scans.get(key)
         if found is None:
             if set_id in self._after_terminal:

@@ -96,7 +96,7 @@ def thread_items(sets: EarleySets, origin: int, terminal: int, after: list[int])
     found, same_rest, wanted_for, lhs_symbol = [], rules.same_rest, rules.wanted_for, rules.lhs_symbol
     for set_id in after:
         if set_id != origin:
-            items = sets.scan_items.get((origin, terminal))
+            items = sets.scan_items(origin, terminal)
         elif set_id == sets.initial:
             items = ((START_RULE, 0, set_id),)
         else:
