@@ -141,7 +141,7 @@ class EarleySets:
         self._rules = self.rules = rules
         self._limits = limits
         self._id_of: dict[tuple, int] = {}  # content key (``_add``), or a caller's own (``_new_set``) -> set id
-        self._own: list[dict[int, list[tuple[int, int, int]]]] = []  # per set: symbol -> its non-SELF items
+        self._own: list[dict[int, tuple[tuple[int, int, int], ...]]] = []  # per set: symbol -> its non-SELF items
         self._leo: list[dict[int, tuple[int, int, bool]]] = []  # per set: symbol -> where its completion goes (_top)
         # memos of a (set, symbol) pair are keyed by the int ``set * stride + symbol``: a tuple key per
         # scan, completion and Leo step was a third of the GC-tracked objects a mask's new sets left
@@ -466,7 +466,9 @@ class EarleySets:
         """The id of the set keyed by its own items, Leo entries, predictions and flag (made if new);
         ``kernel``: its items before the Leo entries took some out (None: not known)."""
         accepting = accepting or block.accepting
-        key = (items, frozenset(leo.items()), block.number, accepting)
+        stride = self.stride  # a Leo entry in the key as one int (a tuple per entry: ~70 tracked objects a slow mask)
+        key = (items, frozenset([((top * stride + top_symbol) * 2 + through) * stride + symbol
+                                 for symbol, (top, top_symbol, through) in leo.items()]), block.number, accepting)
         found = self._id_of.get(key)
         if found is not None:
             return found
@@ -484,7 +486,9 @@ class EarleySets:
             raise GrammarLimitExceeded("max_sets", self._limits.max_sets, "too many distinct Earley sets")
         set_id = len(self.expected)
         self._id_of[key] = set_id
-        self._own.append(waiting)
+        # tuples, not the lists ``_waiting`` grouped them in: a tuple of items leaves the collector's
+        # tracking at its first collection, and a dict of them with it (a list never does)
+        self._own.append({symbol: tuple(found) for symbol, found in waiting.items()})
         self._leo.append(leo)
         self._predicted.append(block)
         self.kernel.append(kernel)
