@@ -187,22 +187,50 @@ class EarleySets:
 
     def expected_after(self, set_id: int, terminal: int) -> Collection[int] | None:
         """The terminals ``scan(set_id, terminal)``'s set expects (None: ``terminal`` is not expected
-        there), without interning that set when it is not made yet: what a lexeme path's last
-        node asks (``lexeme_paths``), where the closure is needed but the set never is again.
-        Memoised (a scan already made answers with its set's ``expected``, not a copy)."""
+        there), without making that set when it is not made yet: what a lexeme path's last
+        node asks (``lexeme_paths``), where the set is never needed again.  Its closure's items
+        are not made either (``_terminals_after``): a leaf's closure and items were ~200 of the
+        ~1,100 objects the collector tracks after lark.lark's slowest mask.  Memoised (a scan
+        already made answers with its set's ``expected``, not a copy)."""
         key = set_id * self.stride + terminal
         found = self._scans.get(key)
         if found is not None:
             return self.expected[found] if found >= 0 else None
         if key in self._expected_after:
             return self._expected_after[key]
-        closed = self._closure_after(set_id, terminal)
         terminals = None
-        if closed is not None:
-            terminals = self._block(closed[1]).terminals | closed[3]
+        if terminal in self._own[set_id] or terminal in self._predicted[set_id].waiting:
+            closed = self._completions.get(key)
+            if closed is None and self._context is None:
+                terminals = self._terminals_after(set_id, terminal)
+            else:
+                closed = closed or self._close(self._kernel(set_id, terminal))
+                terminals = self._block(closed[1]).terminals | closed[3]
             terminals = self._symbol_sets.setdefault(terminals, terminals)
         self._expected_after[key] = terminals
         return terminals
+
+    def _terminals_after(self, top: int, symbol: int) -> frozenset[int]:
+        """The terminals the closure after ``symbol`` at ``top`` expects (``_completion``'s, its items
+        not made): those its items wait on, and those its wanted nonterminals predict."""
+        block = self._predicted[top]
+        found = block.cascades.get(symbol)
+        _, wanted, _, completed, terminals = found if found is not None else block.cascade(symbol)
+        own, leo = self._own[top], self._leo[top]
+        parts = []
+        if leo:
+            for x in leo.keys() & completed:
+                entry = leo[x]
+                part = self._completions.get(entry[0] * self.stride + entry[1])
+                parts.append(part if part is not None else self._completion(entry[0], entry[1], 1))
+        kernel = [(r, d + 1, o) for x in own.keys() & completed for r, d, o in own[x]]
+        if kernel:
+            parts.append(self._close(kernel, 1))
+        if parts:
+            wanted = wanted.union(*[part[1] for part in parts])
+            terminals = terminals.union(*[part[3] for part in parts])
+        predicted = self._rules.predicted_terminals
+        return terminals.union(*[predicted(x) for x in wanted])
 
     def scan_items(self, set_id: int, terminal: int) -> frozenset | None:
         """The incomplete items of the closure ``scan(set_id, terminal)`` made (None: not made
