@@ -117,8 +117,9 @@ class Predictions:
         """What a completion of ``symbol`` at a set with these predictions does inside them: the
         incomplete ``(rule, dot)`` items it makes (their origin is that set), the nonterminals
         they want, whether it completes ``S' -> start``, every symbol it completes there
-        (``symbol`` first) and the terminals its items wait on, whose own items and Leo entries the set adds (``EarleySets._completion``).
-        The same for every set with this block, whatever its context: memoised here."""
+        (``symbol`` first: the set's own items and Leo entries waiting on them are its caller's,
+        ``EarleySets._completion``) and the terminals its items wait on.  The same for every set
+        with this block, whatever its context: memoised here."""
         found = self.cascades.get(symbol)
         if found is None:
             found = self.cascades[symbol] = self._cascade(symbol)
