@@ -1,6 +1,6 @@
 """EarleySets' shortcuts agree with the plain parser: a scan's closure shared with completions
 (``_completion``, ``Predictions.cascade``), and the expected terminals of a set not made
-(``expected_after``, ``_terminals_after``).
+(``expected_after``).
 
 The masks of every bundled grammar are checked against the oracle (``test_bundled_vs_oracle``);
 here the parser is asked directly, on a grammar with nullable rules, a right recursion (Leo's

@@ -56,8 +56,8 @@ set (``_closure_after``).  Its part inside the set's predictions is the same for
 that block, whatever the context (``Predictions.cascade``: the items it makes, the symbols it
 completes); only the set's own items and Leo entries waiting on those symbols are closed item
 by item (``_close``).  Each closure carries the terminals its items wait on, so a new set's
-expected terminals, and a path leaf's (``expected_after``, which makes neither the set nor the
-closure's items), are unions.  lark.lark's slowest masks are the first in a new context, a
+expected terminals, and a path leaf's (``expected_after``, which does not make the set), are
+unions.  lark.lark's slowest masks are the first in a new context, a
 lexeme-path row of ~30 new sets and ~60 closures (after ``start:``): the parser part of such a
 row ~0.75 -> ~0.5 ms (BENCHMARKS.md, docs/grammar-path.md "Session 32").
 
@@ -67,8 +67,9 @@ those a middle one (0.45-1.0 ms in a fresh process, measured on lark.lark's walk
 percentile of masks meets them.  So a (set, symbol) memo is keyed by one int (``stride``), a
 Leo entry enters a key as an int, small symbol sets are one object per distinct set
 (``_symbol_sets``), own items are stored as tuples (which, with their dicts, leave the
-collector's tracking at their first collection): lark.lark's cold walk leaves 7,076 -> 4,706
-tracked objects, its slowest mask 1,493 -> ~1,000.
+collector's tracking at their first collection): lark.lark's cold walk leaves 7,076 -> 4,952
+tracked objects, its slowest mask 1,493 -> ~1,100.  (A leaf's expected terminals without its
+closure's items, 4,952 -> 4,706, cost that mask ~6% of CPU, measured by thread time: not kept.)
 """
 
 from __future__ import annotations
@@ -209,50 +210,22 @@ class EarleySets:
 
     def expected_after(self, set_id: int, terminal: int) -> Collection[int] | None:
         """The terminals ``scan(set_id, terminal)``'s set expects (None: ``terminal`` is not expected
-        there), without making that set when it is not made yet: what a lexeme path's last
-        node asks (``lexeme_paths``), where the set is never needed again.  Its closure's items
-        are not made either (``_terminals_after``): a leaf's closure and items were ~200 of the
-        ~1,100 objects the collector tracks after lark.lark's slowest mask.  Memoised (a scan
-        already made answers with its set's ``expected``, not a copy)."""
+        there), without interning that set when it is not made yet: what a lexeme path's last
+        node asks (``lexeme_paths``), where the closure is needed but the set never is again.
+        Memoised (a scan already made answers with its set's ``expected``, not a copy)."""
         key = set_id * self.stride + terminal
         found = self._scans.get(key)
         if found is not None:
             return self.expected[found] if found >= 0 else None
         if key in self._expected_after:
             return self._expected_after[key]
+        closed = self._closure_after(set_id, terminal)
         terminals = None
-        if terminal in self._own[set_id] or terminal in self._predicted[set_id].waiting:
-            closed = self._completions.get(key)
-            if closed is None and self._context is None:
-                terminals = self._terminals_after(set_id, terminal)
-            else:
-                closed = closed or self._close(self._kernel(set_id, terminal))
-                terminals = self._block(closed[1]).terminals | closed[3]
+        if closed is not None:
+            terminals = self._block(closed[1]).terminals | closed[3]
             terminals = self._symbol_sets.setdefault(terminals, terminals)
         self._expected_after[key] = terminals
         return terminals
-
-    def _terminals_after(self, top: int, symbol: int) -> frozenset[int]:
-        """The terminals the closure after ``symbol`` at ``top`` expects (``_completion``'s, its items
-        not made): those its items wait on, and those its wanted nonterminals predict."""
-        block = self._predicted[top]
-        found = block.cascades.get(symbol)
-        _, wanted, _, completed, terminals = found if found is not None else block.cascade(symbol)
-        own, leo = self._own[top], self._leo[top]
-        parts = []
-        if leo:
-            for x in leo.keys() & completed:
-                entry = leo[x]
-                part = self._completions.get(entry[0] * self.stride + entry[1])
-                parts.append(part if part is not None else self._completion(entry[0], entry[1], 1))
-        kernel = [(r, d + 1, o) for x in own.keys() & completed for r, d, o in own[x]]
-        if kernel:
-            parts.append(self._close(kernel, 1))
-        if parts:
-            wanted = wanted.union(*[part[1] for part in parts])
-            terminals = terminals.union(*[part[3] for part in parts])
-        predicted = self._rules.predicted_terminals
-        return terminals.union(*[predicted(x) for x in wanted])
 
     def scan_items(self, set_id: int, terminal: int) -> frozenset | None:
         """The incomplete items of the closure ``scan(set_id, terminal)`` made (None: not made

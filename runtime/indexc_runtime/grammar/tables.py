@@ -157,16 +157,6 @@ class EarleyRules:
                                                                self.prediction_dot[lo:hi]))
         return found
 
-    def predicted_terminals(self, nonterminal: int) -> frozenset[int]:
-        """The terminals the items of a nonterminal's prediction closure wait on (made on first use):
-        a set's expected terminals are its items' and these of the nonterminals it wants."""
-        cache = self.__dict__.setdefault("_predicted_terminals", {})
-        found = cache.get(nonterminal)
-        if found is None:
-            symbols = (self.dotted[self.first[rule] + dot] for rule, dot in self.predictions(nonterminal))
-            found = cache[nonterminal] = frozenset(symbol for symbol in symbols if 0 <= symbol < self.n_terminals)
-        return found
-
     def rhs(self, rule: int) -> list[int]:
         """A rule's right side (its symbols before ``COMPLETE``)."""
         at = self.first[rule]
