@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 MASK64 = (1 << 64) - 1
+_UNSEEN = object()  # a live set not matched yet (``StoredMatch.stored_number``)
 # A row's value is its fields weighted by K1..K4 plus its kind's tag (mod 2**64); its hash that
 # value xor-shifted and multiplied by K5; a set's or configuration's hash the sum of its rows'
 # hashes, plus ACCEPTING if it accepts (order-free, so its rows need no sorting).  The Python
@@ -151,25 +152,25 @@ class StoredMatch:
         only (its origins and Leo tops), so the sets it depends on are matched first, in id order,
         without recursion."""
         stored = self._stored_set
-        if set_id in stored:
-            return stored[set_id]
-        pending, stack = set(), [set_id]
+        found = stored.get(set_id, _UNSEEN)
+        if found is not _UNSEEN:
+            return found
+        pending, stack, content = {}, [set_id], self._sets.content
         while stack:
             s = stack.pop()
             if s in stored or s in pending:
                 continue
-            pending.add(s)
-            items, leo, _, _ = self._sets.content(s)
+            items, leo, wanted, accepting = pending[s] = content(s)
             stack += [item[2] for item in items]
             stack += [top for top, _, _ in leo.values()]
         for s in sorted(pending):
-            stored[s] = self._match_set(s)
+            stored[s] = self._match_set(*pending[s])
         return stored[set_id]
 
-    def _match_set(self, set_id: int) -> int | None:
-        """Live set ``set_id``'s content in stored numbers (the sets it names matched already; none
-        if one matches no stored set: then no stored set can have it), hashed, compared on a hit."""
-        items, leo, wanted, accepting = self._sets.content(set_id)
+    def _match_set(self, items: list, leo: dict, wanted: frozenset, accepting: bool) -> int | None:
+        """A live set's content (``EarleySets.content``) in stored numbers (the sets it names matched
+        already; none if one matches no stored set: then no stored set can have it), hashed,
+        compared on a hit."""
         stored = self._stored_set
         own, total = _in_stored_numbers(items, 2, stored, ITEM)
         if own is None:
@@ -206,7 +207,9 @@ def _in_stored_numbers(rows: Iterable[tuple[int, int, int]], at: int, stored: di
     (None, 0) if a set matches no stored one."""
     out, total = [], 0
     for row in rows:
-        found = stored.get(row[at]) if number is None or row[at] in stored else number(row[at])
+        found = stored.get(row[at], _UNSEEN)
+        if found is _UNSEEN:
+            found = number(row[at]) if number is not None else None
         if found is None:
             return None, 0
         row = row[:at] + (found,) + row[at + 1:]
