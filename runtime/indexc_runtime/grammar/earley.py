@@ -312,6 +312,9 @@ class EarleySets:
         if not parts:
             wanted, terminals = frozenset(wanted), frozenset(terminals)
             return frozenset(incomplete), canonical(wanted, wanted), accepting, canonical(terminals, terminals)
+        if not incomplete and len(parts) == 1:  # one completion and nothing else: its closure
+            part = parts[0]
+            return part if part[2] or not accepting else (part[0], part[1], True, part[3])
         wanted = frozenset(wanted).union(*[part[1] for part in parts])
         terminals = frozenset(terminals).union(*[part[3] for part in parts])
         closed = (frozenset(incomplete).union(*[part[0] for part in parts]), canonical(wanted, wanted),
@@ -336,9 +339,14 @@ class EarleySets:
                 part = self._completions.get(entry[0] * self.stride + entry[1])
                 parts.append(part if part is not None else self._completion(entry[0], entry[1], depth + 1))
         kernel = [(r, d + 1, o) for x in own.keys() & completed for r, d, o in own[x]]
-        items = frozenset([(r, d, top) for r, d in pairs])
         if kernel:
             parts.append(self._close(kernel, depth + 1))
+        if not pairs and len(parts) == 1 and not wanted and not terminals:  # a link of a chain: the part itself
+            part = parts[0]
+            found = part if part[2] or not accepting else (part[0], part[1], True, part[3])
+            self._completions[top * self.stride + symbol] = found
+            return found
+        items = frozenset([(r, d, top) for r, d in pairs])
         if parts:
             canonical = self._symbol_sets.setdefault
             items = items.union(*[part[0] for part in parts])
