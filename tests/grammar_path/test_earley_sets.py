@@ -13,6 +13,7 @@ import random
 
 import pytest
 
+import indexc_runtime.grammar.earley as earley
 from indexc_runtime.grammar import GrammarLimits
 from indexc_runtime.grammar.matcher import ParserMemo
 from tests.grammar_path.helpers import compiled_index, grammar, vocabulary_from_text
@@ -69,3 +70,22 @@ def test_the_expected_terminals_of_a_set_not_made_are_those_of_the_set_made(inde
                 compared += 1
     assert len(asked) == n_sets  # nothing was made
     assert compared > 20
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_completions_past_the_depth_limit_close_item_by_item_to_the_same_sets(index, seed, monkeypatch):
+    """With ``MAX_COMPLETION_DEPTH`` at 0 every nested completion is closed item by item
+    (``_close_items``), not memoised: a walk makes the same sets, with the same expected terminals,
+    scans and masks, as with the limit out of reach."""
+    idx, vocab = index
+    deep = _walked(idx, seed)
+    monkeypatch.setattr(earley, "MAX_COMPLETION_DEPTH", 0)
+    shallow = _walked(idx, seed)
+    assert len(shallow.sets) == len(deep.sets) > 5
+    for set_id in range(len(deep.sets)):
+        assert shallow.sets.content(set_id) == deep.sets.content(set_id)
+        assert shallow.sets.expected[set_id] == deep.sets.expected[set_id]
+    n_terminals = deep.sets.rules.n_terminals
+    for set_id in range(len(deep.sets)):
+        assert [shallow.sets.scan(set_id, t) for t in range(n_terminals)] == [
+            deep.sets.scan(set_id, t) for t in range(n_terminals)]

@@ -98,7 +98,8 @@ def test_every_stored_set_and_configuration_is_found_by_its_content(compiled):
     match.attach(memo.sets, memo.configs)
     set_ids, config_ids = stored._adopted(memo.sets, memo.configs)
     matched = {live: match.stored_number(live) for live in range(len(memo.sets))}
-    assert sorted((live, s) for live, s in matched.items() if s is not None) == sorted((live, s) for s, live in enumerate(set_ids))
+    assert sorted((live, s) for live, s in matched.items() if s is not None) == sorted(
+        (live, s) for s, live in enumerate(set_ids))
     assert pinned == {live: int(stored.config_mask[c]) for c, live in enumerate(config_ids)}
 
 

@@ -57,9 +57,11 @@ that block, whatever the context (``Predictions.cascade``: the items it makes, t
 completes); only the set's own items and Leo entries waiting on those symbols are closed item
 by item (``_close``).  Each closure carries the terminals its items wait on, so a new set's
 expected terminals, and a path leaf's (``expected_after``, which does not make the set), are
-unions.  lark.lark's slowest masks are the first in a new context, a
-lexeme-path row of ~30 new sets and ~60 closures (after ``start:``): the parser part of such a
-row ~0.75 -> ~0.5 ms (BENCHMARKS.md, docs/grammar-path.md "Session 32").
+unions.  lark.lark's slowest masks are the first in a new context, a lexeme-path row of ~30 new
+sets and ~60 closures (after ``start:``: 76 completions over 28 block cascades): that mask's
+thread time 1.38 -> 1.22 ms, the sample's next three 1.13-1.20 -> 0.85-0.98 ms (medians of eight
+fresh processes), its cold p99 1.45-1.58 -> 1.10-1.16 ms; C's slowest mask, where no closure is
+asked twice, +4% (BENCHMARKS.md, docs/grammar-path.md "Session 32").
 
 What the collector costs.  A mask that makes sets leaves GC-tracked objects behind (keys,
 closures, items), and every 700 of them cost a young collection (~40-80 µs), every tenth of
@@ -83,7 +85,10 @@ SELF = -1
 # A closure: its incomplete items (none ``SELF``), the nonterminals they want predicted, whether
 # ``S' -> start .`` was among the complete ones, and the terminals its items wait on.
 Closure = tuple[frozenset, frozenset[int], bool, frozenset[int]]
-MAX_COMPLETION_DEPTH = 200
+# A block's cascade (``Predictions.cascade``): ``(rule, dot)`` items made, wanted nonterminals,
+# through ``S' -> start``, symbols completed, terminals waited on.
+Cascade = tuple[tuple[tuple[int, int], ...], frozenset[int], bool, tuple[int, ...], frozenset[int]]
+MAX_COMPLETION_DEPTH = 200  # nested completions memoised; deeper ones are closed item by item (``_close_items``)
 START_RULE = 0
 
 
@@ -112,9 +117,9 @@ class Predictions:
         self.size = sum(len(found) for found in waiting.values())
         self.accepting = (START_RULE, 1) in items
         self._rules = rules
-        self.cascades: dict[int, tuple] = {}  # symbol -> ``cascade(symbol)`` (read directly by ``EarleySets._completion``)
+        self.cascades: dict[int, Cascade] = {}  # symbol -> ``cascade(symbol)`` (``EarleySets._completion`` reads it)
 
-    def cascade(self, symbol: int) -> tuple[tuple[tuple[int, int], ...], frozenset[int], bool, tuple[int, ...], frozenset[int]]:
+    def cascade(self, symbol: int) -> Cascade:
         """What a completion of ``symbol`` at a set with these predictions does inside them: the
         incomplete ``(rule, dot)`` items it makes (their origin is that set), the nonterminals
         they want, whether it completes ``S' -> start``, every symbol it completes there
@@ -126,7 +131,7 @@ class Predictions:
             found = self.cascades[symbol] = self._cascade(symbol)
         return found
 
-    def _cascade(self, symbol: int):
+    def _cascade(self, symbol: int) -> Cascade:
         rules = self._rules
         first, dotted, lhs_of, nullable = rules.first, rules.dotted, rules.lhs_symbol, rules.nullable
         T, waiting = rules.n_terminals, self.waiting
@@ -185,7 +190,7 @@ class EarleySets:
         self.accepting: list[bool] = []
         self._scans: dict[int, int] = {}
         self._expected_after: dict[int, Collection[int] | None] = {}  # see expected_after
-        self._closed: dict[tuple[frozenset, frozenset[int], bool], int] = {}  # _close's answer -> set id
+        self._closed: dict[Closure, int] = {}  # a closure -> the set interned from it
         self._completions: dict[int, Closure] = {}  # (set, symbol) -> ``_completion``
         # one object per distinct small set of symbols (a closure's wanted nonterminals and
         # terminals, a set's expected terminals): few distinct ones, made again by every closure
@@ -327,6 +332,8 @@ class EarleySets:
         """The closure of a completion of ``symbol`` at set ``top`` (``_top``'s answer: no Leo
         entry there): its predictions' part from their block (``Predictions.cascade``), then the
         own items and Leo entries of every symbol that part completes.  Memoised."""
+        if depth > MAX_COMPLETION_DEPTH:  # a chain of completions this deep: item by item, not memoised
+            return self._close_items(self._kernel(top, symbol))
         block = self._predicted[top]
         found = block.cascades.get(symbol)
         pairs, wanted, accepting, completed, terminals = found if found is not None else block.cascade(symbol)
@@ -493,7 +500,8 @@ class EarleySets:
         return waiting
 
     def _add(self, items: frozenset, waiting: dict[int, list], leo: dict[int, tuple[int, int, bool]],
-             block: Predictions, accepting: bool, kernel: frozenset | None, terminals: frozenset[int] | None = None) -> int:
+             block: Predictions, accepting: bool, kernel: frozenset | None,
+             terminals: frozenset[int] | None = None) -> int:
         """The id of the set keyed by its own items, Leo entries, predictions and flag (made if new);
         ``kernel``: its items before the Leo entries took some out (None: not known)."""
         accepting = accepting or block.accepting

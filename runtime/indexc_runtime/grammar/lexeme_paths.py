@@ -113,7 +113,7 @@ class StatePaths:
         # a node, ~20 µs of a state's first use)
         offsets = pair_offsets.tolist()
         inner = np.zeros(len(parent), dtype=bool)
-        inner[parent[parent >= 0]] = True  # a node with a child: its set is scanned; a leaf's expected terminals suffice
+        inner[parent[parent >= 0]] = True  # a node with a child: its set is scanned (a leaf's expected terminals suffice)
         self._nodes = (parent.tolist(), terminal.tolist(), offsets[:-1], offsets[1:], inner.tolist())
         self._pairs = pair_terminal.tolist()
 
@@ -137,7 +137,8 @@ class StatePaths:
         pairs, scan, expected_after = self._pairs, configs.sets.scan, configs.sets.expected_after
         followers, ignored = configs.followers, configs.ignored
         held: list[int] = []
-        for j, parent, terminal, first, end, inner in zip(range(len(parents)), parents, terminals, firsts, ends, inners):
+        nodes = zip(range(len(parents)), parents, terminals, firsts, ends, inners)
+        for j, parent, terminal, first, end, inner in nodes:
             if parent < 0:
                 at = root
             else:

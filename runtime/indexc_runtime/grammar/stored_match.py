@@ -13,7 +13,8 @@ its masks' p50 fell tenfold.  With this module the first ``advance`` takes 0.7-1
 How.  Nothing is merged.  The stored sets and configurations are hashed once per loaded file,
 in numpy (``StoredLookup``: a 64-bit sum of per-row hashes per set or configuration, so the
 order of its items does not matter).  A live memo then asks, for each configuration it makes
-(``Configs.on_new``), and for each set such a configuration names (on first need, session 32), whether a stored one has its content: the live
+(``Configs.on_new``), and for each set such a configuration names (on first need, since
+session 32), whether a stored one has its content: the live
 content is written in stored numbers (a live set is known by its stored number once matched;
 an origin that matches none means no stored set or configuration can have this content), hashed
 the same way in Python, looked up, and compared exactly on a hit.  A matched configuration's mask
