@@ -75,7 +75,7 @@ def test_the_expected_terminals_of_a_set_not_made_are_those_of_the_set_made(inde
 @pytest.mark.parametrize("seed", range(2))
 def test_completions_past_the_depth_limit_close_item_by_item_to_the_same_sets(index, seed, monkeypatch):
     """With ``MAX_COMPLETION_DEPTH`` at 0 every nested completion is closed item by item
-    (``_close_items``), not memoised: a walk makes the same sets, with the same expected terminals,
+    (``_close``'s completer), not memoised: a walk makes the same sets, with the same expected terminals,
     scans and masks, as with the limit out of reach."""
     idx, vocab = index
     deep = _walked(idx, seed)

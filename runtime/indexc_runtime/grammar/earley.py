@@ -88,7 +88,7 @@ Closure = tuple[frozenset, frozenset[int], bool, frozenset[int]]
 # A block's cascade (``Predictions.cascade``): ``(rule, dot)`` items made, wanted nonterminals,
 # through ``S' -> start``, symbols completed, terminals waited on.
 Cascade = tuple[tuple[tuple[int, int], ...], frozenset[int], bool, tuple[int, ...], frozenset[int]]
-MAX_COMPLETION_DEPTH = 200  # nested completions memoised; deeper ones are closed item by item (``_close_items``)
+MAX_COMPLETION_DEPTH = 200  # nested completions memoised; deeper ones are closed item by item (``_close``)
 START_RULE = 0
 
 
@@ -256,7 +256,7 @@ class EarleySets:
         if symbol not in self._own[set_id] and symbol not in self._predicted[set_id].waiting:
             return None
         if self._context is not None:
-            return self._close(self._kernel(set_id, symbol))
+            return self._close(self._kernel(set_id, symbol))  # item by item (see ``_close``)
         found = self._completions.get(set_id * self.stride + symbol)
         return found if found is not None else self._completion(set_id, symbol, 0)
 
@@ -276,13 +276,16 @@ class EarleySets:
         """The kernel's closure (``Closure``).
 
         A completion's part is memoised (``_completion``): the closure is the union of its items'
-        closures, and that of a complete item depends only on where its completion lands."""
-        if self._context is not None or depth > MAX_COMPLETION_DEPTH:
-            return self._close_items(kernel)
+        closures, and that of a complete item depends only on where its completion lands.  Item by
+        item instead (the completer reads the items waiting at the landing set, as before session
+        32) in a synthetic memo (``item_bounds``: a completion at a synthetic origin is noted in
+        ``reached``) and past ``MAX_COMPLETION_DEPTH``."""
         rules = self._rules
         first, dotted, lhs_of, nullable = rules.first, rules.dotted, rules.lhs_symbol, rules.nullable
-        T = rules.n_terminals
+        T, most, context = rules.n_terminals, self._limits.max_set_items, self._context
+        by_item = context is not None or depth > MAX_COMPLETION_DEPTH
         tops, completions, stride = self._tops, self._completions, self.stride
+        own, predicted = self._own, self._predicted
         items: set[tuple[int, int, int]] = set()
         incomplete = []
         wanted, terminals = set(), set()
@@ -309,12 +312,23 @@ class EarleySets:
                 top = tops.get(o * stride + lhs) or self._top(o, lhs)
                 if r == START_RULE or top[2]:
                     accepting = True
+                if by_item:
+                    at, lhs = top[0], top[1]
+                    if context is not None and lhs - T in context.get(at, ()):
+                        self.reached.add(lhs)
+                    stack += [(r3, d3 + 1, o3) for r3, d3, o3 in own[at].get(lhs, ())]
+                    stack += [(r3, d3 + 1, at) for r3, d3 in predicted[at].waiting.get(lhs, ())]
+                    continue
                 part = completions.get(top[0] * stride + top[1])
                 if part is None:
                     part = self._completion(top[0], top[1], depth + 1)
                 parts.append(part)
+            if by_item and len(items) > most:  # item by item the closure can grow past any set's size
+                raise GrammarLimitExceeded("max_set_items", most, "an Earley set grew too large")
         canonical = self._symbol_sets.setdefault
         if not parts:
+            if len(incomplete) > most:
+                raise GrammarLimitExceeded("max_set_items", most, "an Earley set grew too large")
             wanted, terminals = frozenset(wanted), frozenset(terminals)
             return frozenset(incomplete), canonical(wanted, wanted), accepting, canonical(terminals, terminals)
         if not incomplete and len(parts) == 1:  # one completion and nothing else: its closure
@@ -324,8 +338,8 @@ class EarleySets:
         terminals = frozenset(terminals).union(*[part[3] for part in parts])
         closed = (frozenset(incomplete).union(*[part[0] for part in parts]), canonical(wanted, wanted),
                   accepting or True in [part[2] for part in parts], canonical(terminals, terminals))
-        if len(closed[0]) > self._limits.max_set_items:
-            raise GrammarLimitExceeded("max_set_items", self._limits.max_set_items, "an Earley set grew too large")
+        if len(closed[0]) > most:
+            raise GrammarLimitExceeded("max_set_items", most, "an Earley set grew too large")
         return closed
 
     def _completion(self, top: int, symbol: int, depth: int) -> Closure:
@@ -333,7 +347,7 @@ class EarleySets:
         entry there): its predictions' part from their block (``Predictions.cascade``), then the
         own items and Leo entries of every symbol that part completes.  Memoised."""
         if depth > MAX_COMPLETION_DEPTH:  # a chain of completions this deep: item by item, not memoised
-            return self._close_items(self._kernel(top, symbol))
+            return self._close(self._kernel(top, symbol), depth)
         block = self._predicted[top]
         found = block.cascades.get(symbol)
         pairs, wanted, accepting, completed, terminals = found if found is not None else block.cascade(symbol)
@@ -364,48 +378,6 @@ class EarleySets:
             terminals = canonical(terminals, terminals)
         found = self._completions[top * self.stride + symbol] = (items, wanted, accepting, terminals)
         return found
-
-    def _close_items(self, kernel: list[tuple[int, int, int]]) -> Closure:
-        """The kernel's closure (``Closure``), item by item: a synthetic memo's (``item_bounds``:
-        its completions at a synthetic origin are noted, ``reached``), or past
-        ``MAX_COMPLETION_DEPTH``."""
-        rules = self._rules
-        first, dotted, lhs_of, nullable = rules.first, rules.dotted, rules.lhs_symbol, rules.nullable
-        T = rules.n_terminals
-        own, predicted, most, context = self._own, self._predicted, self._limits.max_set_items, self._context
-        items: set[tuple[int, int, int]] = set()
-        incomplete = []
-        wanted, terminals = set(), set()
-        accepting = False
-        stack = kernel
-        while stack:
-            item = stack.pop()
-            if item in items:
-                continue
-            items.add(item)
-            r, d, o = item
-            symbol = dotted[first[r] + d]
-            if symbol != COMPLETE:
-                incomplete.append(item)
-                if symbol >= T:
-                    wanted.add(symbol - T)
-                else:
-                    terminals.add(symbol)
-                if nullable[symbol]:
-                    stack.append((r, d + 1, o))
-            else:
-                top, lhs, through_start = self._top(o, lhs_of[r])
-                if context is not None and lhs - T in context.get(top, ()):
-                    self.reached.add(lhs)
-                if r == START_RULE or through_start:
-                    accepting = True
-                for r3, d3, o3 in own[top].get(lhs, ()):
-                    stack.append((r3, d3 + 1, o3))
-                for r3, d3 in predicted[top].waiting.get(lhs, ()):
-                    stack.append((r3, d3 + 1, top))
-            if len(items) > most:
-                raise GrammarLimitExceeded("max_set_items", most, "an Earley set grew too large")
-        return frozenset(incomplete), frozenset(wanted), accepting, frozenset(terminals)
 
     def _intern_closed(self, closed: Closure) -> int:
         """``_intern`` of a closure, memoised on the closure itself.
