@@ -26,7 +26,8 @@ Code map, in reading order:
     header.py   the grammar header, checked; section shapes bound
     errors.py   GrammarLimits and GrammarLimitExceeded (explicit limits of the live path)
     tables.py   lexer, Earley and trie tables, checked at load
-    earley.py   EarleySets: interned Earley sets, scan + closure, memoised
+    earley.py   EarleySets: interned Earley sets, scan + closure, memoised; a closure by completion
+                (per set and symbol), its part inside a prediction block per block (Predictions)
     first_follow.py FIRST and FOLLOW sets over numbered symbols (shared with the compiler)
     configs.py  Configs: lexer threads per position and their lazily built transition table
     one_byte_ends.py which terminals' ends one byte decides: the longest-match list a format 10
@@ -51,7 +52,8 @@ Code map, in reading order:
     item_bounds.py ItemBounds: a key's bounds, computed by this parser from a synthetic origin
                 (LocalSets; the compiler's and ``verify``'s)
     stored_match.py StoredLookup, StoredMatch: a stored memo's sets and configurations by hash, and
-                a live memo's new ones looked up in it as they are made
+                a live memo's new configurations looked up in it as they are made (the sets
+                they name, on first need)
     stored_memo.py StoredMemo: a parser memo and masks computed ahead of time (format 7), read and
                 checked; its configurations' masks served where a live one has their content
     matcher.py  GrammarMatcher: fill_bitmask, advance, rollback, forced_tokens, is_accepting;

@@ -112,7 +112,7 @@ class StoredLookup:
                                               memo.config_thread_offsets)))
 
     def set_content(self, s: int) -> tuple[frozenset, frozenset, frozenset, bool]:
-        """Stored set ``s`` as ``StoredMatch.new_set`` compares it: its own items, Leo entries,
+        """Stored set ``s`` as ``StoredMatch._match_set`` compares it: its own items, Leo entries,
         wanted nonterminals and flag."""
         items, leo, wanted, _ = self.offsets
         return (frozenset(map(tuple, self.set_items[items[s]:items[s + 1]].tolist())),
