@@ -113,8 +113,8 @@ class Predictions:
             if symbol != COMPLETE:
                 waiting.setdefault(symbol, []).append((r, d))
         self.waiting = {symbol: tuple(found) for symbol, found in waiting.items()}
-        self.terminals = frozenset(s for s in waiting if s < rules.n_terminals)
-        self.size = sum(len(found) for found in waiting.values())
+        self.terminals = frozenset([s for s in waiting if s < rules.n_terminals])
+        self.size = sum(map(len, waiting.values()))
         self.accepting = (START_RULE, 1) in items
         self._rules = rules
         self.cascades: dict[int, Cascade] = {}  # symbol -> ``cascade(symbol)`` (``EarleySets._completion`` reads it)
