@@ -69,9 +69,10 @@ those a middle one (0.45-1.0 ms in a fresh process, measured on lark.lark's walk
 percentile of masks meets them.  So a (set, symbol) memo is keyed by one int (``stride``), a
 Leo entry enters a key as an int, small symbol sets are one object per distinct set
 (``_symbol_sets``), own items are stored as tuples (which, with their dicts, leave the
-collector's tracking at their first collection): lark.lark's cold walk leaves 7,076 -> 4,952
-tracked objects, its slowest mask 1,493 -> ~1,100.  (A leaf's expected terminals without its
-closure's items, 4,952 -> 4,706, cost that mask ~6% of CPU, measured by thread time: not kept.)
+collector's tracking at their first collection), a link of a completion chain is its part
+(``_joined``): lark.lark's cold walk leaves 7,076 -> 4,812 tracked objects (lark-other's 14,282
+-> 9,088), its slowest mask 1,493 -> ~1,100.  (A leaf's expected terminals without its closure's
+items, 4,952 -> 4,706 at the time, cost that mask ~6% of CPU, by thread time: not kept.)
 """
 
 from __future__ import annotations
@@ -180,10 +181,8 @@ class EarleySets:
         self._blocks: dict[frozenset[int], Predictions] = {}  # wanted nonterminals -> their predictions
         self.expected: list[frozenset[int]] = []  # per set: terminal ids some item waits on
         # per set: the incomplete items with an origin of the closure that made it, before Leo
-        # entries took some out (None: not known); per scan, its closure's (``item_masks``' keys:
-        # two closures may make one set, so a scan's own are the ones to key it by)
+        # entries took some out (None: not known); a scan's own are its closure's (``scan_items``)
         self.kernel: list[frozenset | None] = []
-        self._scan_items: dict[int, frozenset] = {}
         # ``item_bounds``' upper bounds: synthetic origin set -> the nonterminals whose completion
         # there reaches the context (``_close`` adds them to ``LocalSets.reached``); None in a live memo
         self._context: dict[int, frozenset[int]] | None = None
@@ -206,10 +205,7 @@ class EarleySets:
         found = self._scans.get(key)
         if found is None:
             closed = self._closure_after(set_id, terminal)
-            found = -1
-            if closed is not None:
-                self._scan_items[key] = closed[0]
-                found = self._intern_closed(closed)
+            found = -1 if closed is None else self._intern_closed(closed)
             self._scans[key] = found
         return found
 
@@ -225,17 +221,16 @@ class EarleySets:
         if key in self._expected_after:
             return self._expected_after[key]
         closed = self._closure_after(set_id, terminal)
-        terminals = None
-        if closed is not None:
-            terminals = self._block(closed[1]).terminals | closed[3]
-            terminals = self._symbol_sets.setdefault(terminals, terminals)
+        terminals = None if closed is None else self._expected(self._block(closed[1]), closed[3])
         self._expected_after[key] = terminals
         return terminals
 
     def scan_items(self, set_id: int, terminal: int) -> frozenset | None:
-        """The incomplete items of the closure ``scan(set_id, terminal)`` made (None: not made
-        here): its kernel, which two scans that made one set may not share (``item_masks``)."""
-        return self._scan_items.get(set_id * self.stride + terminal)
+        """The incomplete items of the closure ``scan(set_id, terminal)`` made, which two scans
+        that made one set may not share (``item_masks``' keys): the memoised completion of the
+        terminal there (None: not made here, or a synthetic memo's, which keeps none)."""
+        found = self._completions.get(set_id * self.stride + terminal)
+        return None if found is None else found[0]
 
     def wanted(self, set_id: int) -> frozenset[int]:
         """The nonterminals a set predicts (its own items wait on them; the initial set: ``S'``)."""
@@ -267,10 +262,11 @@ class EarleySets:
         kernel += [(r, d + 1, set_id) for r, d in self._predicted[set_id].waiting.get(symbol, ())]
         return kernel
 
-    def _expected_terminals(self, block: Predictions, symbols) -> frozenset[int]:
-        """The terminals a set expects: its predictions' and those among its own items' ``symbols``."""
-        T = self._rules.n_terminals
-        return block.terminals.union(symbol for symbol in symbols if symbol < T)
+    def _expected(self, block: Predictions, terminals: frozenset[int]) -> frozenset[int]:
+        """The terminals a set expects: its predictions' and those its own items wait on
+        (``terminals``); one object per distinct set."""
+        expected = block.terminals | terminals
+        return self._symbol_sets.setdefault(expected, expected)
 
     def _close(self, kernel: list[tuple[int, int, int]], depth: int = 0) -> Closure:
         """The kernel's closure (``Closure``).
@@ -325,22 +321,7 @@ class EarleySets:
                 parts.append(part)
             if by_item and len(items) > most:  # item by item the closure can grow past any set's size
                 raise GrammarLimitExceeded("max_set_items", most, "an Earley set grew too large")
-        canonical = self._symbol_sets.setdefault
-        if not parts:
-            if len(incomplete) > most:
-                raise GrammarLimitExceeded("max_set_items", most, "an Earley set grew too large")
-            wanted, terminals = frozenset(wanted), frozenset(terminals)
-            return frozenset(incomplete), canonical(wanted, wanted), accepting, canonical(terminals, terminals)
-        if not incomplete and len(parts) == 1:  # one completion and nothing else: its closure
-            part = parts[0]
-            return part if part[2] or not accepting else (part[0], part[1], True, part[3])
-        wanted = frozenset(wanted).union(*[part[1] for part in parts])
-        terminals = frozenset(terminals).union(*[part[3] for part in parts])
-        closed = (frozenset(incomplete).union(*[part[0] for part in parts]), canonical(wanted, wanted),
-                  accepting or True in [part[2] for part in parts], canonical(terminals, terminals))
-        if len(closed[0]) > most:
-            raise GrammarLimitExceeded("max_set_items", most, "an Earley set grew too large")
-        return closed
+        return self._joined(incomplete, wanted, accepting, terminals, parts)
 
     def _completion(self, top: int, symbol: int, depth: int) -> Closure:
         """The closure of a completion of ``symbol`` at set ``top`` (``_top``'s answer: no Leo
@@ -362,22 +343,31 @@ class EarleySets:
         kernel = [(r, d + 1, o) for x in own.keys() & completed for r, d, o in own[x]]
         if kernel:
             parts.append(self._close(kernel, depth + 1))
-        if not pairs and len(parts) == 1 and not wanted and not terminals:  # a link of a chain: the part itself
-            part = parts[0]
-            found = part if part[2] or not accepting else (part[0], part[1], True, part[3])
-            self._completions[top * self.stride + symbol] = found
-            return found
-        items = frozenset([(r, d, top) for r, d in pairs])
-        if parts:
-            canonical = self._symbol_sets.setdefault
-            items = items.union(*[part[0] for part in parts])
-            wanted = wanted.union(*[part[1] for part in parts])
-            wanted = canonical(wanted, wanted)
-            accepting = accepting or True in [part[2] for part in parts]
-            terminals = terminals.union(*[part[3] for part in parts])
-            terminals = canonical(terminals, terminals)
-        found = self._completions[top * self.stride + symbol] = (items, wanted, accepting, terminals)
+        found = self._completions[top * self.stride + symbol] = self._joined(
+            [(r, d, top) for r, d in pairs], wanted, accepting, terminals, parts)
         return found
+
+    def _joined(self, items: list, wanted, accepting: bool, terminals, parts: list[Closure]) -> Closure:
+        """The closure of ``items`` (incomplete, none ``SELF``), wanting ``wanted``, waiting on
+        ``terminals``, and the closures ``parts`` (completions it made): their union, its symbol
+        sets one object per distinct set.  A link of a completion chain (nothing but one part) is
+        that part, no union made.  Limit: ``max_set_items``."""
+        canonical, most = self._symbol_sets.setdefault, self._limits.max_set_items
+        if not parts:
+            if len(items) > most:
+                raise GrammarLimitExceeded("max_set_items", most, "an Earley set grew too large")
+            wanted, terminals = frozenset(wanted), frozenset(terminals)
+            return frozenset(items), canonical(wanted, wanted), accepting, canonical(terminals, terminals)
+        if not items and not wanted and not terminals and len(parts) == 1:
+            part = parts[0]
+            return part if part[2] or not accepting else (part[0], part[1], True, part[3])
+        wanted = frozenset(wanted).union(*[part[1] for part in parts])
+        terminals = frozenset(terminals).union(*[part[3] for part in parts])
+        closed = (frozenset(items).union(*[part[0] for part in parts]), canonical(wanted, wanted),
+                  accepting or True in [part[2] for part in parts], canonical(terminals, terminals))
+        if len(closed[0]) > most:
+            raise GrammarLimitExceeded("max_set_items", most, "an Earley set grew too large")
+        return closed
 
     def _intern_closed(self, closed: Closure) -> int:
         """``_intern`` of a closure, memoised on the closure itself.
@@ -503,8 +493,9 @@ class EarleySets:
         self._leo.append(leo)
         self._predicted.append(block)
         self.kernel.append(kernel)
-        expected = block.terminals | terminals if terminals is not None else self._expected_terminals(block, waiting)
-        self.expected.append(self._symbol_sets.setdefault(expected, expected))
+        if terminals is None:
+            terminals = frozenset([symbol for symbol in waiting if symbol < self._rules.n_terminals])
+        self.expected.append(self._expected(block, terminals))
         self.accepting.append(accepting)
         return set_id
 
