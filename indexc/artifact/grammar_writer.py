@@ -76,6 +76,7 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
                      given_texts=table.warm_up_given, item_keys=True)
     masks = warm.items.masks
     arrays.update(warm.items.sections)
+    arrays.update(warm.paths.sections)
     arrays.update(_file_dtypes(masks.sections()))
     arrays.update(warm.memo.arrays())
     fields["n_masks"] = len(masks.form)
@@ -83,10 +84,13 @@ def write_grammar_artifact(table: GrammarTable, path: Path, *, vocab_info, const
         fields["stats"] = {**fields["stats"], "warm_up": warm.stats}
     if warm.items.stats:
         fields["stats"] = {**fields["stats"], "item_masks": warm.items.stats}
+    if warm.paths.stats:
+        fields["stats"] = {**fields["stats"], "path_keys": warm.paths.stats}
     if path_stats:
         fields["stats"] = {**fields["stats"], "lexeme_paths": path_stats}
     plan = plan_container(fields, arrays, GRAMMAR_SECTIONS)
-    computed = {"stored_mask_rows": warm.rows, "stored_item_bounds": warm.items.rows, "stored_lexeme_paths": decomposed}
+    computed = {"stored_mask_rows": warm.rows, "stored_item_bounds": warm.items.rows, "stored_lexeme_paths": decomposed,
+                "stored_path_keys": warm.paths.table}
     compressed, size = write_container(plan, path, compress, computed=computed)
     return ArtifactSummary(path=path, bytes=size, raw_bytes=plan.size, compressed=compressed,
                            header_bytes=len(plan.header),

@@ -32,6 +32,7 @@ so that the same inputs give the same bytes).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -39,11 +40,13 @@ import numpy as np
 from indexc.artifact.item_masks import ItemSections, has_heavy_states, item_mask_sections, keys_of_config
 from indexc.artifact.layout import plan_container
 from indexc.artifact.mask_encoding import EncodedMasks, encode_masks, token_ids_of_row
+from indexc.artifact.path_keys import MAX_PATH_KEY_PASS_STEPS, PathKeySections, path_key_sections
 from indexc_runtime.grammar.configs import DEAD
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
 from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION, GRAMMAR_SECTIONS
 from indexc_runtime.grammar.item_masks import ItemMasks
 from indexc_runtime.grammar.languages import KEY_BYTES, LanguageKeys
+from indexc_runtime.grammar.path_keys import empty_arrays as no_path_keys
 from indexc_runtime.grammar.stored_memo import StoredMemo
 
 MAX_WARM_UP_TOKENS = 2048
@@ -66,6 +69,7 @@ class WarmUp:
     ms: float
     rows: list[np.ndarray]  # the walk's row of each stored configuration (the writer's self-check)
     items: ItemSections  # the item bounds (format 11); ``items.masks``: the file's masks, the memo's and the bounds' appended
+    paths: PathKeySections  # the path keys (format 13)
 
 
 def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, tokens: np.ndarray | None, *,
@@ -85,11 +89,12 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     20,480 steps reach 1,828 of its 2,048 tokens instead of 520, but its sample's masks no faster,
     and the bounds must come first.)"""
     if tokens is None or not len(tokens):
-        return WarmUp(StoredMemo.empty(), {}, 0.0, [], ItemSections.none(masks))
+        return WarmUp(StoredMemo.empty(), {}, 0.0, [], ItemSections.none(masks), PathKeySections.none())
     started = time.perf_counter()
     from indexc_runtime.grammar.matcher import shared_memo
 
-    index = index_in_memory(fields, {**StoredMemo.empty().arrays(), **ItemMasks.empty().arrays(), **arrays},
+    index = index_in_memory(fields, {**StoredMemo.empty().arrays(), **ItemMasks.empty().arrays(), **no_path_keys(),
+                                     **arrays},
                             GRAMMAR_SECTIONS, GRAMMAR_FORMAT_VERSION)  # the lexeme paths read as the file's
     index.use_stored_memo = False
     index.origin_merge = fields.get("origin_merge")  # walked as the written file is read (format 9)
@@ -112,7 +117,11 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     if item_keys and given_texts and has_heavy_states(index):
         counts = _item_keys(index, memo, texts[:given_texts])
         items = item_mask_sections(index, sorted(counts, key=lambda key: -counts[key]), masks, arrays, vocab_size)
-    return WarmUp(stored, stats, round((time.perf_counter() - started) * 1000, 3), list(rows.values()), items)
+    paths = PathKeySections.none()
+    if language_keys:  # a grammar's: the digests are the language keys'
+        paths = path_key_sections(index, memo, (config for _, config in
+                                                byte_positions(index, memo, texts, MAX_PATH_KEY_PASS_STEPS)))
+    return WarmUp(stored, stats, round((time.perf_counter() - started) * 1000, 3), list(rows.values()), items, paths)
 
 
 def index_in_memory(fields: dict, arrays: dict[str, np.ndarray], specs, version: int):
@@ -180,30 +189,45 @@ def _languages(memo, configs: list[int], mask_ids: list[int]) -> dict[str, np.nd
             "language_mask": np.array([table[key] for key in ordered], dtype=np.int32)}
 
 
-def _item_keys(index, memo, texts: list[list[int]]) -> dict:
-    """{item key: how many runs of positions met it} over every byte position of ``texts`` (each
-    walked whole, up to a token the grammar refuses; ``keys_of_config``), on the warm-up walk's
-    memo (the transitions it made are read again, not made).  Every position, not only the
-    warm-up's token boundaries: a tokenizer may stop at any byte, and the warm-up's own tokens
-    (longest match) rarely stop where a model's do (after ``:`` before `` expr``).  No mask is
-    computed: a few parser steps a new byte, at most ``MAX_KEY_PASS_STEPS``."""
-    configs, counts, known = memo.configs, {}, {}
-    last = configs.steps + MAX_KEY_PASS_STEPS
+def byte_positions(index, memo, texts: list[list[int]], max_steps: int) -> Iterator[tuple[int, int]]:
+    """``(text number, configuration)`` at every byte position of ``texts`` (each walked from the
+    start, up to a byte the grammar refuses), on the warm-up walk's memo (the transitions it made
+    are read again, not made).  Every position, not only the warm-up's token boundaries: a
+    tokenizer may stop at any byte, and the warm-up's own tokens (longest match) rarely stop where
+    a model's do (after ``:`` before `` expr``).  It stops after ``max_steps`` more parser steps
+    or where the memo holds half its limits; a ``GrammarLimitExceeded`` of a step ends it."""
+    configs = memo.configs
+    last = configs.steps + max_steps
     try:
-        for text in texts:
-            config, before = configs.initial, frozenset()
+        for number, text in enumerate(texts):
+            config = configs.initial
             for byte_class in (c for token in text for c in index._trie.token_classes(token)):
                 if configs.steps > last or memo.is_large():
-                    return counts
-                keys = known.get(config)
-                if keys is None:
-                    keys = known[config] = frozenset(keys_of_config(index, memo, config))
-                for key in keys - before:  # once per run: a string's every byte is one place to stop
-                    counts[key] = counts.get(key, 0) + 1
-                before = keys
+                    return
+                yield number, config
                 config = configs.next(config, byte_class)
                 if config == DEAD:
                     break
+    except GrammarLimitExceeded:
+        return  # the positions met before the limit were given
+
+
+def _item_keys(index, memo, texts: list[list[int]]) -> dict:
+    """{item key: how many runs of positions met it} over every byte position of ``texts``
+    (``byte_positions``, ``keys_of_config``).  No mask is computed: a few parser steps a new byte,
+    at most ``MAX_KEY_PASS_STEPS``."""
+    counts, known = {}, {}
+    current, before = -1, frozenset()
+    try:
+        for number, config in byte_positions(index, memo, texts, MAX_KEY_PASS_STEPS):
+            if number != current:
+                current, before = number, frozenset()
+            keys = known.get(config)
+            if keys is None:
+                keys = known[config] = frozenset(keys_of_config(index, memo, config))
+            for key in keys - before:  # once per run: a string's every byte is one place to stop
+                counts[key] = counts.get(key, 0) + 1
+            before = keys
     except GrammarLimitExceeded:
         pass  # the keys met before the limit are kept
     return counts

@@ -47,6 +47,8 @@ Code map, in reading order:
     lexeme_paths.py LexemePaths: per lexer state, its undecided tokens grouped by the lexemes they
                 read (format 12), decided by scanning the state's path trie from a thread's origin;
                 Decomposer, the grouping (the compiler's and ``verify``'s)
+    path_keys.py PathKeys, PathRows: a lexeme-path row by the language digest of the set its paths
+                are scanned from (format 13: the warm-up's keys stored; the ones computed in a memo)
     runs.py     expand_runs, distinct: numpy idioms the trie walks share
     walker.py   MaskWalker: in-lexeme masks + the live trie walk -> a bitmask row
     item_bounds.py ItemBounds: a key's bounds, computed by this parser from a synthetic origin

@@ -85,6 +85,11 @@ terminal paths, the final threads' pairs, the groups of pairs and each group's t
 such a state asks the parser about the paths instead of walking its undecided tokens.  Version
 8-11 files are still read (none).
 
+Format version 13 adds the *path keys* (``path_key_*``; ``indexc_runtime.grammar.path_keys``): per
+key (a decomposed lexer state, the language digest of the set its paths are scanned from) the
+state's token groups that hold there, as packed bits.  A thread whose key is stored reads its
+lexeme-path row instead of scanning the paths.  Version 8-12 files are still read (none).
+
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,
 ``lexing`` (``"all_splits"``, or ``"longest_match"`` from version 10), ``longest_match_terminals``
@@ -96,7 +101,7 @@ from __future__ import annotations
 from indexc_runtime.format import STATE_DTYPES, SectionSpec
 
 GRAMMAR_INDEX_KIND = "grammar"
-GRAMMAR_FORMAT_VERSION = 12  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
+GRAMMAR_FORMAT_VERSION = 13  # the version this package writes; it reads GRAMMAR_SECTIONS_BY_VERSION
 LEXING_ALL_SPLITS = "all_splits"
 LEXING_LONGEST_MATCH = "longest_match"  # version 10 (Lark files): ``longest_match_terminals`` end so
 
@@ -219,10 +224,19 @@ LEXEME_PATH_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("path_group_tokens", ("<i4",), ("n_path_tokens",),
                 "token ids, ascending within a group: the state's undecided tokens whose pairs are the group's"),
 )
+PATH_KEY_SECTIONS: tuple[SectionSpec, ...] = (
+    SectionSpec("path_key_state", ("<i4",), ("n_path_keys",), "decomposed lexer state of each key; keys sorted by state, digest"),
+    SectionSpec("path_key_digest", ("u1",), ("n_path_keys", 16),
+                "language digest (``languages``) of the set the state's paths are scanned from"),
+    SectionSpec("path_key_held_offsets", ("<i8",), ("n_path_keys+1",), "key k's bytes of path_key_held (CSR)"),
+    SectionSpec("path_key_held", ("u1",), ("n_path_key_bytes",),
+                "packed bits (little bit order), one per group of the key's state: 1 where the group holds; padding 0"),
+)
 GRAMMAR_SECTIONS_V11: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V8 + ITEM_MASK_SECTIONS
-GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V11 + LEXEME_PATH_SECTIONS
+GRAMMAR_SECTIONS_V12: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V11 + LEXEME_PATH_SECTIONS
+GRAMMAR_SECTIONS: tuple[SectionSpec, ...] = GRAMMAR_SECTIONS_V12 + PATH_KEY_SECTIONS
 GRAMMAR_SECTIONS_BY_VERSION = {2: GRAMMAR_SECTIONS_V2, 3: GRAMMAR_SECTIONS_V3, 4: GRAMMAR_SECTIONS_V4,
                                5: GRAMMAR_SECTIONS_V5, 6: GRAMMAR_SECTIONS_V6, 7: GRAMMAR_SECTIONS_V7,
                                8: GRAMMAR_SECTIONS_V8, 9: GRAMMAR_SECTIONS_V8, 10: GRAMMAR_SECTIONS_V8,
-                               11: GRAMMAR_SECTIONS_V11, 12: GRAMMAR_SECTIONS}
+                               11: GRAMMAR_SECTIONS_V11, 12: GRAMMAR_SECTIONS_V12, 13: GRAMMAR_SECTIONS}
 GRAMMAR_SECTION_NAMES = tuple(spec.name for spec in GRAMMAR_SECTIONS)

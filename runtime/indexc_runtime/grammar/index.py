@@ -42,6 +42,7 @@ from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks
 from indexc_runtime.grammar.languages import LanguageKeys
 from indexc_runtime.grammar.lexeme_paths import Decomposer, LexemePaths
 from indexc_runtime.grammar.matcher import GrammarMatcher, ParserMemo
+from indexc_runtime.grammar.path_keys import PathKeys
 from indexc_runtime.grammar.one_byte_ends import longest_match_terminals
 from indexc_runtime.grammar.stored_memo import StoredMemo
 from indexc_runtime.grammar.tables import EarleyRules, LexerTables, TrieArrays
@@ -114,6 +115,7 @@ class GrammarIndex:
                                                     self._undecided.n_sets)
         self._lexeme_paths = LexemePaths.from_container(container, self.n_states, self._rules.n_terminals,
                                                         self._undecided)
+        self._path_keys = PathKeys.from_container(container, self._lexeme_paths)
         self.use_stored_memo = True  # False: new parser memos start empty (benchmarks' "without the warm-up")
 
     def _stored_start_mask(self) -> np.ndarray | None:
@@ -166,7 +168,7 @@ class GrammarIndex:
 
     def verify(self, *, stored_mask_rows: Sequence[np.ndarray] | None = None,
                stored_item_bounds: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
-               stored_lexeme_paths: dict | None = None) -> None:
+               stored_lexeme_paths: dict | None = None, stored_path_keys: dict | None = None) -> None:
         """Check every section's checksum, every in-lexeme mask, the token class rows and every
         stored loop region (``load`` checked the other bounds; a mask is otherwise checked on its
         first use, see ``indexc_runtime.masks``, the class rows on ``advance``'s first read, see
@@ -180,7 +182,10 @@ class GrammarIndex:
         ``stored_item_bounds``: the same for the item bounds (format 11): the compiler's own
         (lower row, upper places) of each stored key, else each is computed again (``item_bounds``).
         ``stored_lexeme_paths``: the same for the lexeme paths (format 12): the compiler's own
-        decomposition by state, else each state is decomposed again (``lexeme_paths``)."""
+        decomposition by state, else each state is decomposed again (``lexeme_paths``).
+        ``stored_path_keys``: the compiler's path keys (format 13: key -> held groups), compared
+        with the file's; without it every key's bits are decoded and bounded (a key's set cannot be
+        made again from its digest: ``path_keys``)."""
         for name in self._container.header.sections:
             self._container.verify_checksum(name)
         self._masks.check_all(self._container)
@@ -192,6 +197,17 @@ class GrammarIndex:
         self._check_start_mask()
         self._check_stored_memo(stored_mask_rows)
         self._check_item_masks(stored_item_bounds)
+        self._check_path_keys(stored_path_keys)
+
+    def _check_path_keys(self, computed: dict | None = None) -> None:
+        """Every stored path key's bits are bounded, and are the compiler's where it says."""
+        keys = self._path_keys
+        keys.check_all()
+        if computed is None:
+            return
+        if len(computed) != len(keys) or any(
+                not np.array_equal(keys.get(state, digest), held) for (state, digest), held in computed.items()):
+            raise ArtifactError("the stored path keys are not the compiler's", source=self.source)
 
     def _check_lexing(self) -> None:
         """Under longest match, the header lists exactly the terminals whose ends one byte decides

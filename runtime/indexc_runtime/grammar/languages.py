@@ -99,8 +99,12 @@ class SetLanguages:
     """Language digests of one memo's Earley sets (see the module note); the sets made on the way
     (``EarleySets.completed``) go into the memo like any other."""
 
-    def __init__(self, sets: EarleySets):
+    def __init__(self, sets: EarleySets, *, by_rest: bool = False):
+        """``by_rest``: an item is digested by the symbols after its dot, not its rule and dot, and a
+        Leo entry as the item it stands for (``path_keys``' digests; see ``_item_part``)."""
         self._sets = sets
+        self._by_rest = by_rest
+        self._rests: dict[tuple[int, int], bytes] = {}
         self._lhs_of = sets.rules.lhs_symbol
         self._closed: dict[int, bytes] = {}  # set id -> its digest, where it is the same on every path
         self._completions: dict[tuple[int, int], tuple[int, bool]] = {}  # (origin, symbol) -> ``completed``
@@ -115,6 +119,14 @@ class SetLanguages:
             if set_id not in found:
                 found[set_id] = self._digest(set_id, {})[0]
         return found
+
+    def digest(self, set_id: int) -> bytes | None:
+        """One set's digest, or None where it would cost more than ``MAX_VISITS`` sets (or a set
+        made on the way meets a limit): ``path_keys``' key."""
+        try:
+            return self.digests((set_id,))[set_id]
+        except (_OverBudget, GrammarLimitExceeded):
+            return None
 
     def _digest(self, set_id: int, path: dict[int, int]) -> tuple[bytes, int]:
         """(the set's digest, the lowest position on ``path`` it refers to, or ``_OPEN``).
@@ -145,20 +157,44 @@ class SetLanguages:
             after, through = self._completed(origin, lhs_of[rule])
             digest, low = self._digest(after, path)
             lowest = min(lowest, low)
-            items.append(_PACK3(rule, dot, through) + digest)
+            items.append(self._item_part(rule, dot, through) + digest)
         for symbol, (top, top_symbol, through) in leo.items():
             after, through_too = self._completed(top, top_symbol)
             digest, low = self._digest(after, path)
             lowest = min(lowest, low)
-            entries.append(_PACK3(symbol, through or through_too, -1) + digest)
+            entries.append(self._entry_part(symbol, through or through_too) + digest)
         del path[set_id]
-        items.sort()
-        entries.sort()
+        if self._by_rest:  # one list, each distinct part once: the same texts, one digest
+            items, entries, kind = sorted(set(items + entries)), [], b"K"
+        else:
+            items.sort()
+            entries.sort()
+            kind = b"S"
         head = _PACK4(len(items), len(entries), len(wanted), accepting)
-        digest = _hash(b"S" + head + struct.pack(f"<{len(wanted)}i", *sorted(wanted)), items + entries)
+        digest = _hash(kind + head + struct.pack(f"<{len(wanted)}i", *sorted(wanted)), items + entries)
         if lowest > position:  # refers to nothing at or above itself: the same on every path
             self._closed[set_id] = digest
         return digest, (lowest if lowest < position else _OPEN)
+
+    def _item_part(self, rule: int, dot: int, through: bool) -> bytes:
+        """An own item's part of a digest, before its ``goto`` set's digest: its rule and dot, or
+        (``by_rest``) the symbols after its dot, which with the ``goto`` set fix the texts it
+        accepts (rules lowered from one Lark rule's optional parts, or a list's first and later
+        elements, then share)."""
+        if not self._by_rest:
+            return _PACK3(rule, dot, through)
+        rest = self._rests.get((rule, dot))
+        if rest is None:
+            symbols = self._sets.rules.rhs(rule)[dot:]
+            rest = self._rests[(rule, dot)] = struct.pack(f"<{len(symbols) + 1}i", len(symbols), *symbols)
+        return rest + _PACK3(through, 0, 0)
+
+    def _entry_part(self, symbol: int, through: bool) -> bytes:
+        """A Leo entry's part: its symbol, or (``by_rest``) the item ``A -> alpha . symbol`` it
+        stands for, whose rest is that one symbol."""
+        if not self._by_rest:
+            return _PACK3(symbol, through, -1)
+        return struct.pack("<2i", 1, symbol) + _PACK3(through, 0, 0)
 
     def _completed(self, origin: int, symbol: int) -> tuple[int, bool]:
         key = (origin, symbol)

@@ -99,7 +99,7 @@ class StatePaths:
     """One lexer state's decomposition (local indices; see the module note)."""
 
     __slots__ = ("parent", "terminal", "pair_offsets", "pair_terminal", "group_pair_offsets", "group_pairs",
-                 "group_token_offsets", "group_tokens", "_all_row", "_nodes", "_pairs")
+                 "group_token_offsets", "group_tokens", "scanned_root", "_all_row", "_nodes", "_pairs")
 
     def __init__(self, parent, terminal, pair_offsets, pair_terminal, group_pair_offsets, group_pairs,
                  group_token_offsets, group_tokens):
@@ -116,6 +116,10 @@ class StatePaths:
         inner[parent[parent >= 0]] = True  # a node with a child: its set is scanned (a leaf's expected terminals suffice)
         self._nodes = (parent.tolist(), terminal.tolist(), offsets[:-1], offsets[1:], inner.tolist())
         self._pairs = pair_terminal.tolist()
+        # the one terminal every path starts with, where the root (node 0) holds no pair: the row is
+        # then a function of the set that terminal's scan reaches from the origin (``path_keys``)
+        first = set(terminal[parent == 0].tolist())
+        self.scanned_root = first.pop() if len(first) == 1 and offsets[1] == offsets[0] else None
 
     @property
     def n_groups(self) -> int:
@@ -159,6 +163,8 @@ class StatePaths:
 
     def held_groups(self, root: int, configs: Configs) -> np.ndarray:
         """Bool per group: one of its pairs holds from ``root`` (``held_pairs``)."""
+        if not self.n_groups:
+            return np.zeros(0, dtype=bool)
         held = np.zeros(len(self._pairs), dtype=np.uint8)
         held[self.held_pairs(root, configs)] = 1
         return np.maximum.reduceat(held[self.group_pairs], self.group_pair_offsets[:-1]).view(bool)
@@ -175,13 +181,18 @@ class StatePaths:
         return self.group_tokens[expand_runs(first, end - first)]
 
     def allowed_row(self, root: int, configs: Configs, words: int) -> np.ndarray:
-        """``allowed_tokens`` as a new int32 bitmask row of ``words`` words.  Where most of the
-        state's tokens are allowed (lark.lark after ``start:``: 25,053 of 25,112, session 31), the
-        row of all its groups' tokens (made once) is copied and the others' bits cleared, instead
-        of setting tens of thousands of bits (~0.1-0.15 ms a thread)."""
+        """``allowed_tokens`` as a new int32 bitmask row of ``words`` words (``row_of``)."""
         if not self.n_groups:
             return np.zeros(words, dtype=np.int32)
-        groups = self.held_groups(root, configs)
+        return self.row_of(self.held_groups(root, configs), words)
+
+    def row_of(self, groups: np.ndarray, words: int) -> np.ndarray:
+        """The tokens of the groups flagged in ``groups`` as a new int32 row of ``words`` words.
+        Where most of the state's tokens are in (lark.lark after ``start:``: 25,053 of 25,112,
+        session 31), the row of all its groups' tokens (made once) is copied and the others' bits
+        cleared, instead of setting tens of thousands of bits (~0.1-0.15 ms a thread)."""
+        if not self.n_groups:
+            return np.zeros(words, dtype=np.int32)
         lost = ~groups
         offsets = self.group_token_offsets
         if 2 * int((offsets[1:][lost] - offsets[:-1][lost]).sum()) > self.group_tokens.size:  # most not allowed
@@ -233,6 +244,11 @@ class LexemePaths:
         arrays = {name: c.array(name) for name in PATH_SECTION_NAMES}
         _check(arrays, n_lexer_states, n_terminals, undecided, c.source)
         return cls(arrays, c.header.vocab_size, n_terminals, c.source)
+
+    def group_counts(self) -> dict[int, int]:
+        """Each decomposed state's number of token groups (``path_keys``' bits a key)."""
+        offsets = self._arrays["path_group_offsets"].astype(np.int64)
+        return dict(zip(self._arrays["path_states"].tolist(), np.diff(offsets).tolist()))
 
     def of(self, state: int) -> StatePaths:
         """State ``state``'s decomposition (``state in self.states``), decoded on first use."""

@@ -46,6 +46,7 @@ from indexc_runtime.grammar.configs import DEAD, Configs
 from indexc_runtime.grammar.earley import EarleySets
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.languages import LanguageKeys, OriginMerger, SetLanguages
+from indexc_runtime.grammar.path_keys import PathRows
 from indexc_runtime.grammar.stored_match import StoredMatch
 from indexc_runtime.grammar.walker import MaskWalker
 
@@ -70,6 +71,9 @@ class ParserMemo:
         set_languages = SetLanguages(self.sets)  # digests shared by the merger and the language keys
         if index.origin_merge is not None:  # a version 9+ file's stored memo was made merging (``languages``)
             self.configs.merger = OriginMerger(set_languages, self.configs.ignored, index.origin_merge)
+        if len(index._path_keys):  # a version 13 file's path keys (``path_keys``)
+            self.walker.use_path_keys(PathRows(index._path_keys, index._lexeme_paths, self.configs,
+                                               SetLanguages(self.sets, by_rest=True)))
         if language_keys and index._stored_memo.n_languages:  # the compiler found them worth storing (format 8)
             self.walker.use_languages(LanguageKeys(self.configs, set_languages))
         self._limits = limits

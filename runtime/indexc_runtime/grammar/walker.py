@@ -106,6 +106,7 @@ from indexc_runtime.grammar.futures import FutureMasks, future_key
 from indexc_runtime.grammar.item_masks import NO_LOWER, ItemMasks, thread_items
 from indexc_runtime.grammar.languages import LanguageKeys
 from indexc_runtime.grammar.lexeme_paths import LexemePaths
+from indexc_runtime.grammar.path_keys import PathRows
 from indexc_runtime.grammar.horizon import TerminalLengths, TokenHorizon
 from indexc_runtime.grammar.loop_exits import Exits, LoopExits, range_cover
 from indexc_runtime.grammar.runs import distinct, expand_runs
@@ -189,6 +190,7 @@ class MaskWalker:
         self._items = ItemMasks.empty()  # the file's item bounds (``use_item_masks``, format 11)
         self._paths = LexemePaths.empty()  # the file's decomposed states (``use_lexeme_paths``, format 12)
         self._path_rows: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()  # see _path_row
+        self._path_keys: PathRows | None = None  # path rows by the language they are scanned from (format 13)
         self._thread_bounds: dict[tuple[int, int, int], tuple] = {}  # thread -> _item_bounds' answer
         self._stored: dict[int, int] = {}  # configuration -> its mask id in the file (``stored_pinner``)
         self._languages: LanguageKeys | None = None  # masks by language key, if the file stores keys (``languages``)
@@ -229,6 +231,14 @@ class MaskWalker:
     def use_lexeme_paths(self, paths: LexemePaths) -> None:
         """Decide the undecided tokens of the file's decomposed states by their lexeme paths."""
         self._paths = paths
+
+    def walked_path_rows(self) -> list[tuple[tuple[int, int], np.ndarray]]:
+        """The path rows this walker keeps, by ``(state, origin)`` (the compiler's path-key check)."""
+        return list(self._path_rows.items())
+
+    def use_path_keys(self, rows: PathRows) -> None:
+        """Ask ``rows`` for a decomposed thread's held groups (``path_keys``: by key, else scanned)."""
+        self._path_keys = rows
 
     def use_languages(self, keys: LanguageKeys) -> None:
         """Share masks between configurations with one language key (``languages``)."""
@@ -347,7 +357,9 @@ class MaskWalker:
         if row is not None:
             self._path_rows.move_to_end(key)
             return row
-        row = self._path_rows[key] = self._paths.of(state).allowed_row(origin, self._configs, self._masks.words)
+        paths = self._paths.of(state)
+        held = paths.held_groups(origin, self._configs) if self._path_keys is None else self._path_keys.held(state, origin)
+        row = self._path_rows[key] = paths.row_of(held, self._masks.words)
         if len(self._path_rows) > PATH_ROW_MEMO:
             self._path_rows.popitem(last=False)
         return row

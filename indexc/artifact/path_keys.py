@@ -1,0 +1,86 @@
+"""``path_key_sections``: the lexeme-path rows of the warm-up texts, keyed by language (format 13).
+
+After the warm-up walk (``warm_memo``), the texts (given and sampled) are read again at every byte
+on the walk's memo, as the item keys' pass does (``warm_memo.byte_positions``): a tokenizer may
+stop at any byte, and the warm-up's own tokens rarely stop where a model's do.  Each thread of a
+decomposed lexer state gets its key (``indexc_runtime.grammar.path_keys``: the state and the
+language digest of the set its paths are scanned from), and each new key its held groups, by the
+runtime's own ``StatePaths.held_groups`` on that memo.  Why every byte and not the walk's token
+boundaries: on lark.lark's sample (session 33), the keys of 27 of the 30 masks that scan paths
+were met at some byte of the sampled texts; its slowest mask's (after ``start:``) at no token
+boundary of them.
+
+Limits, explicit and reported in the header's ``stats.path_keys`` (keys stored, threads met,
+threads whose digest was over the budget): at most ``MAX_PATH_KEYS`` keys, and the byte pass
+stops after ``MAX_PATH_KEY_PASS_STEPS`` parser steps or when the memo holds half its limits; a
+``GrammarLimitExceeded`` ends the pass (the keys made before it are kept).  Cost: lark.lark,
+250 keys from 2,048 sampled tokens, ~0.1-0.2 s of compile (session 33's host).
+
+Self-check: every path row the warm-up walk computed (the walker's memo, by thread) whose key was
+stored must be the stored row: two sets with one digest and two rows would be a wrong key, an
+internal error (as ``warm_memo._languages``'), not a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from indexc_runtime.grammar.errors import GrammarLimitExceeded
+from indexc_runtime.grammar.languages import SetLanguages
+from indexc_runtime.grammar.path_keys import Key, PathKeys, PathRows, empty_arrays, sections_of
+
+MAX_PATH_KEYS = 1024
+MAX_PATH_KEY_PASS_STEPS = 40_960  # parser steps of the byte pass (``warm_memo.byte_positions``)
+
+
+@dataclass(frozen=True)
+class PathKeySections:
+    sections: dict[str, np.ndarray]
+    stats: dict  # the header's ``stats.path_keys`` (empty: none computed)
+    table: dict[Key, np.ndarray]  # what was stored, for ``verify``'s comparison
+
+    @classmethod
+    def none(cls) -> "PathKeySections":
+        return cls(empty_arrays(), {}, {})
+
+
+def path_key_sections(index, memo, positions) -> PathKeySections:
+    """The path keys of the threads at ``positions`` (configurations of ``memo``, in text order)."""
+    paths = index._lexeme_paths
+    if not len(paths):
+        return PathKeySections.none()
+    configs = memo.configs
+    rows = PathRows(PathKeys.empty(), paths, configs, SetLanguages(memo.sets, by_rest=True), states=paths.states)
+    table: dict[Key, np.ndarray] = {}
+    met: set[tuple[int, int]] = set()
+    over_budget = 0
+    try:
+        for config in positions:
+            for origin, _, state in configs.threads[config]:
+                if state not in paths.states or (state, origin) in met:
+                    continue
+                met.add((state, origin))
+                key = rows.key(state, origin)
+                if key is None:
+                    over_budget += 1
+                elif key not in table:
+                    table[key] = paths.of(state).held_groups(origin, configs)
+            if len(table) >= MAX_PATH_KEYS:
+                break
+    except GrammarLimitExceeded:
+        pass  # the keys made before the limit are kept
+    _check_walked_rows(memo, rows, table)
+    stats = {"keys": len(table), "threads": len(met), "over_budget": over_budget}
+    return PathKeySections(sections_of(table), stats, table)
+
+
+def _check_walked_rows(memo, rows: PathRows, table: dict[Key, np.ndarray]) -> None:
+    """The warm-up walk's own path rows (``MaskWalker``'s memo, by state and origin) against the
+    rows stored under their keys."""
+    paths = rows.paths
+    for (state, origin), row in memo.walker.walked_path_rows():
+        key = rows.key(state, origin)
+        if key in table and not np.array_equal(paths.of(state).row_of(table[key], row.size), row):
+            raise ValueError(f"internal error: path key of lexer state {state} holds two rows: the key is not exact")

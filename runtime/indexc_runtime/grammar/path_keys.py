@@ -1,0 +1,194 @@
+"""Path keys: a lexeme-path row looked up by the language of the set it is scanned from (format 13).
+
+**Why.**  A thread of a decomposed lexer state (``lexeme_paths``) decides its state's undecided
+tokens by scanning the state's path trie from its origin: ~100 scans and ~30 new Earley sets the
+first time a parser context is met.  lark.lark's slowest masks are exactly those (after
+``start:``, after a rule body's first name, after a top-level newline): 1.0-1.5 ms of a mask
+each, ~1.1 ms of it the path row's scans, on a host where llguidance's C p50 is ~355 µs (session
+33).  A request meets such a context for the first time on its first document; the stored
+parser memo (``stored_memo``) and the stored configurations' language keys (``languages``) only
+help where the compile-time warm-up met the same configuration, and the warm-up's sampled
+sentences rarely stop at the same byte with the same origin set.
+
+**The key.**  A path row is a function of the set its paths are scanned from and of nothing
+else (``StatePaths.held_pairs``: the pairs whose path scans from it and whose terminal the set
+reached expects or ignores).  For a thread ``(O, t, q)`` of a terminal the parser does not ignore,
+every path starts with ``t`` and the root holds no pair (the decomposition's shape for every state
+but one of the bundled grammars', checked per state: ``scanned_root``), so the row is a function
+of ``E = scan(O, t)``: its language digest (``languages.SetLanguages``: the set's items and what
+follows each of them, up the chain, no set id) with ``q`` is the key.  Otherwise (an ignored
+terminal, a root with pairs) the key is ``O``'s digest.  Two sets with one digest accept the same
+texts, so every scan of a path reaches sets expecting the same terminals: one row, exact.
+Keyed by ``E`` rather than ``O``, the contexts that differ only before ``t`` share: lark.lark's
+``start:`` (``O`` after a bare rule name) and a warm-up's ``a{b}:`` (``O`` after its
+parameters) scan ``":"`` into sets with one digest.
+
+**What is stored** (``path_key_*``, format 13): the keys the compiler's warm-up texts meet at
+every byte (``indexc.artifact.path_keys``), each with the state's groups it holds (packed bits,
+little bit order, ``ceil(groups / 8)`` bytes a key), sorted by state then digest:
+
+    path_key_state (n,)            decomposed lexer states
+    path_key_digest (n, 16)        the digest of the set the state's paths are scanned from
+    path_key_held_offsets (n+1,)   key k's bits: path_key_held[offsets[k]:offsets[k+1]]
+    path_key_held (m,)             uint8, the state's groups in order, bit set: the group holds
+
+**At serving time** (``PathRows``, one per parser memo): the walker asks ``held(state, origin)``
+before it scans a decomposed thread's paths; a key found (stored, or computed earlier in this
+memo) gives the held groups, no scan made.  Only states with a stored key are keyed: a digest
+costs the sets up its chain (most made already), and states the warm-up never met rarely repeat.
+Measured on lark.lark's sample (fresh processes, this host): see ``docs/grammar-path.md``,
+session 33.
+
+**Checks.**  At load: states decomposed, keys strictly increasing (so distinct), offsets rising
+from 0 by ``ceil(groups / 8)`` a key.  A key's padding bits are checked on its first use (and by
+``verify``, every key).  That a stored row is the one its set gives is the compiler's walk (the
+runtime's own ``held_groups``); ``verify`` cannot remake a set from its digest.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexc_runtime.container import Container
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.grammar.configs import Configs
+from indexc_runtime.grammar.languages import KEY_BYTES, SetLanguages
+from indexc_runtime.grammar.lexeme_paths import LexemePaths
+
+PATH_KEY_SECTION_NAMES = ("path_key_state", "path_key_digest", "path_key_held_offsets", "path_key_held")
+Key = tuple[int, bytes]  # lexer state, digest of the set its paths are scanned from
+
+
+class PathKeys:
+    """The stored keys of one file: ``(state, digest)`` -> the state's held groups."""
+
+    def __init__(self, states: np.ndarray, digests: np.ndarray, offsets: np.ndarray, held: np.ndarray,
+                 n_groups: dict[int, int], source: str = ""):
+        self._held, self._n_groups, self._source = held, n_groups, source
+        starts = offsets.tolist()
+        self._slot = {(state, digest.tobytes()): (starts[k], starts[k + 1])
+                      for k, (state, digest) in enumerate(zip(states.tolist(), digests))}
+        self.states = frozenset(states.tolist())
+        self._decoded: dict[Key, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self._slot)
+
+    @classmethod
+    def empty(cls) -> "PathKeys":
+        return cls(*(array for array in empty_arrays().values()), {})
+
+    @classmethod
+    def from_container(cls, c: Container, paths: LexemePaths) -> "PathKeys":
+        """A format 13 file's keys, bounded (``_check``); none for an older file or none stored."""
+        if c.header.format_version < 13 or not c.header.dims.get("n_path_keys"):
+            return cls.empty()
+        states, digests, offsets, held = (c.array(name) for name in PATH_KEY_SECTION_NAMES)
+        n_groups = paths.group_counts()
+        _check(states, digests, offsets.astype(np.int64), held, n_groups, c.source)
+        return cls(states, digests, offsets.astype(np.int64), held, n_groups, c.source)
+
+    def get(self, state: int, digest: bytes) -> np.ndarray | None:
+        """The groups of ``state`` held from a set of ``digest`` (bool per group), or None."""
+        key = (state, digest)
+        found = self._decoded.get(key)
+        if found is None:
+            slot = self._slot.get(key)
+            if slot is None:
+                return None
+            found = self._decoded[key] = self._decode(state, *slot)
+        return found
+
+    def _decode(self, state: int, start: int, end: int) -> np.ndarray:
+        """A key's bits as bools (its padding bits must be 0)."""
+        n = self._n_groups[state]
+        bits = np.unpackbits(self._held[start:end], bitorder="little")
+        if bits[n:].any():
+            raise ArtifactError(f"section 'path_key_held' sets a padding bit (lexer state {state})", source=self._source)
+        return bits[:n].view(bool)
+
+    def check_all(self) -> None:
+        """Decode every key (``verify``: every padding bit)."""
+        for (state, _), slot in self._slot.items():
+            self._decode(state, *slot)
+
+
+class PathRows:
+    """One parser memo's held groups by key: the file's, and the ones its own scans computed."""
+
+    def __init__(self, stored: PathKeys, paths: LexemePaths, configs: Configs, languages: SetLanguages,
+                 states: frozenset[int] | None = None):
+        """``states``: the decomposed states to key (default: those with a stored key; the compiler
+        keys every one)."""
+        self._stored, self.paths, self._configs, self._languages = stored, paths, configs, languages
+        self.states = stored.states if states is None else states
+        self._computed: dict[Key, np.ndarray] = {}
+        self.hits = 0  # rows found by key (stored or computed here): for the benchmarks and tests
+
+    def key(self, state: int, origin: int) -> Key | None:
+        """The key of a thread of ``state`` from Earley set ``origin`` (None: its set is not
+        expected there, or its digest is over the languages' budget)."""
+        paths = self.paths.of(state)
+        root = origin
+        if paths.scanned_root is not None:
+            root = self._configs.sets.scan(origin, paths.scanned_root)
+            if root < 0:
+                return None
+        digest = self._languages.digest(root)
+        return None if digest is None else (state, digest)
+
+    def held(self, state: int, origin: int) -> np.ndarray:
+        """``StatePaths.held_groups`` of a thread of ``state`` from ``origin``: by key where one is
+        stored or was computed, else scanned (and kept under its key)."""
+        key = self.key(state, origin) if state in self.states else None
+        if key is not None:
+            found = self._stored.get(*key)
+            if found is None:
+                found = self._computed.get(key)
+            if found is not None:
+                self.hits += 1
+                return found
+        found = self.paths.of(state).held_groups(origin, self._configs)
+        if key is not None:
+            self._computed[key] = found
+        return found
+
+    def computed(self) -> dict[Key, np.ndarray]:
+        """The rows this memo scanned, by key (the compiler's table)."""
+        return self._computed
+
+
+def empty_arrays() -> dict[str, np.ndarray]:
+    return {"path_key_state": np.zeros(0, dtype=np.int32),
+            "path_key_digest": np.zeros((0, KEY_BYTES), dtype=np.uint8),
+            "path_key_held_offsets": np.zeros(1, dtype=np.int64),
+            "path_key_held": np.zeros(0, dtype=np.uint8)}
+
+
+def sections_of(table: dict[Key, np.ndarray]) -> dict[str, np.ndarray]:
+    """The ``path_key_*`` sections of ``table`` (key -> held groups as bools), sorted by key."""
+    if not table:
+        return empty_arrays()
+    keys = sorted(table)
+    packed = [np.packbits(table[key].astype(np.uint8), bitorder="little") for key in keys]
+    return {"path_key_state": np.array([state for state, _ in keys], dtype=np.int32),
+            "path_key_digest": np.frombuffer(b"".join(digest for _, digest in keys), dtype=np.uint8).reshape(-1, KEY_BYTES),
+            "path_key_held_offsets": np.concatenate([[0], np.cumsum([p.size for p in packed])]).astype(np.int64),
+            "path_key_held": np.concatenate(packed).astype(np.uint8)}
+
+
+def _check(states: np.ndarray, digests: np.ndarray, offsets: np.ndarray, held: np.ndarray,
+           n_groups: dict[int, int], source: str) -> None:
+    def require(ok: bool, section: str, what: str) -> None:
+        if not ok:
+            raise ArtifactError(f"section {section!r} {what}", source=source)
+
+    n = len(states)
+    require(digests.shape == (n, KEY_BYTES), "path_key_digest", f"is not {n} x {KEY_BYTES}")
+    require(all(state in n_groups for state in states.tolist()), "path_key_state", "names a state with no lexeme paths")
+    order = list(zip(states.tolist(), (digest.tobytes() for digest in digests)))
+    require(all(a < b for a, b in zip(order, order[1:])), "path_key_state", "keys are not strictly increasing")
+    expected = np.array([-(-n_groups[state] // 8) for state in states.tolist()], dtype=np.int64)
+    require(len(offsets) == n + 1 and offsets[0] == 0 and offsets[-1] == len(held)
+            and bool((np.diff(offsets) == expected).all()),
+            "path_key_held_offsets", "does not give each key ceil(groups / 8) bytes")

@@ -1,0 +1,142 @@
+"""Path keys (format 13): a lexeme-path row read by the language of the set its paths are scanned from.
+
+A key must never change a mask: along random walks the masks of a file read with its keys equal
+the same file's read without them, each stored row is the one its set gives (scanned again), the
+bundled grammars agree with the oracle, and the hostile forms of the sections are refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import indexc.artifact.path_keys as artifact_keys
+import indexc_runtime
+from indexc.pipeline import write
+from indexc.pipeline.grammar import compile_grammar_ir
+from indexc.trie import build_trie
+from indexc_runtime.errors import ArtifactError
+from indexc_runtime.grammar.path_keys import PathKeys
+from tests.grammar_path.helpers import assert_readings_agree, every_state_decomposed, vocabulary_from_text
+from tests.grammar_path.test_bundled_vs_oracle import SAMPLES, _sample_and_walks_agree
+from tests.grammar_path.test_lexeme_paths import IR, TEXT, _random_walks
+from tests.runtime.surgery import assert_refused_at_load, rewrite_section, setting
+
+
+@pytest.fixture(autouse=True)
+def every_state_worth_it(monkeypatch):
+    every_state_decomposed(monkeypatch)
+
+
+def _written(tmp_path) -> tuple[bytes, object]:
+    """``IR`` compiled with a sampled warm-up (so with path keys), its bytes and vocabulary."""
+    vocab = vocabulary_from_text(TEXT, pieces=120, seed=5)
+    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="path keys", min_wide_tokens=0,
+                                sampled_warm_up=512, language_keys=True)
+    write(result, vocab, str(tmp_path / "g.idx"))
+    return (tmp_path / "g.idx").read_bytes(), vocab
+
+
+@pytest.fixture
+def compiled(tmp_path):
+    return _written(tmp_path)
+
+
+def _without_keys(data: bytes):
+    index = indexc_runtime.load(data)
+    index._path_keys = PathKeys.empty()
+    return index
+
+
+def test_keys_are_stored_counted_and_verified(compiled):
+    index = indexc_runtime.load(compiled[0], verify=True)
+    stats = index.header["stats"]["path_keys"]
+    assert index.format_version == 13 and stats["keys"] == len(index._path_keys) > 5
+    assert stats["threads"] >= stats["keys"] and stats["over_budget"] == 0
+
+
+def test_masks_read_by_key_equal_the_masks_scanned(compiled):
+    """Along random walks, every mask is the same with the keys and without; the keys were read."""
+    data, vocab = compiled
+    checked, last = assert_readings_agree(indexc_runtime.load(data), _without_keys(data), vocab, walks=40, steps=14,
+                                          seed=4)
+    assert checked > 300 and last._memo.walker._path_keys.hits > 20
+
+
+def test_every_key_met_holds_the_row_its_set_gives(compiled):
+    """At each decomposed thread of random walks whose key is stored, the stored groups are the
+    ones its paths give when scanned (a fresh scan, not the key)."""
+    data, vocab = compiled
+    index = indexc_runtime.load(data)
+    memo = index.matcher()._memo
+    rows, seen = memo.walker._path_keys, 0
+    for matcher in _random_walks(index, vocab, seed=9, walks=20, steps=10):
+        for origin, _, state in memo.configs.threads[matcher.state]:
+            key = rows.key(state, origin) if state in rows.states else None
+            stored = index._path_keys.get(*key) if key is not None else None
+            if stored is not None:
+                assert np.array_equal(stored, rows.paths.of(state).held_groups(origin, memo.configs))
+                seen += 1
+    assert seen > 30
+
+
+def test_a_row_computed_once_is_read_by_key_in_another_context(compiled):
+    """A key met again in the same memo (no stored row): the row computed the first time."""
+    data, vocab = compiled
+    checked, last = assert_readings_agree(_without_stored_rows(data), _without_keys(data), vocab, walks=40,
+                                          steps=14, seed=6)
+    rows = last._memo.walker._path_keys
+    assert checked > 300 and rows.hits > 0 and len(rows.computed()) > 0
+
+
+def _without_stored_rows(data: bytes):
+    """The file's keyed states, no stored row read: every row is computed, then read by key."""
+    index = indexc_runtime.load(data)
+    index._path_keys.get = lambda state, digest: None
+    return index
+
+
+def test_the_key_budget_stops_the_pass(tmp_path, monkeypatch):
+    monkeypatch.setattr(artifact_keys, "MAX_PATH_KEYS", 2)
+    index = indexc_runtime.load(_written(tmp_path)[0], verify=True)
+    assert index.header["stats"]["path_keys"]["keys"] == len(index._path_keys) == 2
+
+
+@pytest.mark.parametrize("section, change, message", [
+    ("path_key_state", setting(0, 10**6), "no lexeme paths"),
+    ("path_key_state", lambda a: a.__setitem__(slice(None), a[::-1].copy()), "strictly increasing"),
+    ("path_key_digest", lambda a: a.__setitem__(slice(None), a[::-1].copy()), "strictly increasing"),
+    ("path_key_held_offsets", setting(1, 0), "ceil"),
+    ("path_key_held_offsets", setting(-1, 10**6), "ceil"),
+])
+def test_a_key_out_of_bounds_is_refused_at_load(compiled, section, change, message):
+    assert_refused_at_load(compiled[0], section, change, message)
+
+
+def test_a_padding_bit_is_refused_where_its_key_is_read(compiled):
+    data, _ = compiled
+    index = indexc_runtime.load(data)
+    counts = index._lexeme_paths.group_counts()
+    states, offsets = index.section("path_key_state"), index.section("path_key_held_offsets")
+    padded = next(k for k, state in enumerate(states.tolist()) if counts[state] % 8)
+    byte, bit = int(offsets[padded + 1]) - 1, counts[int(states[padded])] % 8
+    tampered = rewrite_section(data, "path_key_held", lambda a: a.__setitem__(byte, a[byte] | (1 << bit)))
+    loaded = indexc_runtime.load(tampered)  # the load reads no bit
+    with pytest.raises(ArtifactError, match="path_key_held.*padding bit"):
+        loaded.verify()
+
+
+def test_the_writers_check_compares_the_stored_keys_with_its_own(compiled):
+    index = indexc_runtime.load(compiled[0])
+    with pytest.raises(ArtifactError, match="path keys are not the compiler's"):
+        index.verify(stored_path_keys={})
+
+
+@pytest.mark.parametrize("grammar_file", sorted(SAMPLES))
+def test_bundled_grammars_read_by_key_equal_the_oracle(grammar_file, tmp_path):
+    """As ``indexc compile --grammar`` writes it, every state decomposed: the sample's and the random
+    walks' masks, some of their path rows read by key, against the oracle."""
+    index, matcher = _sample_and_walks_agree(grammar_file, tmp_path, seed=5, boundary_masks="default",
+                                             sampled_warm_up=256, language_keys=True)
+    if len(index._lexeme_paths):  # 7 of the 11 grammars with this vocabulary
+        assert index.header["stats"]["path_keys"]["keys"] == len(index._path_keys) > 0
+        assert matcher._memo.walker._path_keys.hits > 0
