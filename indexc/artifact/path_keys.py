@@ -52,7 +52,8 @@ def path_key_sections(index, memo, positions) -> PathKeySections:
     if not len(paths):
         return PathKeySections.none()
     configs = memo.configs
-    rows = PathRows(PathKeys.empty(), paths, configs, SetLanguages(memo.sets, by_rest=True), states=paths.states)
+    rows = PathRows(PathKeys.empty(), paths, configs, SetLanguages(memo.sets, by_rest=True), index._lexer.state_terminal,
+                    states=paths.states)
     table: dict[Key, np.ndarray] = {}
     met: set[tuple[int, int]] = set()
     over_budget = 0

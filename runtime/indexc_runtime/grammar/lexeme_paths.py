@@ -99,7 +99,7 @@ class StatePaths:
     """One lexer state's decomposition (local indices; see the module note)."""
 
     __slots__ = ("parent", "terminal", "pair_offsets", "pair_terminal", "group_pair_offsets", "group_pairs",
-                 "group_token_offsets", "group_tokens", "scanned_root", "_all_row", "_nodes", "_pairs")
+                 "group_token_offsets", "group_tokens", "first_terminal", "root_pairs", "_all_row", "_nodes", "_pairs")
 
     def __init__(self, parent, terminal, pair_offsets, pair_terminal, group_pair_offsets, group_pairs,
                  group_token_offsets, group_tokens):
@@ -116,10 +116,11 @@ class StatePaths:
         inner[parent[parent >= 0]] = True  # a node with a child: its set is scanned (a leaf's expected terminals suffice)
         self._nodes = (parent.tolist(), terminal.tolist(), offsets[:-1], offsets[1:], inner.tolist())
         self._pairs = pair_terminal.tolist()
-        # the one terminal every path starts with, where the root (node 0) holds no pair: the row is
-        # then a function of the set that terminal's scan reaches from the origin (``path_keys``)
+        # the one terminal every path starts with (None: several, or none) and the root's pair
+        # terminals: what ``path_keys`` reads to key the row by the set that terminal's scan reaches
         first = set(terminal[parent == 0].tolist())
-        self.scanned_root = first.pop() if len(first) == 1 and offsets[1] == offsets[0] else None
+        self.first_terminal = first.pop() if len(first) == 1 else None
+        self.root_pairs = frozenset(self._pairs[offsets[0]:offsets[1]])
 
     @property
     def n_groups(self) -> int:

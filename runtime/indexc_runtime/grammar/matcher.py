@@ -73,7 +73,7 @@ class ParserMemo:
             self.configs.merger = OriginMerger(set_languages, self.configs.ignored, index.origin_merge)
         if len(index._path_keys):  # a version 13 file's path keys (``path_keys``)
             self.walker.use_path_keys(PathRows(index._path_keys, index._lexeme_paths, self.configs,
-                                               SetLanguages(self.sets, by_rest=True)))
+                                               SetLanguages(self.sets, by_rest=True), index._lexer.state_terminal))
         if language_keys and index._stored_memo.n_languages:  # the compiler found them worth storing (format 8)
             self.walker.use_languages(LanguageKeys(self.configs, set_languages))
         self._limits = limits

@@ -13,11 +13,10 @@ sentences rarely stop at the same byte with the same origin set.
 **The key.**  A path row is a function of the set its paths are scanned from and of nothing
 else (``StatePaths.held_pairs``: the pairs whose path scans from it and whose terminal the set
 reached expects or ignores).  For a thread ``(O, t, q)`` of a terminal the parser does not ignore,
-every path starts with ``t`` and the root holds no pair (the decomposition's shape for every state
-but one of the bundled grammars', checked per state: ``scanned_root``), so the row is a function
-of ``E = scan(O, t)``: its language digest (``languages.SetLanguages``: the set's items and what
+every path starts with ``t`` and the root holds no pair but of ``t`` itself, which ``O`` expects
+(``scanned_terminal``, checked per state), so the row is a function of ``E = scan(O, t)``: its language digest (``languages.SetLanguages``: the set's items and what
 follows each of them, up the chain, no set id) with ``q`` is the key.  Otherwise (an ignored
-terminal, a root with pairs) the key is ``O``'s digest.  Two sets with one digest accept the same
+terminal, a root with other pairs) the key is ``O``'s digest.  Two sets with one digest accept the same
 texts, so every scan of a path reaches sets expecting the same terminals: one row, exact.
 Keyed by ``E`` rather than ``O``, the contexts that differ only before ``t`` share: lark.lark's
 ``start:`` (``O`` after a bare rule name) and a warm-up's ``a{b}:`` (``O`` after its
@@ -117,25 +116,37 @@ class PathRows:
     """One parser memo's held groups by key: the file's, and the ones its own scans computed."""
 
     def __init__(self, stored: PathKeys, paths: LexemePaths, configs: Configs, languages: SetLanguages,
-                 states: frozenset[int] | None = None):
-        """``states``: the decomposed states to key (default: those with a stored key; the compiler
-        keys every one)."""
+                 state_terminal, states: frozenset[int] | None = None):
+        """``state_terminal``: each lexer state's terminal; ``states``: the decomposed states to key
+        (default: those with a stored key; the compiler keys every one)."""
         self._stored, self.paths, self._configs, self._languages = stored, paths, configs, languages
+        self._state_terminal = state_terminal
         self.states = stored.states if states is None else states
         self._computed: dict[Key, np.ndarray] = {}
+        self._scanned: dict[int, int | None] = {}  # state -> ``scanned_terminal``'s answer
         self.hits = 0  # rows found by key (stored or computed here): for the benchmarks and tests
 
     def key(self, state: int, origin: int) -> Key | None:
         """The key of a thread of ``state`` from Earley set ``origin`` (None: its set is not
         expected there, or its digest is over the languages' budget)."""
-        paths = self.paths.of(state)
-        root = origin
-        if paths.scanned_root is not None:
-            root = self._configs.sets.scan(origin, paths.scanned_root)
+        root, first = origin, self.scanned_terminal(state)
+        if first is not None:
+            root = self._configs.sets.scan(origin, first)
             if root < 0:
                 return None
         digest = self._languages.digest(root)
         return None if digest is None else (state, digest)
+
+    def scanned_terminal(self, state: int) -> int | None:
+        """The terminal whose scan from a thread's origin fixes ``state``'s row (None: the origin
+        does): every path starts with it, and the root holds no pair but of the state's own
+        terminal, which the origin always expects or ignores (a thread of a terminal starts only
+        there, ``Configs.fresh``), so such a pair always holds."""
+        if state not in self._scanned:
+            paths = self.paths.of(state)
+            own = frozenset((self._state_terminal[state],))
+            self._scanned[state] = paths.first_terminal if paths.root_pairs <= own else None
+        return self._scanned[state]
 
     def held(self, state: int, origin: int) -> np.ndarray:
         """``StatePaths.held_groups`` of a thread of ``state`` from ``origin``: by key where one is
