@@ -178,7 +178,7 @@ def _languages(memo, configs: list[int], mask_ids: list[int]) -> dict[str, np.nd
     (``indexc_runtime.grammar.languages``, over the walk's own memo; none past its budget) with
     its mask id, one entry a key, in key order.  Two configurations with one key and two masks
     would be a wrong key: an internal error (as the writer's self-check's), not a file."""
-    keys = LanguageKeys(memo.configs)
+    keys = LanguageKeys.for_version(memo.configs, GRAMMAR_FORMAT_VERSION)
     table: dict[bytes, int] = {}
     for config, mask_id in zip(configs, mask_ids):
         key = keys.of(config)

@@ -48,21 +48,23 @@ def _walk(index, vocab, text: str):
     return matcher, shared_memo(index, index.limits).current
 
 
-def test_two_contexts_with_one_future_share_a_key_and_a_mask(compiled):
+@pytest.mark.parametrize("by_scan", [False, True])  # formats 8-12: by origin; 13: by the scanned sets
+def test_two_contexts_with_one_future_share_a_key_and_a_mask(compiled, by_scan):
     """``[[1, `` and ``[3, [1, ``: the inner list is the outer one's first item or its second
     (other origins, other configurations), and after it closes the same texts may follow."""
     data, vocab = compiled
     index = indexc_runtime.load(data)
     first, memo = _walk(index, vocab, "[[1, ")
     second, _ = _walk(index, vocab, "[3, [1, ")
-    keys = LanguageKeys(memo.configs)
+    keys = LanguageKeys(memo.configs, by_scan=by_scan)
     assert first.state != second.state and keys.of(first.state) == keys.of(second.state) is not None
     assert bitmask_ids(index, first) == bitmask_ids(index, second)
     top, _ = _walk(index, vocab, "[1, ")  # the outer list's own items: "]" ends the text there
     assert keys.of(top.state) != keys.of(first.state)
 
 
-def test_a_key_is_the_same_in_every_memo_whatever_was_keyed_before(compiled):
+@pytest.mark.parametrize("by_scan", [False, True])
+def test_a_key_is_the_same_in_every_memo_whatever_was_keyed_before(compiled, by_scan):
     """Digests hold no set ids and a set's digest is kept only where it is the same on every
     path (left recursion: ``items -> items COMMA value``), so the order of work does not show."""
     data, vocab = compiled
@@ -71,7 +73,7 @@ def test_a_key_is_the_same_in_every_memo_whatever_was_keyed_before(compiled):
     for order in (texts, texts[::-1]):
         index = indexc_runtime.load(data)
         walked = {text: _walk(index, vocab, text) for text in order}
-        keys = LanguageKeys(walked[order[0]][1].configs)
+        keys = LanguageKeys(walked[order[0]][1].configs, by_scan=by_scan)
         found.append({text: keys.of(matcher.state) for text, (matcher, _) in walked.items()})
     assert found[0] == found[1] and None not in found[0].values()
 

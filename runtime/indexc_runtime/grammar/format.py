@@ -88,7 +88,9 @@ such a state asks the parser about the paths instead of walking its undecided to
 Format version 13 adds the *path keys* (``path_key_*``; ``indexc_runtime.grammar.path_keys``): per
 key (a decomposed lexer state, the language digest of the set its paths are scanned from) the
 state's token groups that hold there, as packed bits.  A thread whose key is stored reads its
-lexeme-path row instead of scanning the paths.  Version 8-12 files are still read (none).
+lexeme-path row instead of scanning the paths.  The stored configurations' language keys read
+each thread's scanned sets instead of its origin (``languages.LanguageKeys.for_version``).
+Version 8-12 files are still read (no path keys; language keys by origin).
 
 Header keys beyond the common ones: ``n_lexer_states``, ``n_classes``, ``n_masks``,
 ``n_terminals``, ``n_nonterminals``, ``n_rules``, ``terminal_names``, ``nonterminal_names``,

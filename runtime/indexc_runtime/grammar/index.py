@@ -276,7 +276,8 @@ class GrammarIndex:
             raise ArtifactError("the stored parser memo does not hold the walk's configurations", source=self.source)
         fresh = ParserMemo(self, self.limits, pin_start=False, language_keys=False)
         problem = self._stored_memo.check_derived(fresh.sets, fresh.configs, fresh.walker.mask, self._masks.row,
-                                                  stored_mask_rows, LanguageKeys(fresh.configs))
+                                                  stored_mask_rows,
+                                                  LanguageKeys.for_version(fresh.configs, self.format_version))
         if problem is not None:
             raise ArtifactError(f"the stored parser memo is not the grammar's: {problem}", source=self.source)
 

@@ -52,6 +52,19 @@ min / median (scratch script): C sample, first request 26.7 / 28.8 -> 19.8 / 24.
 347 / 397 -> 98 / 132 us; c-other 30.5 / 42.5 -> 31.1 / 39.5 ms, p50 120 / 155 -> 75 / 98;
 RFC-XML 49.9 / 76.6 -> 42.0 / 68.3 ms, p50 35 / 47 -> 32 / 53; arithmetic-other 7.0 / 10.1 ->
 6.4 / 8.8 ms.  Without the shape test: C 23.7 / 25.1 ms, c-other 33.1 / 41.9 ms, p50 99 / 116.
+Format 13 keys a thread by the sets its lexeme leads to instead (``Configs.scanned``: its scan,
+and its origin for an ignored terminal), each by a digest that reads an item by the symbols after
+its dot and a Leo entry as its item (``SetLanguages(by_rest=True)``, the path keys' digest): a
+thread's mask depends on those sets only (its lexer state's masks, the terminals they expect, the
+lexeme paths scanned from them), and two origins that differ only before the thread's terminal
+(a C statement's first token at a block's first statement or a later one, lark.lark's rule name
+with or without parameters) scan into sets of one digest.  The scans are made for the key, but
+only for a known shape, and the walk makes them anyway on a miss.  Measured (session 33, thread
+time of the samples' walks in fresh processes, three alternated runs, the format 12 keys against
+these): C 6.7-11.4 -> 5.5-5.6 ms, its slowest mask 1.13-1.72 -> 1.12-1.17 ms (the one that is
+still computed pays its key: 0.81-1.56 -> 1.12-1.17 ms); c-other 9.5-11.1 -> 8.0-9.6 ms; lark.lark
+5.9-6.5 -> 4.8-5.3 ms; lark-other 13.1-13.6 -> 10.7-11.8 ms.  A file of format 8-12 is keyed by
+origins, as its stored keys were (``for_version``).
 Bounded: at most ``MAX_VISITS`` sets keyed afresh per configuration (no key past that: the mask
 is computed as before); a ``GrammarLimitExceeded`` while making a set gives no key.
 
@@ -81,6 +94,7 @@ from indexc_runtime.grammar.earley import EarleySets
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
 
 KEY_BYTES = 16
+SCANNED_KEYS_FROM = 13  # the format from which a configuration's key reads its threads' scanned sets
 MAX_VISITS = 512  # sets keyed afresh for one configuration's key; past it, no key
 # threads beyond one per terminal and state past which a configuration is merged (``OriginMerger``;
 # written into each file as ``origin_merge``, format 9)
@@ -263,9 +277,13 @@ class OriginMerger:
 class LanguageKeys:
     """Language keys of one memo's configurations (see the module note), from its sets' digests."""
 
-    def __init__(self, configs: Configs, set_languages: SetLanguages | None = None):
+    def __init__(self, configs: Configs, set_languages: SetLanguages | None = None, *, by_scan: bool = False):
+        """``by_scan`` (format 13, ``for_version``): a thread is keyed by the sets its lexeme leads
+        to (``Configs.scanned``), each by its digest of items by their rest (``set_languages`` must
+        be such); else (formats 8-12) by its origin's digest."""
         self._configs = configs
-        self._sets = set_languages if set_languages is not None else SetLanguages(configs.sets)
+        self._by_scan = by_scan
+        self._sets = set_languages if set_languages is not None else SetLanguages(configs.sets, by_rest=by_scan)
         self._keys: dict[int, bytes | None] = {}  # configuration -> its key (None: over the budget)
         self._shapes: set[tuple[frozenset, bool]] = set()  # shapes met, worth a key (``unknown_shape``)
 
@@ -299,12 +317,25 @@ class LanguageKeys:
         self._keys[config] = key
         return key
 
+    @classmethod
+    def for_version(cls, configs: Configs, version: int, set_languages: SetLanguages | None = None) -> "LanguageKeys":
+        """The keys a file of format ``version`` stores: by the scanned sets from 13 on."""
+        return cls(configs, set_languages, by_scan=version >= SCANNED_KEYS_FROM)
+
     def _config_key(self, config: int) -> bytes:
-        """Each thread's terminal, state and origin digest (one budget for all the origins)."""
-        threads = self._configs.threads[config]
-        digests = self._sets.digests(origin for origin, _, _ in threads)
-        parts = sorted(_PACK3(terminal, state, 0) + digests[origin] for origin, terminal, state in threads)
-        return _hash(b"C%d" % self._configs.accepting[config], parts)
+        """Each thread's terminal, state and origin digest, or (``by_scan``) the digests of the
+        sets its lexeme leads to (one budget for all of them)."""
+        configs = self._configs
+        threads = configs.threads[config]
+        if not self._by_scan:
+            digests = self._sets.digests(origin for origin, _, _ in threads)
+            parts = sorted(_PACK3(terminal, state, 0) + digests[origin] for origin, terminal, state in threads)
+            return _hash(b"C%d" % configs.accepting[config], parts)
+        scanned = [configs.scanned(origin, terminal) for origin, terminal, _ in threads]
+        digests = self._sets.digests(set_id for sets in scanned for set_id in sets)
+        parts = sorted(_PACK3(terminal, state, len(sets)) + b"".join(digests[set_id] for set_id in sets)
+                       for (_, terminal, state), sets in zip(threads, scanned))
+        return _hash(b"D%d" % configs.accepting[config], parts)
 
 
 def shape_of(threads, accepting: bool) -> tuple[frozenset, bool]:
