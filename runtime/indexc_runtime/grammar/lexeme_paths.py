@@ -246,10 +246,9 @@ class LexemePaths:
         _check(arrays, n_lexer_states, n_terminals, undecided, c.source)
         return cls(arrays, c.header.vocab_size, n_terminals, c.source)
 
-    def group_counts(self) -> dict[int, int]:
-        """Each decomposed state's number of token groups (``path_keys``' bits a key)."""
-        offsets = self._arrays["path_group_offsets"].astype(np.int64)
-        return dict(zip(self._arrays["path_states"].tolist(), np.diff(offsets).tolist()))
+    def states_and_group_offsets(self) -> tuple[np.ndarray, np.ndarray]:
+        """The decomposed states (increasing) and their groups' offsets (``path_keys``' bits a key)."""
+        return self._arrays["path_states"].astype(np.int64), self._arrays["path_group_offsets"].astype(np.int64)
 
     def of(self, state: int) -> StatePaths:
         """State ``state``'s decomposition (``state in self.states``), decoded on first use."""

@@ -59,23 +59,27 @@ Key = tuple[int, bytes]  # lexer state, digest of the set its paths are scanned 
 
 
 class PathKeys:
-    """The stored keys of one file: ``(state, digest)`` -> the state's held groups."""
+    """The stored keys of one file: ``(state, digest)`` -> the state's held groups.
+
+    Looked up by binary search in one sorted array of byte strings (the state big-endian, then
+    the digest: byte order is key order; ``_key_strings``), not a dict: C's 776 keys cost ~1 ms of a load as a
+    dict of tuples, which a server pays before its first mask."""
 
     def __init__(self, states: np.ndarray, digests: np.ndarray, offsets: np.ndarray, held: np.ndarray,
-                 n_groups: dict[int, int], source: str = ""):
-        self._held, self._n_groups, self._source = held, n_groups, source
-        starts = offsets.tolist()
-        self._slot = {(state, digest.tobytes()): (starts[k], starts[k + 1])
-                      for k, (state, digest) in enumerate(zip(states.tolist(), digests))}
+                 n_groups: np.ndarray, source: str = ""):
+        """``n_groups``: per key, its state's number of groups."""
+        self._offsets, self._held, self._n_groups, self._source = offsets, held, n_groups, source
+        self._keys = _key_strings(states, digests)
         self.states = frozenset(states.tolist())
-        self._decoded: dict[Key, np.ndarray] = {}
+        self._decoded: dict[int, np.ndarray] = {}
 
     def __len__(self) -> int:
-        return len(self._slot)
+        return len(self._keys)
 
     @classmethod
     def empty(cls) -> "PathKeys":
-        return cls(*(array for array in empty_arrays().values()), {})
+        arrays = empty_arrays()
+        return cls(*(arrays[name] for name in PATH_KEY_SECTION_NAMES), np.zeros(0, dtype=np.int64))
 
     @classmethod
     def from_container(cls, c: Container, paths: LexemePaths) -> "PathKeys":
@@ -83,33 +87,42 @@ class PathKeys:
         if c.header.format_version < 13 or not c.header.dims.get("n_path_keys"):
             return cls.empty()
         states, digests, offsets, held = (c.array(name) for name in PATH_KEY_SECTION_NAMES)
-        n_groups = paths.group_counts()
-        _check(states, digests, offsets.astype(np.int64), held, n_groups, c.source)
-        return cls(states, digests, offsets.astype(np.int64), held, n_groups, c.source)
+        offsets = offsets.astype(np.int64)
+        n_groups = _check(states, digests, offsets, held, paths, c.source)
+        return cls(states, digests, offsets, held, n_groups, c.source)
 
     def get(self, state: int, digest: bytes) -> np.ndarray | None:
         """The groups of ``state`` held from a set of ``digest`` (bool per group), or None."""
-        key = (state, digest)
-        found = self._decoded.get(key)
+        probe = state.to_bytes(4, "big") + digest + b"\x01"
+        k = int(np.searchsorted(self._keys, probe))
+        if k == len(self._keys) or self._keys[k] != probe:
+            return None
+        found = self._decoded.get(k)
         if found is None:
-            slot = self._slot.get(key)
-            if slot is None:
-                return None
-            found = self._decoded[key] = self._decode(state, *slot)
+            found = self._decoded[k] = self._decode(k)
         return found
 
-    def _decode(self, state: int, start: int, end: int) -> np.ndarray:
-        """A key's bits as bools (its padding bits must be 0)."""
-        n = self._n_groups[state]
-        bits = np.unpackbits(self._held[start:end], bitorder="little")
+    def _decode(self, k: int) -> np.ndarray:
+        """Key ``k``'s bits as bools (its padding bits must be 0)."""
+        n = int(self._n_groups[k])
+        bits = np.unpackbits(self._held[int(self._offsets[k]):int(self._offsets[k + 1])], bitorder="little")
         if bits[n:].any():
+            state = int.from_bytes(self._keys[k][:4], "big")
             raise ArtifactError(f"section 'path_key_held' sets a padding bit (lexer state {state})", source=self._source)
         return bits[:n].view(bool)
 
     def check_all(self) -> None:
         """Decode every key (``verify``: every padding bit)."""
-        for (state, _), slot in self._slot.items():
-            self._decode(state, *slot)
+        for k in range(len(self._keys)):
+            self._decode(k)
+
+
+def _key_strings(states: np.ndarray, digests: np.ndarray) -> np.ndarray:
+    """Each key as bytes: the state big-endian, the digest and a 1 (an ``S21`` array, compared as
+    bytes; numpy drops a string's trailing zero bytes, and a digest may end in one)."""
+    columns = [states.astype(">u4").view(np.uint8).reshape(-1, 4), digests.reshape(-1, KEY_BYTES),
+               np.ones((len(states), 1), dtype=np.uint8)]
+    return np.ascontiguousarray(np.concatenate(columns, axis=1)).view(f"S{KEY_BYTES + 5}").ravel()
 
 
 class PathRows:
@@ -188,18 +201,23 @@ def sections_of(table: dict[Key, np.ndarray]) -> dict[str, np.ndarray]:
             "path_key_held": np.concatenate(packed).astype(np.uint8)}
 
 
-def _check(states: np.ndarray, digests: np.ndarray, offsets: np.ndarray, held: np.ndarray,
-           n_groups: dict[int, int], source: str) -> None:
+def _check(states: np.ndarray, digests: np.ndarray, offsets: np.ndarray, held: np.ndarray, paths: LexemePaths,
+           source: str) -> np.ndarray:
+    """The bounds of the sections (vectorised: a load pays them); each key's state's group count."""
     def require(ok: bool, section: str, what: str) -> None:
         if not ok:
             raise ArtifactError(f"section {section!r} {what}", source=source)
 
     n = len(states)
     require(digests.shape == (n, KEY_BYTES), "path_key_digest", f"is not {n} x {KEY_BYTES}")
-    require(all(state in n_groups for state in states.tolist()), "path_key_state", "names a state with no lexeme paths")
-    order = list(zip(states.tolist(), (digest.tobytes() for digest in digests)))
-    require(all(a < b for a, b in zip(order, order[1:])), "path_key_state", "keys are not strictly increasing")
-    expected = np.array([-(-n_groups[state] // 8) for state in states.tolist()], dtype=np.int64)
+    decomposed, group_offsets = paths.states_and_group_offsets()
+    slot = np.searchsorted(decomposed, states)
+    require(bool((slot < len(decomposed)).all()) and bool((decomposed[np.minimum(slot, len(decomposed) - 1)] == states).all()),
+            "path_key_state", "names a state with no lexeme paths")
+    keys = _key_strings(states, digests)
+    require(bool((keys[1:] > keys[:-1]).all()), "path_key_state", "keys are not strictly increasing")
+    n_groups = group_offsets[slot + 1] - group_offsets[slot]
     require(len(offsets) == n + 1 and offsets[0] == 0 and offsets[-1] == len(held)
-            and bool((np.diff(offsets) == expected).all()),
+            and bool((np.diff(offsets) == (n_groups + 7) // 8).all()),
             "path_key_held_offsets", "does not give each key ceil(groups / 8) bytes")
+    return n_groups
