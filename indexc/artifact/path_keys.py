@@ -5,16 +5,16 @@ on the walk's memo, as the item keys' pass does (``warm_memo.byte_positions``): 
 stop at any byte, and the warm-up's own tokens rarely stop where a model's do.  Each thread of a
 decomposed lexer state gets its key (``indexc_runtime.grammar.path_keys``: the state and the
 language digest of the set its paths are scanned from), and each new key its held groups, by the
-runtime's own ``StatePaths.held_groups`` on that memo.  Why every byte and not the walk's token
-boundaries: on lark.lark's sample (session 33), the keys of 27 of the 30 masks that scan paths
-were met at some byte of the sampled texts; its slowest mask's (after ``start:``) at no token
-boundary of them.
+runtime's own ``StatePaths.held_groups`` on that memo.  Measured before it was built (session 33,
+a prototype keyed by the format 8 digest): of the 30 masks of lark.lark's sample that scan paths,
+27 had their keys met at some byte of the sampled texts (lark-other: 87 of 102).
 
 Limits, explicit and reported in the header's ``stats.path_keys`` (keys stored, threads met,
 threads whose digest was over the budget): at most ``MAX_PATH_KEYS`` keys, and the byte pass
 stops after ``MAX_PATH_KEY_PASS_STEPS`` parser steps or when the memo holds half its limits; a
 ``GrammarLimitExceeded`` ends the pass (the keys made before it are kept).  Cost: lark.lark,
-250 keys from 2,048 sampled tokens, ~0.1-0.2 s of compile (session 33's host).
+361 keys from 2,048 sampled tokens (1,009 threads met), 67-99 ms of a 2.8-3.2 s compile on session
+33's slow host; C 776 keys.
 
 Self-check: every path row the warm-up walk computed (the walker's memo, by thread) whose key was
 stored must be the stored row: two sets with one digest and two rows would be a wrong key, an
