@@ -12,15 +12,17 @@ sentences rarely stop at the same byte with the same origin set.
 
 **The key.**  A path row is a function of the set its paths are scanned from and of nothing
 else (``StatePaths.held_pairs``: the pairs whose path scans from it and whose terminal the set
-reached expects or ignores).  For a thread ``(O, t, q)`` of a terminal the parser does not ignore,
-every path starts with ``t`` and the root holds no pair but of ``t`` itself, which ``O`` expects
-(``scanned_terminal``, checked per state), so the row is a function of ``E = scan(O, t)``: its language digest (``languages.SetLanguages``: the set's items and what
-follows each of them, up the chain, no set id) with ``q`` is the key.  Otherwise (an ignored
-terminal, a root with other pairs) the key is ``O``'s digest.  Two sets with one digest accept the same
-texts, so every scan of a path reaches sets expecting the same terminals: one row, exact.
-Keyed by ``E`` rather than ``O``, the contexts that differ only before ``t`` share: lark.lark's
-``start:`` (``O`` after a bare rule name) and a warm-up's ``a{b}:`` (``O`` after its
-parameters) scan ``":"`` into sets with one digest.
+reached expects or ignores).  For a thread ``(O, t, q)`` every path starts with ``t`` and the root
+holds no pair but of ``t`` itself, which ``O`` always expects (``PathRows.scanned_terminal``,
+checked per state: every decomposed state of the bundled grammars), so the row is a function of
+``E = scan(O, t)``; otherwise the key reads ``O``.  The key is ``q`` and that set's language digest
+(``languages.SetLanguages`` with ``by_rest``: each item by the symbols after its dot with the digest
+of the set its completion reaches, a Leo entry as the item it stands for, up the chain, no set id).
+Two sets with one digest accept the same texts, so every scan of a path reaches sets expecting the
+same terminals: one row, exact.  Keyed by ``E`` rather than ``O``, contexts that differ only before
+``t`` share: lark.lark's ``start:`` (``O`` after a bare rule name) and a warm-up's ``a{b}:`` (``O``
+after its parameters) scan ``":"`` into sets of one digest; by the items' rests, a Lark rule lowered
+into several by its optional parts is one.
 
 **What is stored** (``path_key_*``, format 13): the keys the compiler's warm-up texts meet at
 every byte (``indexc.artifact.path_keys``), each with the state's groups it holds (packed bits,
@@ -35,8 +37,15 @@ little bit order, ``ceil(groups / 8)`` bytes a key), sorted by state then digest
 before it scans a decomposed thread's paths; a key found (stored, or computed earlier in this
 memo) gives the held groups, no scan made.  Only states with a stored key are keyed: a digest
 costs the sets up its chain (most made already), and states the warm-up never met rarely repeat.
-Measured on lark.lark's sample (fresh processes, this host): see ``docs/grammar-path.md``,
-session 33.
+Measured (session 33, thread time of fresh processes, three alternated runs; ``docs/grammar-path.md``):
+lark.lark's mask after ``start:`` 1.33-1.88 -> 0.45-0.55 ms, its sample's walk 9.4-12.4 -> 5.7-7.5
+ms; lark.lark stores 361 keys (1,009 threads met), C 776.
+
+**Not done.**  A key is all or nothing: a set no warm-up text meets scans its paths (lark.lark's
+first rule body's first name, 1.5-1.8 ms: the sampled sentences never begin a body with a name), and
+no part of a row is shared between two sets whose contexts differ far up their chains.  Bounds per
+item (context dead / any FOLLOW continuation) left 161-180 of ~400 groups open on the slow masks,
+and keys per path-trie node left half the scans, for 30 times the keys (analysed, not built).
 
 **Checks.**  At load: states decomposed, keys strictly increasing (so distinct), offsets rising
 from 0 by ``ceil(groups / 8)`` a key.  A key's padding bits are checked on its first use (and by
