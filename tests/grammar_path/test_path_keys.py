@@ -156,3 +156,15 @@ def test_a_key_is_found_whatever_bytes_its_digest_ends_with():
     keys = PathKeys(states, digests, np.arange(4), np.array([1, 0, 1], dtype=np.uint8), np.ones(3, dtype=np.int64))
     assert keys.get(5, bytes(16)).tolist() == [True] and keys.get(3, bytes([2]) + bytes(15)).tolist() == [False]
     assert keys.get(4, bytes(16)) is None and keys.get(3, bytes(16)) is None and keys.get(5, bytes(15) + b"\x01") is None
+
+
+def test_a_memo_keeps_at_most_its_bound_of_computed_rows(compiled, monkeypatch):
+    """Rows computed under their keys are dropped oldest first past ``MAX_COMPUTED_ROWS``; the
+    masks do not change (a dropped row is scanned again)."""
+    import indexc_runtime.grammar.path_keys as path_keys
+
+    monkeypatch.setattr(path_keys, "MAX_COMPUTED_ROWS", 2)
+    data, vocab = compiled
+    checked, last = assert_readings_agree(_without_stored_rows(data), _without_keys(data), vocab, walks=20,
+                                          steps=14, seed=8)
+    assert checked > 150 and len(last._memo.walker._path_keys.computed()) == 2

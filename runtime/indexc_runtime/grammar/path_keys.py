@@ -65,6 +65,9 @@ from indexc_runtime.grammar.lexeme_paths import LexemePaths
 
 PATH_KEY_SECTION_NAMES = ("path_key_state", "path_key_digest", "path_key_held_offsets", "path_key_held")
 Key = tuple[int, bytes]  # lexer state, digest of the set its paths are scanned from
+# rows a memo keeps under the keys it computed (a bool per group: lark.lark's largest state ~450 B,
+# so ~2 MB at most); past it the oldest goes
+MAX_COMPUTED_ROWS = 4096
 
 
 class PathKeys:
@@ -184,6 +187,8 @@ class PathRows:
         found = self.paths.of(state).held_groups(origin, self._configs)
         if key is not None:
             self._computed[key] = found
+            if len(self._computed) > MAX_COMPUTED_ROWS:  # the oldest out: a long-lived memo stays bounded
+                del self._computed[next(iter(self._computed))]
         return found
 
     def computed(self) -> dict[Key, np.ndarray]:
