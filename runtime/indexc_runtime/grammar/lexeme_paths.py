@@ -41,7 +41,8 @@ the tokens that die even so are never allowed.  Tokens with the same set of pair
                                       the state in the group of all its pairs (a token that dies
                                       under FOLLOW is in none)
 
-**At serving time** (``StatePaths.allowed_row``): the walker asks, for a thread ``(O, t, q)`` of a
+**At serving time** (``StatePaths.held_groups``, then ``row_of``; a format 13 file's path keys are
+asked first, ``path_keys``): the walker asks, for a thread ``(O, t, q)`` of a
 decomposed state, the scans of the state's path trie from ``O`` (memoised by the parser, a dead
 node's subtree skipped, a leaf only asking which terminals its set would expect), which pairs hold, which groups hold, and so which of the state's
 undecided tokens are allowed: a row the walker ORs into the thread's precomputed masks, the
@@ -107,7 +108,7 @@ class StatePaths:
         self.pair_offsets, self.pair_terminal = pair_offsets, pair_terminal
         self.group_pair_offsets, self.group_pairs = group_pair_offsets, group_pairs
         self.group_token_offsets, self.group_tokens = group_token_offsets, group_tokens
-        self._all_row: np.ndarray | None = None  # every group's tokens as a row (``allowed_row``), made on first need
+        self._all_row: np.ndarray | None = None  # every group's tokens as a row (``row_of``), made on first need
         # for the per-node loop (``held_pairs``): each node's parent, terminal, pair range and whether
         # it has a child, as lists of Python ints (made by ``tolist``: a tuple per node cost ~0.1 µs
         # a node, ~20 µs of a state's first use)
