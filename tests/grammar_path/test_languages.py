@@ -254,3 +254,16 @@ def test_a_version_9_header_says_from_where_origins_merge(compiled, change):
     as_version_8 = lambda h: (h.pop("origin_merge"), h.__setitem__("format_version", 8))  # noqa: E731
     older = indexc_runtime.load(rewrite_header(data, as_version_8))
     assert older.origin_merge is None and shared_memo(older, older.limits).current.configs.merger is None
+
+
+def test_keys_by_scan_refuse_digests_of_the_other_kind(compiled):
+    """A format 13 key reads digests by rest, a format 8-12 key digests by rule and dot: handing
+    one the other's would make keys that match no stored one, so it is refused."""
+    from indexc_runtime.grammar.languages import SetLanguages
+
+    data, vocab = compiled
+    _, memo = _walk(indexc_runtime.load(data), vocab, "[1, ")
+    with pytest.raises(ValueError, match="by rest"):
+        LanguageKeys(memo.configs, SetLanguages(memo.sets), by_scan=True)
+    with pytest.raises(ValueError, match="by rest"):
+        LanguageKeys(memo.configs, SetLanguages(memo.sets, by_rest=True))

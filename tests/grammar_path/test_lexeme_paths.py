@@ -117,9 +117,9 @@ def test_a_threads_path_row_decides_what_its_precomputed_masks_leave(compiled):
             assert set(allowed.tolist()) <= set(tokens.tolist())
             assert not (row & ~walked[tokens]).any()
             assert not (walked[tokens] & ~row & ~precomputed[tokens]).any()
-            bits = paths.allowed_row(origin, configs, with_paths.mask_words)
+            bits = paths.row_of(paths.held_groups(origin, configs), with_paths.mask_words)
             assert np.flatnonzero(np.unpackbits(bits.view(np.uint8), bitorder="little")).tolist() == sorted(allowed.tolist())
-            mostly[2 * allowed.size >= paths.group_tokens.size] += 1  # allowed_row's two ways
+            mostly[2 * allowed.size >= paths.group_tokens.size] += 1  # row_of's two ways
             seen += 1
     assert seen > 30 and all(mostly.values())
 

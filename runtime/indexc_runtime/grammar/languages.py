@@ -117,7 +117,7 @@ class SetLanguages:
         """``by_rest``: an item is digested by the symbols after its dot, not its rule and dot, and a
         Leo entry as the item it stands for (``path_keys``' digests; see ``_item_part``)."""
         self._sets = sets
-        self._by_rest = by_rest
+        self.by_rest = by_rest
         self._rests: dict[tuple[int, int], bytes] = {}
         self._lhs_of = sets.rules.lhs_symbol
         self._closed: dict[int, bytes] = {}  # set id -> its digest, where it is the same on every path
@@ -178,7 +178,7 @@ class SetLanguages:
             lowest = min(lowest, low)
             entries.append(self._entry_part(symbol, through or through_too) + digest)
         del path[set_id]
-        if self._by_rest:  # one list, each distinct part once: the same texts, one digest
+        if self.by_rest:  # one list, each distinct part once: the same texts, one digest
             items, entries, kind = sorted(set(items + entries)), [], b"K"
         else:
             items.sort()
@@ -195,7 +195,7 @@ class SetLanguages:
         (``by_rest``) the symbols after its dot, which with the ``goto`` set fix the texts it
         accepts (rules lowered from one Lark rule's optional parts, or a list's first and later
         elements, then share)."""
-        if not self._by_rest:
+        if not self.by_rest:
             return _PACK3(rule, dot, through)
         rest = self._rests.get((rule, dot))
         if rest is None:
@@ -206,7 +206,7 @@ class SetLanguages:
     def _entry_part(self, symbol: int, through: bool) -> bytes:
         """A Leo entry's part: its symbol, or (``by_rest``) the item ``A -> alpha . symbol`` it
         stands for, whose rest is that one symbol."""
-        if not self._by_rest:
+        if not self.by_rest:
             return _PACK3(symbol, through, -1)
         return struct.pack("<2i", 1, symbol) + _PACK3(through, 0, 0)
 
@@ -281,6 +281,8 @@ class LanguageKeys:
         """``by_scan`` (format 13, ``for_version``): a thread is keyed by the sets its lexeme leads
         to (``Configs.scanned``), each by its digest of items by their rest (``set_languages`` must
         be such); else (formats 8-12) by its origin's digest."""
+        if set_languages is not None and set_languages.by_rest != by_scan:
+            raise ValueError("internal error: language keys by scan read digests by rest, and only those")
         self._configs = configs
         self._by_scan = by_scan
         self._sets = set_languages if set_languages is not None else SetLanguages(configs.sets, by_rest=by_scan)
@@ -319,8 +321,9 @@ class LanguageKeys:
 
     @classmethod
     def for_version(cls, configs: Configs, version: int, set_languages: SetLanguages | None = None) -> "LanguageKeys":
-        """The keys a file of format ``version`` stores: by the scanned sets from 13 on."""
-        return cls(configs, set_languages, by_scan=version >= SCANNED_KEYS_FROM)
+        """The keys a file of format ``version`` stores: by the scanned sets from 13 on
+        (``set_languages``, if given, must be digests of that kind: ``scans_sets``)."""
+        return cls(configs, set_languages, by_scan=scans_sets(version))
 
     def _config_key(self, config: int) -> bytes:
         """Each thread's terminal, state and origin digest, or (``by_scan``) the digests of the
@@ -336,6 +339,12 @@ class LanguageKeys:
         parts = sorted(_PACK3(terminal, state, len(sets)) + b"".join(digests[set_id] for set_id in sets)
                        for (_, terminal, state), sets in zip(threads, scanned))
         return _hash(b"D%d" % configs.accepting[config], parts)
+
+
+def scans_sets(version: int) -> bool:
+    """Whether a file of format ``version`` keys its configurations by their threads' scanned sets
+    (digests by rest) rather than their origins."""
+    return version >= SCANNED_KEYS_FROM
 
 
 def shape_of(threads, accepting: bool) -> tuple[frozenset, bool]:

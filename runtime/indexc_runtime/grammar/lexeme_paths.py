@@ -182,12 +182,6 @@ class StatePaths:
         first, end = self.group_token_offsets[:-1][groups], self.group_token_offsets[1:][groups]
         return self.group_tokens[expand_runs(first, end - first)]
 
-    def allowed_row(self, root: int, configs: Configs, words: int) -> np.ndarray:
-        """``allowed_tokens`` as a new int32 bitmask row of ``words`` words (``row_of``)."""
-        if not self.n_groups:
-            return np.zeros(words, dtype=np.int32)
-        return self.row_of(self.held_groups(root, configs), words)
-
     def row_of(self, groups: np.ndarray, words: int) -> np.ndarray:
         """The tokens of the groups flagged in ``groups`` as a new int32 row of ``words`` words.
         Where most of the state's tokens are in (lark.lark after ``start:``: 25,053 of 25,112,

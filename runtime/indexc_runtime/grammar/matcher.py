@@ -45,7 +45,7 @@ from indexc_runtime.errors import TokenNotAllowed
 from indexc_runtime.grammar.configs import DEAD, Configs
 from indexc_runtime.grammar.earley import EarleySets
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
-from indexc_runtime.grammar.languages import SCANNED_KEYS_FROM, LanguageKeys, OriginMerger, SetLanguages
+from indexc_runtime.grammar.languages import LanguageKeys, OriginMerger, SetLanguages, scans_sets
 from indexc_runtime.grammar.path_keys import PathRows
 from indexc_runtime.grammar.stored_match import StoredMatch
 from indexc_runtime.grammar.walker import MaskWalker
@@ -71,14 +71,15 @@ class ParserMemo:
         set_languages = SetLanguages(self.sets)  # digests shared by the merger and the language keys
         if index.origin_merge is not None:  # a version 9+ file's stored memo was made merging (``languages``)
             self.configs.merger = OriginMerger(set_languages, self.configs.ignored, index.origin_merge)
-        by_rest = SetLanguages(self.sets, by_rest=True)  # the path keys' and a version 13 file's language keys
+        keyed = language_keys and index._stored_memo.n_languages  # the compiler found them worth storing (format 8)
+        by_scan = scans_sets(index.format_version)
+        # one digest memo by rest for the path keys and a version 13 file's language keys, made where read
+        by_rest = SetLanguages(self.sets, by_rest=True) if len(index._path_keys) or (keyed and by_scan) else None
         if len(index._path_keys):  # a version 13 file's path keys (``path_keys``)
             self.walker.use_path_keys(PathRows(index._path_keys, index._lexeme_paths, self.configs, by_rest,
                                                index._lexer.state_terminal))
-        if language_keys and index._stored_memo.n_languages:  # the compiler found them worth storing (format 8)
-            keys = LanguageKeys.for_version(self.configs, index.format_version,
-                                            by_rest if index.format_version >= SCANNED_KEYS_FROM else set_languages)
-            self.walker.use_languages(keys)
+        if keyed:
+            self.walker.use_languages(LanguageKeys(self.configs, by_rest if by_scan else set_languages, by_scan=by_scan))
         self._limits = limits
         self.stored_pending = index._stored_memo if index.use_stored_memo else None  # see use_stored
         self.stored_match: StoredMatch | None = None
