@@ -71,6 +71,8 @@ state, then decomposes each again and compares.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from indexc_runtime.container import Container
@@ -78,7 +80,7 @@ from indexc_runtime.errors import ArtifactError
 from indexc_runtime.grammar.configs import DEAD, UNKNOWN, Configs
 from indexc_runtime.grammar.errors import GrammarLimitExceeded, GrammarLimits
 from indexc_runtime.grammar.format import LEXEME_PATH_SECTIONS
-from indexc_runtime.grammar.runs import distinct, expand_runs
+from indexc_runtime.grammar.runs import distinct, distinct_array, expand_runs
 from indexc_runtime.grammar.stored_memo import within
 from indexc_runtime.grammar.undecided import UNRESTRICTED
 
@@ -94,6 +96,7 @@ MAX_THREADS = 1024  # threads of one FOLLOW configuration (all splits start one 
 # compile; lark.lark's heavy states ~0.13 pairs a token.
 MAX_PAIRS_PER_TOKEN = 1.0
 PAIRS_SLACK = 64
+TAIL_PLACES = 32  # places below a level's nodes, at most, for the rest of the walk to go on in Python (``_walk_tail``)
 
 
 class StatePaths:
@@ -336,7 +339,8 @@ class FollowPaths:
         self._id = {(): self.ROOT}
         self.expected = _Expected(self, root_expects)
         self.accepting = _Never()
-        self.pairs_of: dict[int, tuple] = {}  # configuration -> its pairs (``_grouped``), for every state of the terminal
+        # configuration -> its pairs, each ``path id << 32 | terminal`` (``_grouped``), for every state of the terminal
+        self.pairs_of: dict[int, frozenset] = {}
 
     def scan(self, set_id: int, terminal: int) -> int:
         if terminal not in self.expected.of(set_id):
@@ -410,21 +414,28 @@ class Decomposer:
 
 def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pairs: int) -> np.ndarray:
     """The configuration each of ``places`` (sorted trie places) ends in (``DEAD`` where it dies):
-    the trie walked level by level from the root, only into subtrees holding one of them.
+    the trie walked level by level from the root, only into subtrees holding one of them, and
+    below a level holding at most ``TAIL_PLACES`` of them depth first in Python (``_walk_tail``).
     ``GrammarLimitExceeded`` once the configurations reached hold more than ``most_pairs`` threads."""
     ends = np.full(places.size, DEAD, dtype=np.int64)
-    reached, pairs = set(), 0
+    reached = _Reached(configs, most_pairs)
     below = np.zeros(trie.sorted_tokens.size + 1, dtype=np.int64)  # below[p]: how many of ``places`` lie before p
     np.cumsum(np.bincount(places, minlength=trie.sorted_tokens.size), out=below[1:])
     nodes, at = np.zeros(1, dtype=np.int64), np.full(1, start, dtype=np.int64)
+    held = np.full(1, places.size, dtype=np.int64)  # places below each node of the level
     offsets, children, node_class = trie.child_offsets, trie.children, trie.node_class
     while nodes.size:
-        first, count = offsets[nodes].astype(np.int64), (offsets[nodes + 1] - offsets[nodes]).astype(np.int64)
-        parent = np.repeat(np.arange(nodes.size), count)
+        if int(held.sum()) <= TAIL_PLACES:
+            _walk_tail(trie, configs, nodes.tolist(), at.tolist(), below, ends, reached)
+            break
+        first = offsets[nodes].astype(np.int64)
+        count = offsets[nodes + 1] - first
         kids = children[expand_runs(first, count)].astype(np.int64)
-        at = at[parent]
-        keep = below[trie.subtree_token_end[kids]] > below[trie.token_start[kids]]
-        kids, at = kids[keep], at[keep]
+        at = np.repeat(at, count)
+        low = below[trie.token_start[kids]]
+        held = below[trie.subtree_token_end[kids]] - low
+        keep = held > 0
+        kids, at, low, held = kids[keep], at[keep], low[keep], held[keep]
         classes = node_class[kids].astype(np.int64)
         after = configs.table[at, classes]
         unknown = after == UNKNOWN
@@ -432,14 +443,9 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pa
             configs.resolve(at[unknown], classes[unknown])
             after = configs.table[at, classes]
         alive = after >= 0
-        nodes, at = kids[alive], after[alive].astype(np.int64)
-        for config in distinct(at):
-            if config not in reached:
-                reached.add(config)
-                pairs += len(configs.threads[config])
-        if pairs > most_pairs:
-            raise GrammarLimitExceeded("max_pairs", most_pairs, "a lexer state's lexeme paths would cost more than its walk")
-        low, high = below[trie.token_start[nodes]], below[trie.token_end[nodes]]
+        nodes, at, low, held = kids[alive], after[alive].astype(np.int64), low[alive], held[alive]
+        reached.add_all(at)
+        high = below[trie.token_end[nodes]]
         ending = high > low
         if ending.any():
             counts = high[ending] - low[ending]
@@ -447,54 +453,148 @@ def _walk_places(trie, configs: Configs, start: int, places: np.ndarray, most_pa
     return ends
 
 
+class _Reached:
+    """The configurations a state's walk reached (a bit each: a numpy level asks for all of its
+    own at once), their threads counted against the budget (``max_pairs``).  Where a Python set
+    was asked once per distinct configuration of each level, this costs lark.lark's 34 states
+    ~15 ms less."""
+
+    def __init__(self, configs: Configs, most_pairs: int):
+        self._configs, self._most = configs, most_pairs
+        self._seen = np.zeros(max(64, 2 * len(configs)), dtype=bool)
+        self.pairs = 0
+
+    def add_all(self, at: np.ndarray) -> None:
+        self._cover()
+        new = at[~self._seen[at]]
+        if new.size:
+            for config in distinct(new):
+                self.add(config)
+
+    def add(self, config: int) -> None:
+        if config >= self._seen.size:
+            self._cover()
+        if not self._seen[config]:
+            self._seen[config] = True
+            self.pairs += len(self._configs.threads[config])
+            if self.pairs > self._most:
+                raise GrammarLimitExceeded("max_pairs", self._most,
+                                           "a lexer state's lexeme paths would cost more than its walk")
+
+    def _cover(self) -> None:
+        """Room for a bit per configuration made so far."""
+        if len(self._configs) > self._seen.size:
+            self._seen = np.concatenate([self._seen, np.zeros(len(self._configs), dtype=bool)])
+
+
+def _walk_tail(trie, configs: Configs, nodes: list[int], configs_at: list[int], below: np.ndarray, ends: np.ndarray,
+               reached: _Reached) -> None:
+    """``_walk_places`` below ``nodes`` (in ``configs_at``), depth first in Python: the thin deep
+    levels (long runs of spaces or dashes), where a numpy level's ~20 calls cost more than
+    stepping its few nodes one by one: over a third of lark.lark's numpy levels stepped at most
+    4 nodes, and its 34 states' decomposition (min of 5 in one process) took ~500 ms with no
+    tail, ~465 with ``TAIL_PLACES`` 16-64 (4,096: ~600)."""
+    py = trie.py
+    offsets, children, node_class = py["child_offsets"], py["children"], py["node_class"]
+    token_start, token_end, subtree_end = py["token_start"], py["token_end"], py["subtree_token_end"]
+    count = memoryview(below)
+    stack = list(zip(nodes, configs_at))
+    while stack:
+        node, config = stack.pop()
+        for kid in children[offsets[node]:offsets[node + 1]]:
+            low = count[token_start[kid]]
+            if count[subtree_end[kid]] == low:
+                continue
+            after = configs.next(config, node_class[kid])
+            if after < 0:
+                continue
+            reached.add(after)
+            high = count[token_end[kid]]
+            if high > low:
+                ends[low:high] = after
+            stack.append((kid, after))
+
+
 def _grouped(configs: Configs, sets: FollowPaths, ends: np.ndarray, tokens: np.ndarray) -> StatePaths | None:
     """The paths, pairs and groups of the configurations ``ends`` holds (see the module note), in
     an order that depends on the paths alone (not on the configurations' ids, which depend on
-    what the shared parser met before)."""
-    pairs_of: dict[int, tuple] = {}
+    what the shared parser met before).
+
+    A configuration's pairs are kept as a frozenset of ``path id << 32 | terminal``, hashed once;
+    only the distinct sets (lark.lark: ~180-450 of up to 630 configurations a state) are ordered, in numpy
+    (``_ordered_groups``).  Sorted tuples of paths per configuration cost lark.lark's compile
+    ~190 ms over its 34 states; this ~40 ms."""
+    pairs_of: dict[int, frozenset] = {}
     known = sets.pairs_of  # a configuration's pairs, kept by the terminal's shared parser
+    threads = configs.threads
     for config in distinct(ends):
         if config != DEAD:
             found = known.get(config)
             if found is None:
-                found = known[config] = tuple(sorted({(sets.paths[origin], terminal)
-                                                      for origin, terminal, _ in configs.threads[config]}))
+                found = known[config] = frozenset([origin << 32 | terminal for origin, terminal, _ in threads[config]])
             pairs_of[config] = found
-    signatures = sorted(set(pairs_of.values()), key=_path_order_of_pairs)
+    signatures = list(set(pairs_of.values()))
     if len(signatures) > MAX_GROUPS:
         return None
-    group_of = {signature: g for g, signature in enumerate(signatures)}
-    paths = {path for signature in signatures for path, _ in signature}
-    used = {path[:k] for path in paths for k in range(len(path) + 1)} | {()}
-    nodes = sorted(used, key=_path_order)  # parents first
-    node_of = {path: j for j, path in enumerate(nodes)}
-    pairs = sorted({(node_of[path], terminal) for signature in signatures for path, terminal in signature})
-    pair_of = {pair: i for i, pair in enumerate(pairs)}
-    group_pairs = [sorted(pair_of[(node_of[path], terminal)] for path, terminal in signature) for signature in signatures]
-    config_group = {config: group_of[signature] for config, signature in pairs_of.items()}
-    per_node = np.bincount(np.array([node for node, _ in pairs], dtype=np.int64), minlength=len(nodes))
-    lookup = np.full(max(config_group, default=0) + 2, -1, dtype=np.int64)  # the last entry: DEAD's
-    lookup[list(config_group)] = list(config_group.values())
+    group_of_signature, parent, terminal, pair_offsets, pair_terminal, group_pair_offsets, group_pairs = \
+        _ordered_groups(signatures, sets.paths)
+    index_of = {signature: k for k, signature in enumerate(signatures)}
+    lookup = np.full(max(pairs_of, default=0) + 2, -1, dtype=np.int64)  # the last entry: DEAD's
+    lookup[list(pairs_of)] = group_of_signature[[index_of[signature] for signature in pairs_of.values()]]
     group = lookup[ends]
     kept = group >= 0
-    order = np.lexsort((tokens[kept], group[kept]))  # by group, then token id
-    return StatePaths(
-        np.array([node_of[path[:-1]] if path else -1 for path in nodes], dtype=np.int64),
-        np.array([path[-1] if path else -1 for path in nodes], dtype=np.int64),
-        np.concatenate([[0], np.cumsum(per_node)]).astype(np.int64),
-        np.array([terminal for _, terminal in pairs], dtype=np.int32),
-        np.concatenate([[0], np.cumsum([len(g) for g in group_pairs])]).astype(np.int64),
-        np.array([i for g in group_pairs for i in g], dtype=np.intp),
-        np.concatenate([[0], np.cumsum(np.bincount(group[kept], minlength=len(signatures)))]).astype(np.int64),
-        tokens[kept][order].astype(np.int32))
+    by_group = np.sort((group[kept] << 32) | tokens[kept].astype(np.int64))  # by group, then token id
+    return StatePaths(parent, terminal, pair_offsets, pair_terminal, group_pair_offsets, group_pairs,
+                      np.concatenate([[0], np.cumsum(np.bincount(group[kept], minlength=len(signatures)))]).astype(np.int64),
+                      (by_group & 0xFFFFFFFF).astype(np.int32))
+
+
+def _ordered_groups(signatures: list[frozenset], paths: list) -> tuple[np.ndarray, ...]:
+    """The groups of ``signatures`` (sets of pairs, each ``path id << 32 | terminal``) in the
+    paths' order: each signature's group, then the path trie (parent, terminal per node, parents first), its pairs
+    (offsets per node, terminal) and each group's pairs (offsets, ascending pair indices).
+
+    The order is the one the paths themselves give: a group's pairs sorted by (path, terminal),
+    the groups by the sequence of their pairs' ((len(path), path), terminal), the nodes by
+    (len(path), path) and the pairs by (node, terminal): so the file does not depend on the ids
+    the shared parser gave its paths."""
+    size = np.fromiter(map(len, signatures), dtype=np.int64, count=len(signatures))
+    flat = np.fromiter(itertools.chain.from_iterable(signatures), dtype=np.int64, count=int(size.sum()))
+    origin, terminal = flat >> 32, flat & 0xFFFFFFFF
+    owner = np.repeat(np.arange(len(signatures)), size)
+    ids = np.flatnonzero(np.bincount(origin, minlength=len(paths)))
+    nodes = sorted({paths[o][:k] for o in ids.tolist() for k in range(len(paths[o]) + 1)} | {()}, key=_path_order)
+    node_of = {path: j for j, path in enumerate(nodes)}  # parents first: so by (len, path), the groups' order
+    node = np.zeros(len(paths), dtype=np.int64)
+    node[ids] = [node_of[paths[o]] for o in ids.tolist()]
+    natural = np.zeros(len(paths), dtype=np.int64)  # each path id's rank by its path in tuple order
+    natural[sorted(ids.tolist(), key=paths.__getitem__)] = np.arange(ids.size)
+    # each signature's pairs in (path, terminal) order, then the signatures by their sequences of
+    # pair codes (node, terminal), compared as tuples: a prefix first
+    within = np.lexsort((terminal, natural[origin], owner))
+    origin, terminal, owner = origin[within], terminal[within], owner[within]
+    n_terminals = int(terminal.max()) + 1 if terminal.size else 1
+    code = node[origin] * n_terminals + terminal
+    codes, ends = code.tolist(), np.cumsum(size).tolist()
+    sequences = [tuple(codes[end - length:end]) for end, length in zip(ends, size.tolist())]
+    group_of = np.empty(len(signatures), dtype=np.int64)
+    group_of[sorted(range(len(signatures)), key=sequences.__getitem__)] = np.arange(len(signatures))
+    pair_codes = distinct_array(code)
+    pair_index = np.searchsorted(pair_codes, code)
+    pair_node, pair_terminal = pair_codes // n_terminals, pair_codes % n_terminals
+    group = group_of[owner]
+    by_group = np.lexsort((pair_index, group))
+    return (group_of,
+            np.array([node_of[path[:-1]] if path else -1 for path in nodes], dtype=np.int64),
+            np.array([path[-1] if path else -1 for path in nodes], dtype=np.int64),
+            np.concatenate([[0], np.cumsum(np.bincount(pair_node, minlength=len(nodes)))]).astype(np.int64),
+            pair_terminal.astype(np.int32),
+            np.concatenate([[0], np.cumsum(np.bincount(group, minlength=len(signatures)))]).astype(np.int64),
+            pair_index[by_group].astype(np.intp))
 
 
 def _path_order(path: tuple[int, ...]) -> tuple:
     return len(path), path
-
-
-def _path_order_of_pairs(signature: tuple) -> tuple:
-    return tuple((_path_order(path), terminal) for path, terminal in signature)
 
 
 def _check(a: dict[str, np.ndarray], n_lexer_states: int, n_terminals: int, undecided, source: str) -> None:
