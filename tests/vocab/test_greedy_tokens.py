@@ -22,3 +22,10 @@ def test_the_limit_and_an_unknown_byte_stop_it():
 def test_special_tokens_are_never_used():
     special = vocabulary_from_tokens([b"<eos>", b"x"], eos_ids=[0])
     assert greedy_token_ids(special, b"<eos>x", limit=10).size == 0
+
+
+def test_a_long_token_is_found_past_the_short_ones_of_its_first_two_bytes():
+    vocab = vocabulary_from_tokens([b"<eos>", b"a", b"b", b"ab", b"abcdefgh", b"bc", b"c", b"d", b"      ", b" "],
+                                   eos_ids=[0])
+    ids = greedy_token_ids(vocab, b"abcdefghabcd       b", limit=100).tolist()
+    assert [vocab.token_bytes[i] for i in ids] == [b"abcdefgh", b"ab", b"c", b"d", b"      ", b" ", b"b"]
