@@ -104,6 +104,7 @@ def test_masks_equal_the_oracle_with_every_configuration_merged(grammar_file, tm
     if grammar_file == "lark/lark.lark":  # lexed by all splits: one thread per way to cut a name
         _, matcher = _sample_and_walks_agree(grammar_file, tmp_path, seed=3, lexing="all_splits")
         assert matcher._configs.merger.dropped > 0
+        assert matcher._configs._merged_ids  # steps whose merge dropped threads are kept by their threads before it
 
 
 def _sample_and_walks_agree(grammar_file: str, tmp_path, *, seed: int, lexing: str | None = None, **options):

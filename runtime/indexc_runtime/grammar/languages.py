@@ -244,12 +244,12 @@ class OriginMerger:
     def __init__(self, languages: SetLanguages, ignored: frozenset[int], from_shared: int):
         self._languages = languages
         self._ignored = ignored
-        self._from_shared = from_shared  # the file's ``origin_merge`` (format 9)
+        self.from_shared = from_shared  # the file's ``origin_merge`` (format 9)
         self.dropped = 0  # threads dropped so far (tests)
 
     def merged(self, threads: set) -> set:
         """``threads`` without those another thread keeps."""
-        limit = self._from_shared
+        limit = self.from_shared
         if len(threads) <= limit or len(threads) - len({thread[1:] for thread in threads}) <= limit:
             return threads  # few threads share a lexeme (one set comprehension: the usual answer)
         ignored = self._ignored
