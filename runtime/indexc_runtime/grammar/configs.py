@@ -89,6 +89,7 @@ class Configs:
         self._fresh_afters: dict[tuple[frozenset[int], int], tuple] = {}  # see _fresh_after
         self._fresh_lives: dict[frozenset[int], int] = {}  # followers -> the classes one of their fresh threads survives
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
+        self._scanned: dict[tuple[int, int], tuple[int, ...]] = {}  # see scanned
         self._followers: dict[int, frozenset[int]] = {}  # see followers
         self._follower_sets: dict[frozenset[int], frozenset[int]] = {}  # one object per distinct followers set
         self.steps = 0  # parser steps made (``fill``): what a compile-time warm-up's budget counts
@@ -275,12 +276,17 @@ class Configs:
                 threads.update(self.fresh(set_id))
         return accepting
 
-    def scanned(self, origin: int, terminal: int) -> list[int]:
+    def scanned(self, origin: int, terminal: int) -> tuple[int, ...]:
         """The sets a lexeme of ``terminal`` from ``origin`` leads to: its origin again if ignored,
-        and the parser's scan where the parser expects it (the walker's boundary masks ask it too)."""
-        found = [origin] if terminal in self.ignored else []
-        after = self._sets.scan(origin, terminal)
-        return found + [after] if after >= 0 else found
+        and the parser's scan where the parser expects it (the walker's boundary masks ask it too).
+        Kept: every completing thread asks (lark.lark's decomposition: 58k asks)."""
+        key = (origin, terminal)
+        found = self._scanned.get(key)
+        if found is None:
+            after = self._sets.scan(origin, terminal)
+            found = ((origin,) if terminal in self.ignored else ()) + ((after,) if after >= 0 else ())
+            self._scanned[key] = found
+        return found
 
     def _step(self, config: int, byte_class: int) -> int:
         lexer, sets, ignored = self._lexer, self._sets, self.ignored
