@@ -14,7 +14,10 @@ threads whose digest was over the budget): at most ``MAX_PATH_KEYS`` keys, and t
 stops after ``MAX_PATH_KEY_PASS_STEPS`` parser steps or when the memo holds half its limits; a
 ``GrammarLimitExceeded`` ends the pass (the keys made before it are kept).  Cost: lark.lark,
 361 keys from 2,048 sampled tokens (1,009 threads met), 67-99 ms of a 2.8-3.2 s compile on session
-33's slow host; C 776 keys.
+33's slow host; C 776 keys.  Since session 34 the warm-up walk itself reads its rows by key
+(``keyed_path_rows``), and the pass reads the rows the walk made: lark.lark's rows scanned, walk
+and pass, 598 + 347 -> 281 + 66, and ``warm_memo`` (min of 5 in one process) 464-496 -> 366-394 ms.
+The stored memo holds the same sets, numbered in another order (the keys' scans make some first).
 
 Self-check: every path row the warm-up walk computed (the walker's memo, by thread) whose key was
 stored must be the stored row: two sets with one digest and two rows would be a wrong key, an
@@ -46,14 +49,28 @@ class PathKeySections:
         return cls(empty_arrays(), {}, {})
 
 
-def path_key_sections(index, memo, positions) -> PathKeySections:
-    """The path keys of the threads at ``positions`` (configurations of ``memo``, in text order)."""
+def keyed_path_rows(index, memo) -> PathRows | None:
+    """Rows by key for ``memo``'s walker, every decomposed state keyed, none stored (None: no
+    decomposed state): the warm-up walk's threads then share the rows of one key, and the byte
+    pass reads them again (lark.lark: 598 rows scanned by the walk for ~300 keys, and 347 keys
+    scanned again by the pass)."""
     paths = index._lexeme_paths
     if not len(paths):
+        return None
+    rows = PathRows(PathKeys.empty(), paths, memo.configs, SetLanguages(memo.sets, by_rest=True),
+                    index._lexer.state_terminal, states=paths.states)
+    memo.walker.use_path_keys(rows)
+    return rows
+
+
+def path_key_sections(index, memo, positions, rows: PathRows | None) -> PathKeySections:
+    """The path keys of the threads at ``positions`` (configurations of ``memo``, in text order),
+    their rows read from ``rows`` (``keyed_path_rows``, which the warm-up walk filled) or scanned."""
+    paths = index._lexeme_paths
+    if not len(paths) or rows is None:
         return PathKeySections.none()
     configs = memo.configs
-    rows = PathRows(PathKeys.empty(), paths, configs, SetLanguages(memo.sets, by_rest=True), index._lexer.state_terminal,
-                    states=paths.states)
+    computed = rows.computed()
     table: dict[Key, np.ndarray] = {}
     met: set[tuple[int, int]] = set()
     over_budget = 0
@@ -67,7 +84,7 @@ def path_key_sections(index, memo, positions) -> PathKeySections:
                 if key is None:
                     over_budget += 1
                 elif key not in table:
-                    table[key] = paths.of(state).held_groups(origin, configs)
+                    table[key] = computed[key] if key in computed else paths.of(state).held_groups(origin, configs)
             if len(table) >= MAX_PATH_KEYS:
                 break
     except GrammarLimitExceeded:

@@ -41,7 +41,7 @@ import numpy as np
 from indexc.artifact.item_masks import ItemSections, has_heavy_states, item_mask_sections, keys_of_config
 from indexc.artifact.layout import plan_container
 from indexc.artifact.mask_encoding import EncodedMasks, encode_masks, token_ids_of_row
-from indexc.artifact.path_keys import MAX_PATH_KEY_PASS_STEPS, PathKeySections, path_key_sections
+from indexc.artifact.path_keys import MAX_PATH_KEY_PASS_STEPS, PathKeySections, keyed_path_rows, path_key_sections
 from indexc_runtime.grammar.configs import DEAD
 from indexc_runtime.grammar.errors import GrammarLimitExceeded
 from indexc_runtime.grammar.format import GRAMMAR_FORMAT_VERSION, GRAMMAR_SECTIONS
@@ -100,6 +100,7 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     index.use_stored_memo = False
     index.origin_merge = fields.get("origin_merge")  # walked as the written file is read (format 9)
     memo = shared_memo(index, index.limits).current
+    path_rows = keyed_path_rows(index, memo) if language_keys else None
     texts = _texts(tokens)
     rows, walked = _walk(index, memo, texts, given_texts)
     distinct: dict[bytes, int] = {}  # row bytes -> its place among the memo's masks
@@ -121,7 +122,8 @@ def warm_memo(fields: dict, arrays: dict[str, np.ndarray], masks: EncodedMasks, 
     paths = PathKeySections.none()
     if language_keys:  # a grammar's: the digests are the language keys'
         paths = path_key_sections(index, memo, (config for _, config in
-                                                byte_positions(index, memo, texts, MAX_PATH_KEY_PASS_STEPS)))
+                                                byte_positions(index, memo, texts, MAX_PATH_KEY_PASS_STEPS)),
+                                  path_rows)
     return WarmUp(stored, stats, round((time.perf_counter() - started) * 1000, 3), list(rows.values()), items, paths)
 
 
