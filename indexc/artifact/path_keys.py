@@ -9,8 +9,18 @@ runtime's own ``StatePaths.held_groups`` on that memo.  Measured before it was b
 a prototype keyed by the format 8 digest): of the 30 masks of lark.lark's sample that scan paths,
 27 had their keys met at some byte of the sampled texts (lark-other: 87 of 102).
 
+**The states the met origins expect** (``EXPECTED_STATES``, session 34): then every origin met is
+keyed again with every decomposed state of each terminal it expects (or ignores), in the order the
+origins were met.  A thread of such a state from that origin needs only other bytes than the text
+had, and its row is exact whatever they are; the sampler cannot be counted on for them: no
+lark.lark sentence puts a name first in a rule body (``docs/grammar-path.md``, "Session 34"), but
+its texts meet the sets after ``rule:`` and ``(``, which expect one.  Every path row lark.lark's
+two samples computed (masks 11 and 16; lark-other's 17, 26, 37, 73, 76 and 102) was among these
+keys; lark.lark: 347 -> 1,024 keys (the budget; 5,013 more threads considered), +35 KB, the pass
+34-40 -> 153-155 ms.
+
 Limits, explicit and reported in the header's ``stats.path_keys`` (keys stored, threads met,
-threads whose digest was over the budget): at most ``MAX_PATH_KEYS`` keys, and the byte pass
+threads whose digest was over the budget, threads of expected states considered): at most ``MAX_PATH_KEYS`` keys, and the byte pass
 stops after ``MAX_PATH_KEY_PASS_STEPS`` parser steps or when the memo holds half its limits; a
 ``GrammarLimitExceeded`` ends the pass (the keys made before it are kept).  Cost: lark.lark,
 361 keys from 2,048 sampled tokens (1,009 threads met), 67-99 ms of a 2.8-3.2 s compile on session
@@ -36,6 +46,7 @@ from indexc_runtime.grammar.path_keys import Key, PathKeys, PathRows, empty_arra
 
 MAX_PATH_KEYS = 1024
 MAX_PATH_KEY_PASS_STEPS = 40_960  # parser steps of the byte pass (``warm_memo.byte_positions``)
+EXPECTED_STATES = True  # then every decomposed state of a terminal the met origins expect is keyed too
 
 
 @dataclass(frozen=True)
@@ -73,25 +84,54 @@ def path_key_sections(index, memo, positions, rows: PathRows | None) -> PathKeyS
     computed = rows.computed()
     table: dict[Key, np.ndarray] = {}
     met: set[tuple[int, int]] = set()
+    origins: dict[int, None] = {}  # the threads' origins, in the order met
     over_budget = 0
+
+    def add(state: int, origin: int) -> None:
+        nonlocal over_budget
+        met.add((state, origin))
+        key = rows.key(state, origin)
+        if key is None:
+            over_budget += 1
+        elif key not in table:
+            table[key] = computed[key] if key in computed else paths.of(state).held_groups(origin, configs)
+
     try:
         for config in positions:
             for origin, _, state in configs.threads[config]:
-                if state not in paths.states or (state, origin) in met:
-                    continue
-                met.add((state, origin))
-                key = rows.key(state, origin)
-                if key is None:
-                    over_budget += 1
-                elif key not in table:
-                    table[key] = computed[key] if key in computed else paths.of(state).held_groups(origin, configs)
+                origins[origin] = None
+                if state in paths.states and (state, origin) not in met:
+                    add(state, origin)
             if len(table) >= MAX_PATH_KEYS:
                 break
-    except GrammarLimitExceeded:
+        met_threads = len(met)
+        if EXPECTED_STATES:
+            by_terminal = _decomposed_by_terminal(paths.states, index._lexer.state_terminal)
+            for origin in origins:
+                for terminal in sorted(configs.followers(origin) & by_terminal.keys()):
+                    for state in by_terminal[terminal]:
+                        if len(table) >= MAX_PATH_KEYS:
+                            raise _Full
+                        if (state, origin) not in met:
+                            add(state, origin)
+    except (GrammarLimitExceeded, _Full):
         pass  # the keys made before the limit are kept
     _check_walked_rows(memo, rows, table)
-    stats = {"keys": len(table), "threads": len(met), "over_budget": over_budget}
+    stats = {"keys": len(table), "threads": met_threads if EXPECTED_STATES else len(met), "over_budget": over_budget,
+             "expected": len(met) - met_threads if EXPECTED_STATES else 0}
     return PathKeySections(sections_of(table), stats, table)
+
+
+class _Full(Exception):
+    """``MAX_PATH_KEYS`` keys made."""
+
+
+def _decomposed_by_terminal(states, state_terminal) -> dict[int, list[int]]:
+    """The decomposed states of each terminal, ascending."""
+    found: dict[int, list[int]] = {}
+    for state in sorted(states):
+        found.setdefault(int(state_terminal[state]), []).append(state)
+    return found
 
 
 def _check_walked_rows(memo, rows: PathRows, table: dict[Key, np.ndarray]) -> None:

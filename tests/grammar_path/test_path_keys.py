@@ -168,3 +168,26 @@ def test_a_memo_keeps_at_most_its_bound_of_computed_rows(compiled, monkeypatch):
     checked, last = assert_readings_agree(_without_stored_rows(data), _without_keys(data), vocab, walks=20,
                                           steps=14, seed=8)
     assert checked > 150 and len(last._memo.walker._path_keys.computed()) == 2
+
+
+
+def test_states_the_met_origins_expect_are_keyed_beyond_the_threads_met(tmp_path, monkeypatch):
+    """Every decomposed state of a terminal a met origin expects gets its key too: a warm-up text
+    whose bodies hold no name (``a: (K)``) still keys the name's states after ``:`` and ``(``,
+    and masks read by those keys are the masks scanned."""
+    vocab = vocabulary_from_text(TEXT, pieces=120, seed=5)
+
+    def written(expected: bool, name: str) -> bytes:
+        monkeypatch.setattr(artifact_keys, "EXPECTED_STATES", expected)
+        result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="path keys", min_wide_tokens=0,
+                                    warm_up="a: (K)\n", language_keys=True)
+        write(result, vocab, str(tmp_path / name))
+        return (tmp_path / name).read_bytes()
+
+    met_only, data = written(False, "met.idx"), written(True, "expected.idx")
+    index = indexc_runtime.load(data, verify=True)
+    stored = set(index._path_keys._keys.tolist())
+    assert set(indexc_runtime.load(met_only)._path_keys._keys.tolist()) < stored
+    assert index.header["stats"]["path_keys"]["expected"] > 0
+    checked, last = assert_readings_agree(index, _without_keys(data), vocab, walks=30, steps=12, seed=8)
+    assert checked > 200 and last._memo.walker._path_keys.hits > 0
