@@ -20,8 +20,8 @@ keys; lark.lark: 347 -> 1,024 keys (the budget; 5,013 more threads considered), 
 34-40 -> 153-155 ms.
 
 Limits, explicit and reported in the header's ``stats.path_keys`` (keys stored, threads met,
-threads whose digest was over the budget, threads of expected states considered): at most ``MAX_PATH_KEYS`` keys, and the byte pass
-stops after ``MAX_PATH_KEY_PASS_STEPS`` parser steps or when the memo holds half its limits; a
+threads whose digest was over the budget, threads of expected states considered): at most
+``MAX_PATH_KEYS`` keys, and the byte pass stops after ``MAX_PATH_KEY_PASS_STEPS`` parser steps or when the memo holds half its limits; a
 ``GrammarLimitExceeded`` ends the pass (the keys made before it are kept).  Cost: lark.lark,
 361 keys from 2,048 sampled tokens (1,009 threads met), 67-99 ms of a 2.8-3.2 s compile on session
 33's slow host; C 776 keys.  Since session 34 the warm-up walk itself reads its rows by key
@@ -36,6 +36,7 @@ internal error (as ``warm_memo._languages``'), not a file.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,26 +105,31 @@ def path_key_sections(index, memo, positions, rows: PathRows | None) -> PathKeyS
                     add(state, origin)
             if len(table) >= MAX_PATH_KEYS:
                 break
-        met_threads = len(met)
-        if EXPECTED_STATES:
-            by_terminal = _decomposed_by_terminal(paths.states, index._lexer.state_terminal)
-            for origin in origins:
-                for terminal in sorted(configs.followers(origin) & by_terminal.keys()):
-                    for state in by_terminal[terminal]:
-                        if len(table) >= MAX_PATH_KEYS:
-                            raise _Full
-                        if (state, origin) not in met:
-                            add(state, origin)
-    except (GrammarLimitExceeded, _Full):
+    except GrammarLimitExceeded:
         pass  # the keys made before the limit are kept
+    met_threads = len(met)
+    if EXPECTED_STATES:
+        try:
+            for state, origin in _expected_threads(origins, configs, paths.states, index._lexer.state_terminal):
+                if len(table) >= MAX_PATH_KEYS:
+                    break
+                if (state, origin) not in met:
+                    add(state, origin)
+        except GrammarLimitExceeded:
+            pass
     _check_walked_rows(memo, rows, table)
-    stats = {"keys": len(table), "threads": met_threads if EXPECTED_STATES else len(met), "over_budget": over_budget,
-             "expected": len(met) - met_threads if EXPECTED_STATES else 0}
+    stats = {"keys": len(table), "threads": met_threads, "over_budget": over_budget, "expected": len(met) - met_threads}
     return PathKeySections(sections_of(table), stats, table)
 
 
-class _Full(Exception):
-    """``MAX_PATH_KEYS`` keys made."""
+def _expected_threads(origins, configs, states, state_terminal) -> Iterator[tuple[int, int]]:
+    """(state, origin) for each of ``origins`` (in order) and each decomposed state of a terminal
+    it expects or ignores (``Configs.followers``), terminals and states ascending."""
+    by_terminal = _decomposed_by_terminal(states, state_terminal)
+    for origin in origins:
+        for terminal in sorted(configs.followers(origin) & by_terminal.keys()):
+            for state in by_terminal[terminal]:
+                yield state, origin
 
 
 def _decomposed_by_terminal(states, state_terminal) -> dict[int, list[int]]:

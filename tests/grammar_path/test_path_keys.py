@@ -171,23 +171,58 @@ def test_a_memo_keeps_at_most_its_bound_of_computed_rows(compiled, monkeypatch):
 
 
 
-def test_states_the_met_origins_expect_are_keyed_beyond_the_threads_met(tmp_path, monkeypatch):
-    """Every decomposed state of a terminal a met origin expects gets its key too: a warm-up text
-    whose bodies hold no name (``a: (K)``) still keys the name's states after ``:`` and ``(``,
-    and masks read by those keys are the masks scanned."""
+
+def _written_without_names(path, monkeypatch, expected: bool = True) -> bytes:
+    """``IR`` compiled with a warm-up text whose bodies hold no name (``a: (K)``): the name's
+    states are met nowhere but expected after ``:`` and ``(``."""
+    monkeypatch.setattr(artifact_keys, "EXPECTED_STATES", expected)
     vocab = vocabulary_from_text(TEXT, pieces=120, seed=5)
+    result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="path keys", min_wide_tokens=0,
+                                warm_up="a: (K)\n", language_keys=True)
+    write(result, vocab, str(path))
+    return path.read_bytes()
 
-    def written(expected: bool, name: str) -> bytes:
-        monkeypatch.setattr(artifact_keys, "EXPECTED_STATES", expected)
-        result = compile_grammar_ir(IR, vocab, build_trie(vocab), source="path keys", min_wide_tokens=0,
-                                    warm_up="a: (K)\n", language_keys=True)
-        write(result, vocab, str(tmp_path / name))
-        return (tmp_path / name).read_bytes()
 
-    met_only, data = written(False, "met.idx"), written(True, "expected.idx")
+def test_states_the_met_origins_expect_are_keyed_beyond_the_threads_met(tmp_path, monkeypatch):
+    """Every decomposed state of a terminal a met origin expects gets its key too, and masks read
+    by those keys are the masks scanned."""
+    met_only = _written_without_names(tmp_path / "met.idx", monkeypatch, expected=False)
+    data = _written_without_names(tmp_path / "expected.idx", monkeypatch)
     index = indexc_runtime.load(data, verify=True)
     stored = set(index._path_keys._keys.tolist())
     assert set(indexc_runtime.load(met_only)._path_keys._keys.tolist()) < stored
     assert index.header["stats"]["path_keys"]["expected"] > 0
+    vocab = vocabulary_from_text(TEXT, pieces=120, seed=5)
     checked, last = assert_readings_agree(index, _without_keys(data), vocab, walks=30, steps=12, seed=8)
     assert checked > 200 and last._memo.walker._path_keys.hits > 0
+
+@pytest.mark.parametrize("limit_at", [1, 17])
+def test_a_parser_limit_in_the_pass_keeps_the_keys_made_before_it(tmp_path, monkeypatch, limit_at):
+    """A ``GrammarLimitExceeded`` while the pass scans a row (the memo at a limit) ends it, in
+    the threads met (at the 2nd row) or in the expected states' (at the 18th: the threads met
+    make 16 keys, the expected states 2 more): the keys made before it are stored and counted,
+    and the file is verified."""
+    from indexc_runtime.grammar.errors import GrammarLimitExceeded
+    from indexc_runtime.grammar.lexeme_paths import StatePaths
+
+    scanned, original = StatePaths.held_groups, artifact_keys.path_key_sections
+
+    def limited(self, root, configs, calls=[]):
+        calls.append(root)
+        if len(calls) > limit_at:
+            raise GrammarLimitExceeded("max_sets", 1, "a test's limit")
+        return scanned(self, root, configs)
+
+    def pass_at_a_limit(index, memo, positions, rows):
+        rows.computed().clear()  # the walk's rows forgotten: every key of the pass is scanned
+        StatePaths.held_groups = limited
+        try:
+            return original(index, memo, positions, rows)
+        finally:
+            StatePaths.held_groups = scanned
+
+    monkeypatch.setattr("indexc.artifact.warm_memo.path_key_sections", pass_at_a_limit)
+    index = indexc_runtime.load(_written_without_names(tmp_path / "g.idx", monkeypatch), verify=True)
+    stats = index.header["stats"]["path_keys"]
+    assert stats["keys"] == len(index._path_keys) == limit_at
+    assert stats["threads"] >= 1 and (stats["expected"] > 0) == (limit_at == 17)
