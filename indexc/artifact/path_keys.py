@@ -64,8 +64,7 @@ class PathKeySections:
 def keyed_path_rows(index, memo) -> PathRows | None:
     """Rows by key for ``memo``'s walker, every decomposed state keyed, none stored (None: no
     decomposed state): the warm-up walk's threads then share the rows of one key, and the byte
-    pass reads them again (lark.lark: 598 rows scanned by the walk for ~300 keys, and 347 keys
-    scanned again by the pass)."""
+    pass reads them again (lark.lark's rows scanned, walk and pass: 598 + 347 -> 281 + 66)."""
     paths = index._lexeme_paths
     if not len(paths):
         return None

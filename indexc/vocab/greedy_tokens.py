@@ -38,7 +38,7 @@ def _text_tokens(vocab: Vocabulary) -> tuple[dict[bytes, int], dict[bytes, int]]
     with them), built once per vocabulary (~35 ms for Llama-3).  The lengths tried at a position
     start there: Llama-3's longest token has 128 bytes, but a token that starts like a word's
     first two letters rarely more than 10, and a grammar's sampled warm-up cuts dozens of
-    sentences (lark.lark's: ~40 -> ~6 ms)."""
+    sentences (lark.lark's: ~40 -> ~8 ms)."""
     cached = vocab.__dict__.get("_greedy_tokens")
     if cached is None:
         by_bytes: dict[bytes, int] = {}

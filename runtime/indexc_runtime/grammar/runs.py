@@ -2,9 +2,10 @@
 
 ``expand_runs`` turns a CSR-style list of runs (a trie node's children, a node's tokens, a
 group's tokens) into every position they cover in six numpy calls, where a Python loop over the
-runs would cost a call per run.  ``distinct`` (``distinct_array``) is ``np.unique`` without it: ``np.unique`` imports
-``numpy.ma`` on its first call (~33 ms), which a fresh process's first mask would pay.  Used by
-the live walk (``walker``) and the lexeme paths' decomposition and rows (``lexeme_paths``).
+runs would cost a call per run.  ``distinct`` (``distinct_array``) is ``np.unique`` without
+it: ``np.unique`` imports ``numpy.ma`` on its first call (~33 ms), which a fresh process's first
+mask would pay.  Used by the live walk (``walker``) and the lexeme paths' decomposition and rows
+(``lexeme_paths``).
 """
 
 from __future__ import annotations
