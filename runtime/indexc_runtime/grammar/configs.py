@@ -85,9 +85,8 @@ class Configs:
         self._synced = 0  # configurations whose rows the numpy table has (ids below: those made before its last read)
         self._unsynced_cells: tuple[list[int], list[int], list[int]] = ([], [], [])  # their cells filled since
         self._row_templates: dict[int, array] = {}  # live-class bits -> a new row
-        self._thread_live: dict[tuple[int, int, int], int] = {}  # thread -> the classes it survives
         self._fresh_afters: dict[tuple[frozenset[int], int], tuple] = {}  # see _fresh_after
-        self._fresh_lives: dict[frozenset[int], int] = {}  # followers -> the classes one of their fresh threads survives
+        self._fresh_lives: dict[frozenset[int], int] = {}  # followers -> what one of their fresh threads survives
         self._fresh: dict[int, tuple[tuple[int, int, int], ...]] = {}
         self._scanned: dict[tuple[int, int], tuple[int, ...]] = {}  # see scanned
         self._followers: dict[int, frozenset[int]] = {}  # see followers
@@ -320,17 +319,19 @@ class Configs:
         258 of them of a thread set merged before, ~15-70 us each."""
         if len(threads) <= self.merger.from_shared:
             return self._intern(threads, accepting)
-        key = (frozenset(threads), accepting)
-        found = self._merged_ids.get(key)
+        frozen = frozenset(threads)
+        found = self._merged_ids.get((frozen, accepting))
         if found is None:
             merged = self.merger.merged(threads)
-            found = self._intern(merged, accepting)
-            if len(merged) < len(threads):
-                self._merged_ids[key] = found
+            if merged is threads:  # nothing dropped: its key is made already
+                return self._intern(threads, accepting, frozen)
+            found = self._merged_ids[(frozen, accepting)] = self._intern(merged, accepting)
         return found
 
-    def _intern(self, threads: set, accepting: bool) -> int:
-        key = (frozenset(threads), accepting)  # no sort: a config's threads are iterated, never ordered
+    def _intern(self, threads: set, accepting: bool, frozen: frozenset | None = None) -> int:
+        """The id of the configuration of ``threads`` (``frozen``: them as a frozenset, if made)."""
+        # no sort: a configuration's threads are iterated, never ordered
+        key = (frozenset(threads) if frozen is None else frozen, accepting)
         found = self._id_of.get(key)
         if found is not None:
             return found
@@ -376,28 +377,20 @@ class Configs:
         are known without the parser (under longest match, a thread that may end before the
         class survives it where a thread its scan starts does: the scan is made here); rows are
         shared by every configuration whose threads survive the same classes (a handful of
-        distinct ones per grammar).  Each thread's bits are kept (``_thread_live``): a thread is
-        in many configurations (lark.lark's decomposition: 168k thread reads, 7.4k new rows)."""
-        live, known = 0, self._thread_live
-        for thread in threads:
-            bits = known.get(thread)
-            if bits is None:
-                bits = known[thread] = self._live_of(*thread)
-            live |= bits
+        distinct ones per grammar).  A thread that may end reads what its scanned sets' fresh
+        threads survive, kept per set of terminals (``_fresh_live``)."""
+        lexer, longest, live = self._lexer, self._longest, 0
+        for origin, terminal, state in threads:
+            live |= lexer.live_classes(state)
+            if longest is not None and longest[state] and lexer.accepting[state]:
+                # it may end before a class it dies on: live there iff what follows takes the class
+                for set_id in self.scanned(origin, terminal):
+                    live |= self._fresh_live(set_id)
         found = self._row_templates.get(live)
         if found is None:
             width = self._table.shape[1]
             found = self._row_templates[live] = array("i", [UNKNOWN if live >> c & 1 else DEAD for c in range(width)])
         return found
-
-    def _live_of(self, origin: int, terminal: int, state: int) -> int:
-        """The classes one thread survives (``_row_template``)."""
-        live = self._lexer.live_classes(state)
-        if self._longest is not None and self._longest[state] and self._lexer.accepting[state]:
-            # it may end before a class it dies on: live there iff what follows takes the class
-            for set_id in self.scanned(origin, terminal):
-                live |= self._fresh_live(set_id)
-        return live
 
     def _fresh_after(self, set_id: int, byte_class: int) -> tuple[tuple[int, int], ...]:
         """(terminal, state after the class) of each thread ``set_id`` starts (``fresh``) that
@@ -409,8 +402,8 @@ class Configs:
         found = self._fresh_afters.get(key)
         if found is None:
             flat, width, starts = self._lexer.next_flat, self._lexer.n_classes, self._lexer.terminal_start
-            found = tuple((terminal, flat[starts[terminal] * width + byte_class]) for terminal in sorted(followers)
-                          if flat[starts[terminal] * width + byte_class] >= 0)
+            stepped = ((terminal, flat[starts[terminal] * width + byte_class]) for terminal in sorted(followers))
+            found = tuple((terminal, after) for terminal, after in stepped if after >= 0)
             self._fresh_afters[key] = found
         return found
 

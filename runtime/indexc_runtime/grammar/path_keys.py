@@ -39,11 +39,11 @@ memo) gives the held groups, no scan made.  Only states with a stored key are ke
 costs the sets up its chain (most made already), and states the warm-up never met rarely repeat.
 Measured (session 33, thread time of fresh processes, three alternated runs; ``docs/grammar-path.md``):
 lark.lark's mask after ``start:`` 1.33-1.88 -> 0.45-0.55 ms, its sample's walk 9.4-12.4 -> 5.7-7.5
-ms; lark.lark stores 361 keys (1,009 threads met), C 776.
+ms.  Since session 34 the compiler also keys the states the origins it met expect (lark.lark: 1,024
+keys, the budget; its mask after ``start: expr``, which no sampled sentence meets, 1,579 -> 600 us).
 
-**Not done.**  A key is all or nothing: a set no warm-up text meets scans its paths (lark.lark's
-first rule body's first name, 1.5-1.8 ms: the sampled sentences never begin a body with a name), and
-no part of a row is shared between two sets whose contexts differ far up their chains.  Bounds per
+**Not done.**  A key is all or nothing: a set whose origin no warm-up text meets scans its paths,
+and no part of a row is shared between two sets whose contexts differ far up their chains.  Bounds per
 item (context dead / any FOLLOW continuation) left 161-180 of ~400 groups open on the slow masks,
 and keys per path-trie node left half the scans, for 30 times the keys (analysed, not built).
 
